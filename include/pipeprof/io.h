@@ -1,0 +1,54 @@
+/* pipeprof/io.h — reading and writing trace files.
+ *
+ * Formats are chosen by extension (docs/formats.md):
+ *   .pptrace   native: versioned, little-endian, block-framed (read + write)
+ *   .json      Chrome Trace Event JSON (read + write); .json.gz read
+ *
+ * Writers never leave a partial file that looks complete: they write to a
+ * temporary file beside the target and rename it into place on success.
+ * Readers name the file, the byte offset (and line:column for JSON) and the
+ * problem in `err` and return PP_EFORMAT; a .pptrace cut short returns
+ * PP_ETRUNCATED together with a model of every complete block and
+ * meta.truncated_bytes set. */
+#ifndef PIPEPROF_IO_H
+#define PIPEPROF_IO_H
+
+#include "pipeprof/common.h"
+#include "pipeprof/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pp_format {
+    PP_FORMAT_UNKNOWN = 0,
+    PP_FORMAT_PPTRACE = 1,
+    PP_FORMAT_CHROME_JSON = 2,
+    PP_FORMAT_CHROME_JSON_GZ = 3,
+    PP_FORMAT_PERFETTO = 4,
+    PP_FORMAT_CSV = 5,
+    PP_FORMAT_HTML = 6
+} pp_format;
+
+/* The format a path's extension names (PP_FORMAT_UNKNOWN if none). */
+pp_format pp_format_from_path(const char *path);
+const char *pp_format_name(pp_format f);
+
+/* Reads any readable format (chosen by content: pptrace magic, gzip magic,
+ * else JSON). On PP_ETRUNCATED *out is set as well. */
+int pp_trace_read(const char *path, pp_model **out, pp_error *err);
+/* Writes `m` in the format `path`'s extension names; PP_EUNSUPPORTED for an
+ * extension with no writer. */
+int pp_trace_write(const pp_model *m, const char *path, pp_error *err);
+
+int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err);
+int pp_pptrace_read(const char *path, pp_model **out, pp_error *err);
+
+int pp_chrome_write(const pp_model *m, const char *path, pp_error *err);
+/* Reads Chrome JSON, object or bare-array form, plain or gzip. */
+int pp_chrome_read(const char *path, pp_model **out, pp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,197 @@
+/* pipeprof/trace.h — recording spans, marks, counters, flows and ranges into
+ * a session.
+ *
+ * A session owns one buffer per recording thread. Recording calls (pp_span,
+ * pp_mark, pp_counter, pp_flow, pp_push/pp_pop, pp_range_*, pp_region_*,
+ * pp_annotate_*) never lock, allocate or format: they write one fixed-size
+ * record into the calling thread's buffer. The first call on a new thread and
+ * every few thousand records take a slow path that allocates the next chunk.
+ *
+ * Names are interned once (pp_intern) and passed as integers afterwards;
+ * tracks are created once (pp_track_*) and passed as integers.
+ *
+ * Lifecycle: pp_session_open -> pp_session_start -> [pause/resume]* ->
+ * pp_session_stop (writes cfg.output) -> pp_session_close. Calls out of this
+ * order return PP_ESTATE. Records made while paused are ignored (return 0).
+ *
+ * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
+ * libpipeprof gets a default session (pp_default_session()) that runs from
+ * load to exit and is written to FILE on exit, SIGINT or SIGTERM; see
+ * docs/recording.md. Every recording call accepts a NULL session and then
+ * does nothing, so instrumented code can pass pp_default_session() as is.
+ *
+ * Define PIPEPROF_DISABLE before including this header to compile every
+ * recording call to nothing. */
+#ifndef PIPEPROF_TRACE_H
+#define PIPEPROF_TRACE_H
+
+#include "pipeprof/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pp_session pp_session;
+typedef uint32_t pp_str;   /* interned string id; 0 is the empty string ("none") */
+typedef uint32_t pp_track; /* track index within a session */
+
+/* What a span is, for the analyzer (../shared/DESIGN.md §3.1). */
+typedef enum pp_role {
+    PP_ROLE_NONE = 0,
+    PP_ROLE_EXEC = 1,      /* one inference request on a device stream */
+    PP_ROLE_PARTITION = 2, /* host-side split of a data-parallel stage */
+    PP_ROLE_MERGE = 3,     /* host-side merge of a data-parallel stage */
+    PP_ROLE_STAGE = 4,     /* a whole stage for one batch */
+    PP_ROLE_OP = 5,        /* one layer / kernel inside an exec (level 2) */
+    PP_ROLE_USER = 6       /* anything else the user recorded */
+} pp_role;
+
+typedef enum pp_overflow {
+    PP_OVERFLOW_DROP = 0, /* when max_records is reached, drop new records */
+    PP_OVERFLOW_RING = 1  /* overwrite the thread's oldest records (flight recorder) */
+} pp_overflow;
+
+#define PP_DEFAULT_MAX_RECORDS ((uint64_t)1 << 24)
+
+typedef struct pp_session_config {
+    const char *output;       /* written at stop, format by extension; NULL: none */
+    int level;                /* 0: wall times, 1: + hw totals, 2: + per-op spans */
+    uint64_t max_records;     /* record budget over all threads; 0: PP_DEFAULT_MAX_RECORDS */
+    pp_overflow overflow;     /* what happens when the budget is spent */
+    const char *process_name; /* name of the host process group; NULL: program name */
+} pp_session_config;
+
+/* Fills `cfg` with the defaults: no output, level 1, default budget, drop. */
+void pp_session_config_init(pp_session_config *cfg);
+
+/* Creates a session (not yet recording). The config strings are copied.
+ * PP_EINVAL for a level outside 0..2 or an unknown overflow policy. */
+int pp_session_open(const pp_session_config *cfg, pp_session **out);
+int pp_session_start(pp_session *s);
+int pp_session_pause(pp_session *s);
+int pp_session_resume(pp_session *s);
+/* Ends recording and, when the config named an output, writes it; `err`
+ * (may be NULL) says why a write failed. A failed write leaves no file. The
+ * records stay readable (pp_model_from_session) until pp_session_close. */
+int pp_session_stop(pp_session *s, pp_error *err);
+/* Writes the session's records to `path` (format by extension) after stop. */
+int pp_session_write(pp_session *s, const char *path, pp_error *err);
+/* Frees the session; accepts NULL. Stops it first if it is still running. */
+void pp_session_close(pp_session *s);
+
+int pp_session_level(const pp_session *s);
+/* The env-activated session (PIPEPROF_OUTPUT), or NULL when there is none. */
+pp_session *pp_default_session(void);
+
+/* Totals so far: records kept and records dropped over all threads. */
+typedef struct pp_session_stats {
+    uint64_t recorded;
+    uint64_t dropped;
+    uint32_t threads;
+} pp_session_stats;
+int pp_session_stats_get(const pp_session *s, pp_session_stats *out);
+
+/* Session clock: CLOCK_MONOTONIC in nanoseconds. */
+int64_t pp_now(void);
+
+/* Interns a NUL-terminated string process-wide; same text, same id, in every
+ * session. Slow path (takes a lock): call it once per name, not per event.
+ * Returns 0 only for "" or on allocation failure. */
+pp_str pp_intern(const char *text);
+/* The text of an interned id ("" for unknown ids). */
+const char *pp_str_text(pp_str id);
+
+/* ---- tracks (slow path: call once, keep the pp_track) ---- */
+
+#define PP_TRACK_SIMULATED 1u /* the device is simulated: every output says so */
+
+/* A device stream row: `device` "GPU.0", `stream` 1. `row` names the row
+ * ("req 0"); NULL names it "stream <stream>". The same (device, stream)
+ * returns the same track. */
+int pp_track_device(pp_session *s, const char *device, int stream, const char *row,
+                    unsigned flags, pp_track *out);
+/* The calling thread's host track; `name` NULL uses the OS thread name. */
+int pp_track_thread(pp_session *s, const char *name, pp_track *out);
+/* The session's regions track (labeled sections such as "warm up"). */
+int pp_track_regions(pp_session *s, pp_track *out);
+
+/* ---- events (hot path) ---- */
+
+/* One finished span. ts_ns/dur_ns are session nanoseconds (pp_now()). */
+typedef struct pp_span_rec {
+    pp_track track;
+    pp_str name;
+    pp_str stage;     /* 0 = none */
+    pp_role role;
+    int64_t ts_ns;
+    int64_t dur_ns;
+    int64_t batch;    /* -1 = none */
+    uint64_t hw_ns;   /* device-reported execution time; 0 = unknown */
+    uint64_t xfer_ns; /* data-movement part of hw_ns */
+} pp_span_rec;
+
+typedef enum pp_flow_phase {
+    PP_FLOW_BEGIN = 0, /* first step of a flow (Chrome 's') */
+    PP_FLOW_STEP = 1,  /* an intermediate step ('t') */
+    PP_FLOW_END = 2    /* last step ('f') */
+} pp_flow_phase;
+
+#ifndef PIPEPROF_DISABLE
+
+/* Sets role USER, batch -1 and every other field 0. */
+void pp_span_rec_init(pp_span_rec *rec);
+/* Records a span. PP_EFULL when the budget is spent under the drop policy
+ * (the drop is counted and reported); PP_ESTATE before start or after stop;
+ * PP_EINVAL for a negative duration. */
+int pp_span(pp_session *s, const pp_span_rec *rec);
+/* An instant mark at ts_ns on `track`. */
+int pp_mark(pp_session *s, pp_track track, pp_str name, int64_t ts_ns);
+/* A counter sample: `name` has `value` from ts_ns on, drawn with `track`'s
+ * process. */
+int pp_counter(pp_session *s, pp_track track, pp_str name, int64_t ts_ns, double value);
+/* One step of flow `flow_id` (e.g. a batch id + 1), bound to the span
+ * enclosing ts_ns on `track`. A flow links one batch across stages. */
+int pp_flow(pp_session *s, pp_track track, pp_str name, int64_t ts_ns, uint64_t flow_id,
+            pp_flow_phase phase);
+/* Opens a range on the calling thread (ts = now); pp_pop closes the innermost
+ * one and records it as a span on `track`. At most 64 open per thread. */
+int pp_push(pp_session *s, pp_track track, pp_str name);
+int pp_pop(pp_session *s);
+/* A range that may end on another thread: start returns an id, stop with it
+ * from any thread. Drawn on a track of its own, never on a thread's row. */
+int pp_range_start(pp_session *s, pp_str name, uint64_t *id);
+int pp_range_stop(pp_session *s, uint64_t id);
+/* A labeled region ("warm up") on the regions track, same id protocol. */
+int pp_region_begin(pp_session *s, pp_str name, uint64_t *id);
+int pp_region_end(pp_session *s, uint64_t id);
+/* Key/value annotations attached to the calling thread's last record. */
+int pp_annotate_int(pp_session *s, pp_str key, int64_t value);
+int pp_annotate_double(pp_session *s, pp_str key, double value);
+int pp_annotate_str(pp_session *s, pp_str key, pp_str value);
+
+#else /* PIPEPROF_DISABLE: every recording call compiles to nothing. */
+
+static inline void pp_span_rec_init(pp_span_rec *rec) { (void)rec; }
+static inline int pp_span(pp_session *s, const pp_span_rec *r) { (void)s; (void)r; return 0; }
+static inline int pp_mark(pp_session *s, pp_track t, pp_str n, int64_t ts) {
+    (void)s; (void)t; (void)n; (void)ts; return 0; }
+static inline int pp_counter(pp_session *s, pp_track t, pp_str n, int64_t ts, double v) {
+    (void)s; (void)t; (void)n; (void)ts; (void)v; return 0; }
+static inline int pp_flow(pp_session *s, pp_track t, pp_str n, int64_t ts, uint64_t id,
+                          pp_flow_phase p) { (void)s; (void)t; (void)n; (void)ts; (void)id; (void)p; return 0; }
+static inline int pp_push(pp_session *s, pp_track t, pp_str n) { (void)s; (void)t; (void)n; return 0; }
+static inline int pp_pop(pp_session *s) { (void)s; return 0; }
+static inline int pp_range_start(pp_session *s, pp_str n, uint64_t *id) { (void)s; (void)n; *id = 0; return 0; }
+static inline int pp_range_stop(pp_session *s, uint64_t id) { (void)s; (void)id; return 0; }
+static inline int pp_region_begin(pp_session *s, pp_str n, uint64_t *id) { (void)s; (void)n; *id = 0; return 0; }
+static inline int pp_region_end(pp_session *s, uint64_t id) { (void)s; (void)id; return 0; }
+static inline int pp_annotate_int(pp_session *s, pp_str k, int64_t v) { (void)s; (void)k; (void)v; return 0; }
+static inline int pp_annotate_double(pp_session *s, pp_str k, double v) { (void)s; (void)k; (void)v; return 0; }
+static inline int pp_annotate_str(pp_session *s, pp_str k, pp_str v) { (void)s; (void)k; (void)v; return 0; }
+
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

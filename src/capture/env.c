@@ -1,0 +1,123 @@
+/* Env activation: with PIPEPROF_OUTPUT=FILE set, a program linked with
+ * libpipeprof gets a default session from load to exit, written to FILE (the
+ * format its extension names) at exit, or on SIGINT/SIGTERM when the program
+ * has not installed handlers of its own.
+ *
+ *   PIPEPROF_OUTPUT       file to write (.pptrace or .json)
+ *   PIPEPROF_LEVEL        0, 1 (default) or 2
+ *   PIPEPROF_MAX_RECORDS  record budget (default 16777216)
+ *   PIPEPROF_OVERFLOW     drop (default) or ring
+ *
+ * This is the one place the library writes to stderr: there is no caller to
+ * hand a status to, and a profiler that silently records nothing because of a
+ * typo in a variable is worse than one line of text. */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/session.h"
+#include "pipeprof/io.h"
+
+static pp_session *default_session;
+static pid_t default_pid;
+static atomic_flag flushed = ATOMIC_FLAG_INIT;
+
+pp_session *pp_default_session(void) {
+    /* A forked child must not write its parent's file. */
+    return default_session && getpid() == default_pid ? default_session : NULL;
+}
+
+static void env_complain(const char *var, const char *value, const char *what) {
+    fprintf(stderr, "pipeprof: %s=%s: %s; not recording\n", var, value, what);
+}
+
+/* Parses the PIPEPROF_* variables into cfg; 0 if valid. */
+static int env_config(pp_session_config *cfg) {
+    const char *v;
+    char *end;
+    pp_session_config_init(cfg);
+    cfg->output = getenv("PIPEPROF_OUTPUT");
+    if (pp_format_from_path(cfg->output) != PP_FORMAT_PPTRACE &&
+        pp_format_from_path(cfg->output) != PP_FORMAT_CHROME_JSON) {
+        env_complain("PIPEPROF_OUTPUT", cfg->output, "the file must end in .pptrace or .json");
+        return -1;
+    }
+    if ((v = getenv("PIPEPROF_LEVEL")) && *v) {
+        if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+            env_complain("PIPEPROF_LEVEL", v, "must be 0, 1 or 2");
+            return -1;
+        }
+        cfg->level = v[0] - '0';
+    }
+    if ((v = getenv("PIPEPROF_MAX_RECORDS")) && *v) {
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (errno || *end || n == 0 || v[0] == '-') {
+            env_complain("PIPEPROF_MAX_RECORDS", v, "must be a positive integer");
+            return -1;
+        }
+        cfg->max_records = n;
+    }
+    if ((v = getenv("PIPEPROF_OVERFLOW")) && *v) {
+        if (strcmp(v, "drop") == 0)
+            cfg->overflow = PP_OVERFLOW_DROP;
+        else if (strcmp(v, "ring") == 0)
+            cfg->overflow = PP_OVERFLOW_RING;
+        else {
+            env_complain("PIPEPROF_OVERFLOW", v, "must be drop or ring");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void flush_default_session(void) {
+    pp_session *s = pp_default_session();
+    if (!s || atomic_flag_test_and_set(&flushed))
+        return;
+    pp_error err = {{0}};
+    if (pp_session_stop(s, &err) != PP_OK)
+        fprintf(stderr, "pipeprof: %s\n", err.msg);
+}
+
+/* Writes the trace, then dies of the signal as the program would have. Not
+ * async-signal-safe (it allocates and writes files): the alternative, losing
+ * the trace of every interrupted run, is what users complain about. */
+static void on_fatal_signal(int sig) {
+    flush_default_session();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_if_default(int sig) {
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+    }
+}
+
+__attribute__((constructor)) static void env_activate(void) {
+    const char *out = getenv("PIPEPROF_OUTPUT");
+    pp_session_config cfg;
+    pp_session *s = NULL;
+    if (!out || !*out || env_config(&cfg) != 0)
+        return;
+    if (pp_session_open(&cfg, &s) != PP_OK || pp_session_start(s) != PP_OK) {
+        fprintf(stderr, "pipeprof: cannot start the session for PIPEPROF_OUTPUT=%s\n", out);
+        pp_session_close(s);
+        return;
+    }
+    default_session = s;
+    default_pid = getpid();
+    atexit(flush_default_session);
+    install_if_default(SIGINT);
+    install_if_default(SIGTERM);
+}

@@ -1,0 +1,28 @@
+/* Ending a session and writing what it recorded: the glue between the
+ * recording core and the file writers, so that `stop` can flush to the
+ * output the session was opened with. */
+#include "core/error.h"
+#include "core/session.h"
+#include "pipeprof/io.h"
+
+int pp_session_write(pp_session *s, const char *path, pp_error *err) {
+    if (!s || !path)
+        return pp_set_error(err, PP_EINVAL, "no session or no output path");
+    pp_model *m = NULL;
+    int rc = pp_model_from_session(s, &m);
+    if (rc == PP_ESTATE)
+        return pp_set_error(err, rc, "%s: the session is still recording (stop or pause it first)", path);
+    if (rc != PP_OK)
+        return pp_set_error(err, rc, "%s: cannot collect the records: %s", path, pp_strerror(rc));
+    rc = pp_trace_write(m, path, err);
+    pp_model_free(m);
+    return rc;
+}
+
+int pp_session_stop(pp_session *s, pp_error *err) {
+    int rc = pp_session_halt(s);
+    if (rc != PP_OK)
+        return pp_set_error(err, rc, "stop: the session is not recording");
+    const char *out = pp_session_output(s);
+    return out ? pp_session_write(s, out, err) : PP_OK;
+}

@@ -1,0 +1,50 @@
+/* cli.h — what every subcommand file shares.
+ *
+ * Each subcommand is one file (cmd_<name>.c) defining one pp_command. The
+ * CLI prints; the library never does. Exit codes: 0 ok, 1 a failure of the
+ * machine (I/O, a device that died), 2 bad input (flags, files, configs). */
+#ifndef PP_CLI_H
+#define PP_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BADINPUT = 2 };
+
+typedef struct pp_command {
+    const char *name;
+    const char *summary;                 /* one line for `pipeprof --help` */
+    int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
+    void (*help)(FILE *out);             /* usage, options and an example */
+} pp_command;
+
+/* Prints "pipeprof: <message>\n" to stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Exit code for a library status: 2 for bad input, 1 otherwise. */
+int cli_exit_code(int status);
+/* True when argv[i] is -h or --help. */
+int cli_is_help(const char *arg);
+
+/* Option parsing shared by the subcommands; argv[0] is the subcommand name,
+ * which every message starts with. */
+
+/* Takes the value of option `name` at argv[*i]: "--level 2" or "--level=2"
+ * ("-o FILE" for one-letter options). Returns 1 with *value set (and *i moved
+ * past a separate value), 0 when argv[*i] is not this option, -1 after
+ * printing an error when the value is missing. */
+int cli_option(int argc, char **argv, int *i, const char *name, const char **value);
+/* Parses `text`, the value of `option`, as a decimal integer in [min, max];
+ * prints an error and returns -1 otherwise. */
+int cli_parse_u64(const char *cmd, const char *option, const char *text, uint64_t min,
+                  uint64_t max, uint64_t *out);
+/* Prints "<cmd>: unknown option ..." and returns CLI_BADINPUT. */
+int cli_unknown_option(const char *cmd, const char *arg);
+
+extern const pp_command pp_cmd_record;
+extern const pp_command pp_cmd_convert;
+
+#endif

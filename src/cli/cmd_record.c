@@ -1,0 +1,335 @@
+/* pipeprof record: run a program linked with libpipeprof with recording
+ * switched on from outside, through the env activation contract
+ * (docs/recording.md): PIPEPROF_OUTPUT and friends are set for the child,
+ * whose default session writes the trace at exit. pipeprof itself records
+ * nothing; it starts the child, passes signals on, and checks the result. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "pipeprof/io.h"
+#include "pipeprof/trace.h"
+
+static void record_help(FILE *out) {
+    fprintf(out,
+            "usage: pipeprof record -o FILE [options] -- CMD [ARGS...]\n\n"
+            "Runs CMD with recording switched on: a program linked with libpipeprof\n"
+            "records into its default session from start to exit and writes FILE\n"
+            "(.pptrace or .json). pipeprof sets PIPEPROF_OUTPUT, PIPEPROF_LEVEL,\n"
+            "PIPEPROF_MAX_RECORDS and PIPEPROF_OVERFLOW for CMD, passes SIGINT and\n"
+            "SIGTERM on to it, and exits with its status (128+N if signal N killed it).\n"
+            "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
+            "options:\n"
+            "  -o, --output FILE     trace to write: .pptrace (native) or .json (Chrome)\n"
+            "  --level 0|1|2         0: wall times, 1: + hardware totals (default),\n"
+            "                        2: + one span per layer / kernel\n"
+            "  --max-records N       record budget over all threads (default %" PRIu64 ")\n"
+            "  --overflow drop|ring  when the budget is spent: drop new records (default)\n"
+            "                        or overwrite the oldest (flight recorder)\n"
+            "  -h, --help            this help\n\n"
+            "examples:\n"
+            "  pipeprof record -o trace.pptrace -- ./my_pipeline --batches 500\n"
+            "  pipeprof record -o last.json --max-records 100000 --overflow ring -- ./server\n",
+            (uint64_t)PP_DEFAULT_MAX_RECORDS);
+}
+
+typedef struct record_opts {
+    const char *output;    /* as the user wrote it, for messages */
+    pp_session_config cfg; /* level, budget and overflow for the child */
+    char **command;        /* NULL-terminated argv of the child */
+} record_opts;
+
+/* Returns 0, or CLI_BADINPUT after printing what is wrong. */
+static int record_parse(int argc, char **argv, record_opts *o) {
+    const char *v;
+    uint64_t n;
+    int got;
+    pp_session_config_init(&o->cfg);
+    o->output = NULL;
+    o->command = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            o->command = i + 1 < argc ? argv + i + 1 : NULL;
+            break;
+        }
+        if ((got = cli_option(argc, argv, &i, "-o", &v)) != 0 ||
+            (got = cli_option(argc, argv, &i, "--output", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            o->output = v;
+        } else if ((got = cli_option(argc, argv, &i, "--level", &v)) != 0) {
+            if (got < 0 || cli_parse_u64(argv[0], "--level", v, 0, 2, &n) != 0)
+                return CLI_BADINPUT;
+            o->cfg.level = (int)n;
+        } else if ((got = cli_option(argc, argv, &i, "--max-records", &v)) != 0) {
+            if (got < 0 || cli_parse_u64(argv[0], "--max-records", v, 1, UINT64_MAX, &n) != 0)
+                return CLI_BADINPUT;
+            o->cfg.max_records = n;
+        } else if ((got = cli_option(argc, argv, &i, "--overflow", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            if (strcmp(v, "drop") != 0 && strcmp(v, "ring") != 0) {
+                cli_error("record: --overflow \"%s\": expected drop or ring", v);
+                return CLI_BADINPUT;
+            }
+            o->cfg.overflow = strcmp(v, "ring") == 0 ? PP_OVERFLOW_RING : PP_OVERFLOW_DROP;
+        } else if (argv[i][0] == '-') {
+            return cli_unknown_option(argv[0], argv[i]);
+        } else {
+            cli_error("record: unexpected argument \"%s\": put the command after \"--\" "
+                      "(pipeprof record -o FILE -- %s ...)", argv[i], argv[i]);
+            return CLI_BADINPUT;
+        }
+    }
+    if (!o->output) {
+        cli_error("record: no output file: give -o FILE (.pptrace or .json)");
+        return CLI_BADINPUT;
+    }
+    pp_format f = pp_format_from_path(o->output);
+    if (f != PP_FORMAT_PPTRACE && f != PP_FORMAT_CHROME_JSON) {
+        cli_error("record: -o %s: a recording is written as .pptrace or .json", o->output);
+        return CLI_BADINPUT;
+    }
+    if (!o->command) {
+        cli_error("record: no command to run: pipeprof record -o %s -- CMD [ARGS...]", o->output);
+        return CLI_BADINPUT;
+    }
+    return 0;
+}
+
+/* The output as an absolute path, so that a child that changes directory
+ * still writes where the user asked. NULL (after a message) on failure. */
+static char *absolute_output(const char *path) {
+    char cwd[4096];
+    char *abs;
+    if (path[0] == '/') {
+        abs = strdup(path);
+    } else if (!getcwd(cwd, sizeof cwd)) {
+        cli_error("record: cannot resolve %s: %s", path, strerror(errno));
+        return NULL;
+    } else if ((abs = malloc(strlen(cwd) + strlen(path) + 2)) != NULL) {
+        sprintf(abs, "%s/%s", cwd, path);
+    }
+    if (!abs)
+        cli_error("record: out of memory");
+    return abs;
+}
+
+/* A missing or read-only directory would only show up as a trace the child
+ * failed to write; say so before running anything. */
+static int check_output_dir(const char *output, const char *abs) {
+    char *dir = strdup(abs);
+    if (!dir) {
+        cli_error("record: out of memory");
+        return CLI_FAIL;
+    }
+    char *slash = strrchr(dir, '/');
+    slash[slash == dir ? 1 : 0] = '\0';
+    int ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        cli_error("record: -o %s: cannot write in %s: %s", output, dir, strerror(errno));
+    free(dir);
+    return ok ? 0 : CLI_BADINPUT;
+}
+
+/* The child learns everything through its environment; every variable is set
+ * so that values left in the user's shell cannot leak into the recording.
+ * Returns 0 or CLI_FAIL. */
+static int record_setenv(const record_opts *o, const char *abs_output) {
+    char level[8], budget[32];
+    snprintf(level, sizeof level, "%d", o->cfg.level);
+    snprintf(budget, sizeof budget, "%" PRIu64, o->cfg.max_records);
+    if (setenv("PIPEPROF_OUTPUT", abs_output, 1) != 0 || setenv("PIPEPROF_LEVEL", level, 1) != 0 ||
+        setenv("PIPEPROF_MAX_RECORDS", budget, 1) != 0 ||
+        setenv("PIPEPROF_OVERFLOW", o->cfg.overflow == PP_OVERFLOW_RING ? "ring" : "drop", 1) != 0) {
+        cli_error("record: cannot set the environment: %s", strerror(errno));
+        return CLI_FAIL;
+    }
+    return 0;
+}
+
+/* Identity of the output file, to tell "written by this run" from "left
+ * over from an earlier one": writers rename a new file into place, so a
+ * fresh trace has a new inode and mtime. */
+typedef struct file_stamp {
+    int exists;
+    struct stat st;
+} file_stamp;
+
+static file_stamp stamp_of(const char *path) {
+    file_stamp s;
+    memset(&s, 0, sizeof s);
+    s.exists = stat(path, &s.st) == 0;
+    return s;
+}
+
+static int stamp_changed(const file_stamp *before, const file_stamp *after) {
+    return after->exists &&
+           (!before->exists || before->st.st_ino != after->st.st_ino ||
+            before->st.st_dev != after->st.st_dev ||
+            before->st.st_mtim.tv_sec != after->st.st_mtim.tv_sec ||
+            before->st.st_mtim.tv_nsec != after->st.st_mtim.tv_nsec);
+}
+
+/* ---- running the child ---- */
+
+static volatile sig_atomic_t child_pid;
+static const int forwarded[] = {SIGINT, SIGTERM};
+#define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
+
+/* A signal typed at the terminal already reaches the child, which is in the
+ * same process group; only one sent to pipeprof alone (kill, a CI timeout:
+ * si_code <= 0) needs passing on, else the child would get Ctrl-C twice. */
+static void forward_signal(int sig, siginfo_t *info, void *ctx) {
+    (void)ctx;
+    if (child_pid > 0 && info->si_code <= 0)
+        kill((pid_t)child_pid, sig);
+}
+
+/* In the child: back to the dispositions pipeprof was started with, then
+ * exec. On failure the errno goes up the close-on-exec pipe. */
+static void exec_child(char **command, int report_fd, const struct sigaction *saved,
+                       const sigset_t *saved_mask) {
+    for (size_t k = 0; k < NFORWARDED; k++)
+        sigaction(forwarded[k], &saved[k], NULL);
+    sigprocmask(SIG_SETMASK, saved_mask, NULL);
+    execvp(command[0], command);
+    int e = errno;
+    ssize_t put = write(report_fd, &e, sizeof e);
+    (void)put; /* nothing more can be done if the report is lost */
+    _exit(127);
+}
+
+/* Starts `command` and waits for it, passing SIGINT and SIGTERM on. Returns
+ * 0 with *status set, or CLI_BADINPUT / CLI_FAIL after a message. */
+static int run_child(char **command, int *status) {
+    struct sigaction sa, saved[NFORWARDED];
+    sigset_t block, saved_mask;
+    int fds[2], exec_errno = 0, rc = 0;
+    ssize_t n;
+
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        cli_error("record: cannot create a pipe: %s", strerror(errno));
+        return CLI_FAIL;
+    }
+    /* Signals stay blocked from before fork until child_pid is known, so
+     * none arrives while there is nobody to pass it to. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&block);
+    for (size_t k = 0; k < NFORWARDED; k++) {
+        sigaddset(&block, forwarded[k]);
+        sigaction(forwarded[k], &sa, &saved[k]);
+    }
+    sigprocmask(SIG_BLOCK, &block, &saved_mask);
+
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_child(command, fds[1], saved, &saved_mask);
+    close(fds[1]);
+    if (pid < 0) {
+        cli_error("record: cannot start %s: %s", command[0], strerror(errno));
+        rc = CLI_FAIL;
+    } else {
+        child_pid = pid;
+        sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+        while ((n = read(fds[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+            ;
+        while (waitpid(pid, status, 0) < 0) {
+            if (errno != EINTR) {
+                cli_error("record: waiting for %s: %s", command[0], strerror(errno));
+                rc = CLI_FAIL;
+                break;
+            }
+        }
+        if (rc == 0 && n == (ssize_t)sizeof exec_errno) {
+            if (exec_errno == ENOENT)
+                cli_error("record: cannot run \"%s\": command not found", command[0]);
+            else
+                cli_error("record: cannot run \"%s\": %s", command[0], strerror(exec_errno));
+            rc = CLI_BADINPUT;
+        }
+    }
+    close(fds[0]);
+    child_pid = 0;
+    sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+    for (size_t k = 0; k < NFORWARDED; k++)
+        sigaction(forwarded[k], &saved[k], NULL);
+    return rc;
+}
+
+/* The shell's convention: the exit code, or 128 + the signal that killed it. */
+static int exit_code_of(int status) {
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
+}
+
+/* One line on stderr saying what the trace holds, read back from the file
+ * the way any later command will read it. Returns 0 or a CLI_* code. */
+static int record_summary(const char *cmd, const char *path) {
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    int rc = pp_trace_read(path, &m, &err);
+    if (rc != PP_OK && rc != PP_ETRUNCATED) {
+        cli_error("record: %s wrote a trace that cannot be read back: %s", cmd, err.msg);
+        return CLI_FAIL;
+    }
+    const pp_model_meta *meta = pp_model_meta_get(m);
+    size_t threads = pp_model_thread_count(m);
+    fprintf(stderr, "pipeprof: %s: wrote %s: %zu events from %zu thread%s, %" PRIu64 " dropped records%s\n",
+            cmd, path, pp_model_event_count(m), threads, threads == 1 ? "" : "s", meta->dropped_records,
+            meta->dropped_records ? " (raise --max-records, or --overflow ring keeps the newest)" : "");
+    if (rc == PP_ETRUNCATED)
+        cli_error("record: warning: %s", err.msg);
+    pp_model_free(m);
+    return rc == PP_OK ? 0 : CLI_FAIL;
+}
+
+static int record_run(int argc, char **argv) {
+    record_opts o;
+    int rc = record_parse(argc, argv, &o), status = 0;
+    if (rc != 0)
+        return rc;
+    char *abs = absolute_output(o.output);
+    if (!abs)
+        return CLI_FAIL;
+    file_stamp before = stamp_of(abs);
+    if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = record_setenv(&o, abs)) != 0 ||
+        (rc = run_child(o.command, &status)) != 0) {
+        free(abs);
+        return rc;
+    }
+    int code = exit_code_of(status);
+    file_stamp after = stamp_of(abs);
+    if (!stamp_changed(&before, &after)) {
+        char why[64] = "";
+        if (WIFSIGNALED(status))
+            snprintf(why, sizeof why, " (it was killed by signal %d)", WTERMSIG(status));
+        else if (code != 0)
+            snprintf(why, sizeof why, " (it exited with status %d)", code);
+        cli_error("%s wrote no trace to %s%s: is it linked with libpipeprof?", o.command[0],
+                  o.output, why);
+        free(abs);
+        return code ? code : CLI_FAIL;
+    }
+    rc = record_summary(o.command[0], o.output);
+    free(abs);
+    return code ? code : rc;
+}
+
+const pp_command pp_cmd_record = {
+    .name = "record",
+    .summary = "run a program linked with libpipeprof and record a trace",
+    .run = record_run,
+    .help = record_help,
+};

@@ -1,0 +1,87 @@
+/* The recording slow path: attaching a thread to a session and giving it the
+ * next chunk of records. Everything here may lock and allocate; the hot path
+ * (record.c) only comes here on a thread's first record in a session and once
+ * per chunk (every 64..4096 records). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/session.h"
+
+_Thread_local pp_thread_cache pp_tls_cache;
+
+pp_thread_buf *pp_thread_buf_attach(pp_session *s) {
+    int64_t tid = (int64_t)gettid();
+    pthread_mutex_lock(&s->lock);
+    pp_thread_buf *tb = s->threads, **tail = &s->threads;
+    for (; tb && tb->tid != tid; tb = tb->next)
+        tail = &tb->next;
+    if (!tb && (tb = calloc(1, sizeof *tb)) != NULL) {
+        char name[32] = "";
+        pthread_getname_np(pthread_self(), name, sizeof name);
+        tb->tid = tid;
+        tb->name = pp_intern(name);
+        *tail = tb;
+        s->nthreads++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (tb) {
+        pp_tls_cache.session_id = s->id;
+        pp_tls_cache.tb = tb;
+    }
+    return tb;
+}
+
+/* Takes up to one chunk's worth of the session budget; 0 when spent. */
+static size_t reserve_budget(pp_session *s) {
+    uint64_t have = atomic_load(&s->reserved);
+    for (;;) {
+        if (have >= s->max_records)
+            return 0;
+        uint64_t take = s->max_records - have;
+        if (take > s->chunk_records)
+            take = s->chunk_records;
+        if (atomic_compare_exchange_weak(&s->reserved, &have, have + take))
+            return (size_t)take;
+    }
+}
+
+static void append_chunk(pp_thread_buf *tb, pp_chunk *c) {
+    if (tb->last)
+        tb->last->used = (size_t)(tb->cur - tb->last->recs);
+    c->next = NULL;
+    c->used = 0;
+    if (tb->last)
+        tb->last->next = c;
+    else
+        tb->first = c;
+    tb->last = c;
+    tb->cur = c->recs;
+    tb->end = c->recs + c->cap;
+}
+
+int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb) {
+    size_t n = reserve_budget(s);
+    if (n) {
+        pp_chunk *c = malloc(sizeof *c + n * sizeof c->recs[0]);
+        if (!c) {
+            atomic_fetch_sub(&s->reserved, n);
+            return PP_EFULL;
+        }
+        c->cap = n;
+        append_chunk(tb, c);
+        return PP_OK;
+    }
+    if (s->overflow != PP_OVERFLOW_RING || !tb->first)
+        return PP_EFULL;
+    /* Ring: the oldest chunk becomes the newest; what it held is lost. */
+    pp_chunk *oldest = tb->first;
+    tb->dropped += pp_chunk_count(tb, oldest);
+    if (oldest == tb->last) {
+        tb->cur = oldest->recs;
+        return PP_OK;
+    }
+    tb->first = oldest->next;
+    append_chunk(tb, oldest);
+    return PP_OK;
+}

@@ -1,0 +1,178 @@
+/* Session lifecycle: open, start, pause, resume, halt, close; statistics and
+ * read access to what was recorded. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/session.h"
+
+static _Atomic uint64_t next_session_id = 1;
+
+void pp_session_config_init(pp_session_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->level = 1;
+    cfg->max_records = PP_DEFAULT_MAX_RECORDS;
+    cfg->overflow = PP_OVERFLOW_DROP;
+}
+
+/* Chunks are the unit of allocation and, under the ring policy, of
+ * overwriting: small budgets get small chunks so the ring keeps most of it. */
+static size_t chunk_records_for(uint64_t max_records) {
+    uint64_t n = max_records / 16;
+    if (n < 64)
+        n = 64;
+    if (n > 4096)
+        n = 4096;
+    return (size_t)n;
+}
+
+int pp_session_open(const pp_session_config *cfg, pp_session **out) {
+    if (!cfg || !out || cfg->level < 0 || cfg->level > 2 ||
+        (cfg->overflow != PP_OVERFLOW_DROP && cfg->overflow != PP_OVERFLOW_RING))
+        return PP_EINVAL;
+    pp_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return PP_ENOMEM;
+    const char *pname = cfg->process_name ? cfg->process_name : program_invocation_short_name;
+    s->output = cfg->output ? strdup(cfg->output) : NULL;
+    s->process_name = strdup(pname && *pname ? pname : "process");
+    if ((cfg->output && !s->output) || !s->process_name) {
+        free(s->output);
+        free(s->process_name);
+        free(s);
+        return PP_ENOMEM;
+    }
+    s->id = atomic_fetch_add(&next_session_id, 1);
+    s->level = cfg->level;
+    s->overflow = cfg->overflow;
+    s->max_records = cfg->max_records ? cfg->max_records : PP_DEFAULT_MAX_RECORDS;
+    s->chunk_records = chunk_records_for(s->max_records);
+    s->pid = (int64_t)getpid();
+    atomic_init(&s->state, PP_STATE_OPEN);
+    atomic_init(&s->reserved, 0);
+    atomic_init(&s->next_id, 1);
+    pthread_mutex_init(&s->lock, NULL);
+    *out = s;
+    return PP_OK;
+}
+
+/* Moves the state from `from` to `to`; PP_ESTATE if it was not `from`. */
+static int transition(pp_session *s, int from, int to) {
+    if (!s)
+        return PP_EINVAL;
+    int expected = from;
+    return atomic_compare_exchange_strong(&s->state, &expected, to) ? PP_OK : PP_ESTATE;
+}
+
+int pp_session_start(pp_session *s) {
+    return transition(s, PP_STATE_OPEN, PP_STATE_RUNNING);
+}
+
+int pp_session_pause(pp_session *s) {
+    return transition(s, PP_STATE_RUNNING, PP_STATE_PAUSED);
+}
+
+int pp_session_resume(pp_session *s) {
+    return transition(s, PP_STATE_PAUSED, PP_STATE_RUNNING);
+}
+
+int pp_session_halt(pp_session *s) {
+    if (!s)
+        return PP_EINVAL;
+    int state = atomic_load(&s->state);
+    while (state == PP_STATE_RUNNING || state == PP_STATE_PAUSED) {
+        if (atomic_compare_exchange_weak(&s->state, &state, PP_STATE_STOPPED))
+            return PP_OK;
+    }
+    return PP_ESTATE;
+}
+
+void pp_session_close(pp_session *s) {
+    if (!s)
+        return;
+    pp_session_halt(s);
+    pp_thread_buf *tb = s->threads;
+    while (tb) {
+        pp_thread_buf *next_tb = tb->next;
+        pp_chunk *c = tb->first;
+        while (c) {
+            pp_chunk *next_c = c->next;
+            free(c);
+            c = next_c;
+        }
+        free(tb);
+        tb = next_tb;
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s->tracks);
+    free(s->output);
+    free(s->process_name);
+    free(s);
+}
+
+int pp_session_level(const pp_session *s) {
+    return s ? s->level : 0;
+}
+
+const char *pp_session_output(const pp_session *s) {
+    return s->output;
+}
+
+const char *pp_session_process_name(const pp_session *s) {
+    return s->process_name;
+}
+
+int64_t pp_session_pid(const pp_session *s) {
+    return s->pid;
+}
+
+size_t pp_chunk_count(const pp_thread_buf *tb, const pp_chunk *c) {
+    return c == tb->last ? (size_t)(tb->cur - c->recs) : c->used;
+}
+
+int pp_session_stats_get(const pp_session *s, pp_session_stats *out) {
+    if (!s || !out)
+        return PP_EINVAL;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+    for (const pp_thread_buf *tb = s->threads; tb; tb = tb->next) {
+        for (const pp_chunk *c = tb->first; c; c = c->next)
+            out->recorded += pp_chunk_count(tb, c);
+        out->dropped += tb->dropped;
+        out->threads++;
+    }
+    pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+    return PP_OK;
+}
+
+int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx) {
+    if (!s || !fn)
+        return PP_EINVAL;
+    if (atomic_load(&s->state) == PP_STATE_RUNNING)
+        return PP_ESTATE;
+    int rc = PP_OK;
+    pthread_mutex_lock(&s->lock);
+    uint32_t index = 0;
+    for (pp_thread_buf *tb = s->threads; tb && rc == PP_OK; tb = tb->next) {
+        pp_thread_meta meta = {.index = index++, .tid = tb->tid, .name = tb->name, .dropped = tb->dropped};
+        for (pp_chunk *c = tb->first; c; c = c->next)
+            meta.recorded += pp_chunk_count(tb, c);
+        if (meta.recorded == 0) {
+            rc = fn(ctx, &meta, NULL, 0) ? PP_EINVAL : PP_OK;
+            continue;
+        }
+        for (pp_chunk *c = tb->first; c && rc == PP_OK; c = c->next) {
+            size_t n = pp_chunk_count(tb, c);
+            if (n && fn(ctx, &meta, c->recs, n))
+                rc = PP_EINVAL;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+const pp_track_def *pp_session_tracks(pp_session *s, size_t *count) {
+    *count = s->ntracks;
+    return s->tracks;
+}

@@ -1,0 +1,91 @@
+/* session.h — the session and per-thread buffer structures, shared by the
+ * core's files (lifecycle, tracks, slow path, hot path). Not public. */
+#ifndef PP_CORE_SESSION_H
+#define PP_CORE_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/record.h"
+
+enum { PP_STATE_OPEN = 0, PP_STATE_RUNNING = 1, PP_STATE_PAUSED = 2, PP_STATE_STOPPED = 3 };
+
+#define PP_STACK_DEPTH 64
+
+/* A run of records. `used` is final once the owner moved on to the next
+ * chunk; for the current chunk the owner's `cur` pointer is the truth. */
+typedef struct pp_chunk {
+    struct pp_chunk *next;
+    size_t cap;
+    size_t used;
+    pp_record recs[];
+} pp_chunk;
+
+typedef struct pp_open_range {
+    pp_track track;
+    pp_str name;
+    int64_t ts_ns;
+} pp_open_range;
+
+/* One thread's buffer in one session. Only the owning thread writes it while
+ * recording; readers look at it after stop (or while paused). */
+typedef struct pp_thread_buf {
+    struct pp_thread_buf *next; /* session's list of buffers */
+    int64_t tid;
+    pp_str name;
+    pp_chunk *first, *last;     /* chunk list, oldest first */
+    pp_record *cur, *end;       /* write position in `last` */
+    uint64_t dropped;
+    int depth;                  /* open push/pop ranges */
+    pp_open_range stack[PP_STACK_DEPTH];
+} pp_thread_buf;
+
+struct pp_session {
+    uint64_t id;              /* process-unique, so a stale thread cache never matches */
+    _Atomic int state;
+    int level;
+    pp_overflow overflow;
+    uint64_t max_records;
+    size_t chunk_records;
+    _Atomic uint64_t reserved; /* records of budget handed out to chunks */
+    _Atomic uint64_t next_id;  /* range / region ids */
+    char *output;
+    char *process_name;
+    int64_t pid;
+    pthread_mutex_t lock;      /* guards threads and tracks (slow paths only) */
+    pp_thread_buf *threads;
+    uint32_t nthreads;
+    pp_track_def *tracks;
+    size_t ntracks, captracks;
+    int has_regions;
+    pp_track regions;
+};
+
+/* One cached (session, buffer) pair per thread: the hot path compares the
+ * session id and goes straight to the buffer. */
+typedef struct pp_thread_cache {
+    uint64_t session_id;
+    pp_thread_buf *tb;
+} pp_thread_cache;
+extern _Thread_local pp_thread_cache pp_tls_cache;
+
+/* Slow path of pp_thread_buf_get: finds or creates the calling thread's
+ * buffer in `s` (lock + allocation) and caches it. NULL when out of memory. */
+pp_thread_buf *pp_thread_buf_attach(pp_session *s);
+
+/* The calling thread's buffer in `s`. */
+static inline pp_thread_buf *pp_thread_buf_get(pp_session *s) {
+    return pp_tls_cache.session_id == s->id ? pp_tls_cache.tb : pp_thread_buf_attach(s);
+}
+/* Makes room for one more record in tb (new chunk, or the oldest one reused
+ * under the ring policy). PP_EFULL when the budget is spent. */
+int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb);
+/* Number of records kept in a chunk (`used`, or the write position for the
+ * thread's current chunk). */
+size_t pp_chunk_count(const pp_thread_buf *tb, const pp_chunk *c);
+
+/* Ends recording without writing anything (pp_session_stop writes). */
+int pp_session_halt(pp_session *s);
+const char *pp_session_output(const pp_session *s);
+
+#endif

@@ -1,0 +1,310 @@
+/* Devices, compiled models and requests: spec parsing, the registry of open
+ * devices, tensor allocation and the request state machine shared by every
+ * backend. */
+#include "device/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+static const pp_backend *const backends[] = {&pp_backend_cpu, &pp_backend_sim};
+#define NBACKENDS (sizeof backends / sizeof backends[0])
+
+/* Open devices by canonical spec. A second open of a spec returns the same
+ * device, so every user of "sim:NPU" in a process shares one NPU. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pp_device *registry;
+
+static const pp_backend *find_backend(const char *name, size_t len) {
+    for (size_t i = 0; i < NBACKENDS; i++)
+        if (strlen(backends[i]->name) == len && strncmp(backends[i]->name, name, len) == 0)
+            return backends[i];
+    return NULL;
+}
+
+/* Splits a spec into its backend and device name (the backend's default
+ * when there is no ':'). */
+static int parse_spec(const char *spec, const pp_backend **backend, char name[32], pp_error *err) {
+    if (!spec)
+        return pp_set_error(err, PP_EINVAL, "device: no spec given");
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    const pp_backend *b = find_backend(spec, len);
+    if (!b) {
+        char have[64] = "";
+        for (size_t i = 0; i < NBACKENDS; i++)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "",
+                     backends[i]->name);
+        return pp_set_error(err, PP_ENOTFOUND, "unknown backend \"%.*s\" (have: %s)", (int)len,
+                            spec, have);
+    }
+    const char *arg = colon ? colon + 1 : NULL;
+    if (arg && (!*arg || strlen(arg) >= 32))
+        return pp_set_error(err, PP_EINVAL,
+                            "device \"%s\": expected a device name of 1..31 characters after ':'",
+                            spec);
+    if (!arg && !b->default_name)
+        return pp_set_error(err, PP_EINVAL, "device \"%s\": name a device (e.g. %s:NPU)", spec,
+                            b->name);
+    snprintf(name, 32, "%s", arg ? arg : b->default_name);
+    *backend = b;
+    return PP_OK;
+}
+
+int pp_device_check(const char *spec, const pp_device_options *opt, pp_error *err) {
+    static const pp_device_options defaults;
+    const pp_backend *b;
+    char name[32];
+    int rc = parse_spec(spec, &b, name, err);
+    return rc == PP_OK ? b->check(name, opt ? opt : &defaults, err) : rc;
+}
+
+int pp_device_open(const char *spec, const pp_device_options *opt, pp_device **out, pp_error *err) {
+    static const pp_device_options defaults;
+    const pp_backend *b;
+    char name[32];
+    if (!opt)
+        opt = &defaults;
+    int rc = parse_spec(spec, &b, name, err);
+    if (rc == PP_OK)
+        rc = b->check(name, opt, err);
+    if (rc != PP_OK)
+        return rc;
+
+    pthread_mutex_lock(&registry_lock);
+    pp_device *d = registry;
+    while (d && !(d->backend == b && strcmp(d->name, name) == 0))
+        d = d->next;
+    if (d) {
+        if (b->same(d, opt, err))
+            d->refs++;
+        else
+            rc = PP_EINVAL;
+    } else if (!(d = calloc(1, sizeof *d))) {
+        rc = pp_set_error(err, PP_ENOMEM, "device \"%s\": out of memory", spec);
+    } else {
+        d->backend = b;
+        d->refs = 1;
+        snprintf(d->name, sizeof d->name, "%s", name);
+        snprintf(d->label, sizeof d->label, "%s", name);
+        snprintf(d->spec, sizeof d->spec, "%s:%s", b->name, name);
+        rc = b->open(d, opt, err);
+        if (rc == PP_OK) {
+            d->next = registry;
+            registry = d;
+        } else {
+            free(d);
+        }
+    }
+    if (rc == PP_OK)
+        *out = d;
+    pthread_mutex_unlock(&registry_lock);
+    return rc;
+}
+
+void pp_device_close(pp_device *d) {
+    if (!d)
+        return;
+    pthread_mutex_lock(&registry_lock);
+    if (--d->refs == 0) {
+        for (pp_device **p = &registry; *p; p = &(*p)->next) {
+            if (*p == d) {
+                *p = d->next;
+                break;
+            }
+        }
+        d->backend->close(d);
+        free(d);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+const char *pp_device_name(const pp_device *d) {
+    return d->name;
+}
+
+const char *pp_device_label(const pp_device *d) {
+    return d->label;
+}
+
+unsigned pp_device_flags(const pp_device *d) {
+    return d->flags;
+}
+
+int pp_device_reserve_streams(pp_device *d, int n) {
+    pthread_mutex_lock(&registry_lock);
+    int first = d->next_stream;
+    d->next_stream += n;
+    pthread_mutex_unlock(&registry_lock);
+    return first;
+}
+
+int pp_compiled_create(pp_device *d, const pp_workload *w, int nrequests, pp_compiled **out,
+                       pp_error *err) {
+    int rc = pp_workload_check(w, err);
+    if (rc != PP_OK)
+        return rc;
+    if (nrequests < 1 || nrequests > 64)
+        return pp_set_error(err, PP_EINVAL, "requests: %d is outside 1..64", nrequests);
+    pp_compiled *c = calloc(1, sizeof *c);
+    if (!c)
+        return pp_set_error(err, PP_ENOMEM, "%s: out of memory", d->spec);
+    c->device = d;
+    c->workload = *w;
+    c->nplan = pp_wl_plan(w, c->plan);
+    c->nrequests = nrequests;
+    c->requests = calloc((size_t)nrequests, sizeof *c->requests);
+    if (!c->requests) {
+        free(c);
+        return pp_set_error(err, PP_ENOMEM, "%s: out of memory", d->spec);
+    }
+    int made = 0;
+    for (; made < nrequests; made++) {
+        pp_request *r = &c->requests[made];
+        r->compiled = c;
+        r->index = made;
+        /* zeroed, so that a device that does not compute (sim) returns zeros */
+        r->input = calloc((size_t)(w->nodes * w->in_dim), sizeof(float));
+        r->output = calloc((size_t)(w->nodes * w->out_dim), sizeof(float));
+        if (!r->input || !r->output) {
+            free(r->input);
+            free(r->output);
+            break;
+        }
+        pthread_mutex_init(&r->lock, NULL);
+        pthread_cond_init(&r->changed, NULL);
+    }
+    if (made == nrequests) {
+        rc = d->backend->compile(c, err);
+        if (rc == PP_OK) {
+            *out = c;
+            return PP_OK;
+        }
+    } else {
+        rc = pp_set_error(err, PP_ENOMEM, "%s: out of memory for %d requests of %lld x %lld", d->spec,
+                          nrequests, (long long)w->nodes, (long long)w->in_dim);
+    }
+    for (int i = 0; i < made; i++) {
+        pp_request *r = &c->requests[i];
+        free(r->input);
+        free(r->output);
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->changed);
+    }
+    free(c->requests);
+    free(c);
+    return rc;
+}
+
+void pp_compiled_free(pp_compiled *c) {
+    if (!c)
+        return;
+    for (int i = 0; i < c->nrequests; i++)
+        pp_request_wait(&c->requests[i]);
+    c->device->backend->free_compiled(c);
+    for (int i = 0; i < c->nrequests; i++) {
+        pp_request *r = &c->requests[i];
+        free(r->input);
+        free(r->output);
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->changed);
+    }
+    free(c->requests);
+    free(c);
+}
+
+const pp_workload *pp_compiled_workload(const pp_compiled *c) {
+    return &c->workload;
+}
+
+pp_device *pp_compiled_device(const pp_compiled *c) {
+    return c->device;
+}
+
+int pp_compiled_request_count(const pp_compiled *c) {
+    return c->nrequests;
+}
+
+pp_request *pp_compiled_request(pp_compiled *c, int i) {
+    return i >= 0 && i < c->nrequests ? &c->requests[i] : NULL;
+}
+
+float *pp_request_input(pp_request *r) {
+    return r->input;
+}
+
+const float *pp_request_output(const pp_request *r) {
+    return r->output;
+}
+
+int pp_request_index(const pp_request *r) {
+    return r->index;
+}
+
+int pp_request_start(pp_request *r, pp_request_done_fn done, void *ctx) {
+    pthread_mutex_lock(&r->lock);
+    if (r->state == PP_REQ_RUNNING) {
+        pthread_mutex_unlock(&r->lock);
+        return PP_ESTATE;
+    }
+    r->state = PP_REQ_RUNNING;
+    r->done = done;
+    r->done_ctx = ctx;
+    pthread_mutex_unlock(&r->lock);
+    int rc = r->compiled->device->backend->start(r);
+    if (rc != PP_OK) {
+        pthread_mutex_lock(&r->lock);
+        r->state = PP_REQ_FINISHED;
+        r->status = rc;
+        pthread_cond_broadcast(&r->changed);
+        pthread_mutex_unlock(&r->lock);
+    }
+    return rc;
+}
+
+void pp_request_finish(pp_request *r, int status) {
+    pthread_mutex_lock(&r->lock);
+    pp_request_done_fn done = r->done;
+    void *ctx = r->done_ctx;
+    r->status = status;
+    r->state = PP_REQ_FINISHED;
+    r->callbacks += done != NULL;
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+    if (!done)
+        return;
+    done(ctx, r, status);
+    pthread_mutex_lock(&r->lock);
+    r->callbacks--;
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+}
+
+int pp_request_wait(pp_request *r) {
+    pthread_mutex_lock(&r->lock);
+    while (r->state == PP_REQ_RUNNING || r->callbacks > 0)
+        pthread_cond_wait(&r->changed, &r->lock);
+    int status = r->status;
+    pthread_mutex_unlock(&r->lock);
+    return status;
+}
+
+int pp_request_poll(pp_request *r) {
+    pthread_mutex_lock(&r->lock);
+    int idle = r->state != PP_REQ_RUNNING;
+    pthread_mutex_unlock(&r->lock);
+    return idle;
+}
+
+int pp_request_profile_get(pp_request *r, pp_request_profile *out) {
+    pthread_mutex_lock(&r->lock);
+    int state = r->state;
+    pthread_mutex_unlock(&r->lock);
+    if (state != PP_REQ_FINISHED)
+        return PP_ESTATE;
+    *out = (pp_request_profile){.hw_ns = r->hw_ns, .xfer_ns = r->xfer_ns, .nops = r->nops,
+                                .ops = r->ops};
+    return PP_OK;
+}

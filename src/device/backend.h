@@ -1,0 +1,87 @@
+/* backend.h — what a backend implements, and the device, compiled-model and
+ * request structures every backend shares (../shared/DESIGN.md §5).
+ *
+ * backend.c owns the public functions: it parses specs, keeps the registry of
+ * open devices, allocates compiled models and requests with their tensors and
+ * runs the request state machine (idle -> running -> finished). A backend
+ * fills in the rest through this table. */
+#ifndef PP_DEVICE_BACKEND_H
+#define PP_DEVICE_BACKEND_H
+
+#include <pthread.h>
+
+#include "device/workload.h"
+#include "pipeprof/device.h"
+
+typedef struct pp_backend {
+    const char *name;         /* "cpu", "sim": the part of a spec before ':' */
+    const char *default_name; /* the device of a spec without ':'; NULL: one must be named */
+    /* Whether device `name` exists and its parameters are valid; fails with
+     * a message (PP_ENOTFOUND naming the devices that exist). */
+    int (*check)(const char *name, const pp_device_options *opt, pp_error *err);
+    /* Opens the checked device d->name (spec and label are set too): fills
+     * d->flags, d->label and d->impl. Called under the registry lock. */
+    int (*open)(pp_device *d, const pp_device_options *opt, pp_error *err);
+    /* Whether the open device d also satisfies a new open with `opt`; fills
+     * err when it does not. */
+    int (*same)(const pp_device *d, const pp_device_options *opt, pp_error *err);
+    void (*close)(pp_device *d);
+    /* Builds c->impl and each request's r->impl (tensors are allocated). */
+    int (*compile)(pp_compiled *c, pp_error *err);
+    void (*free_compiled)(pp_compiled *c);
+    /* Runs r asynchronously; the backend calls pp_request_finish when done. */
+    int (*start)(pp_request *r);
+} pp_backend;
+
+extern const pp_backend pp_backend_cpu;
+extern const pp_backend pp_backend_sim;
+
+struct pp_device {
+    const pp_backend *backend;
+    char spec[48];     /* canonical: "cpu", "sim:NPU" */
+    char name[32];     /* "CPU", "NPU" */
+    char label[48];    /* "NPU (simulated)" */
+    unsigned flags;    /* PP_TRACK_SIMULATED */
+    int refs;          /* guarded by the registry lock */
+    int next_stream;   /* guarded by the registry lock */
+    void *impl;
+    pp_device *next;   /* registry list */
+};
+
+enum { PP_REQ_IDLE = 0, PP_REQ_RUNNING = 1, PP_REQ_FINISHED = 2 };
+
+#define PP_MAX_OPS (PP_WL_MAX_OPS + 2) /* the workload's ops plus a backend's copies */
+
+struct pp_request {
+    pp_compiled *compiled;
+    int index;
+    float *input, *output;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int state;         /* PP_REQ_*, guarded by lock */
+    int callbacks;     /* completion callbacks still running, guarded by lock */
+    int status;        /* of the last run */
+    pp_request_done_fn done;
+    void *done_ctx;
+    /* Written by the backend while running, read after it finished. */
+    uint64_t hw_ns, xfer_ns;
+    size_t nops;
+    pp_op_profile ops[PP_MAX_OPS];
+    void *impl;
+};
+
+struct pp_compiled {
+    pp_device *device;
+    pp_workload workload;
+    pp_wl_op plan[PP_WL_MAX_OPS]; /* the compute ops, from pp_wl_plan */
+    size_t nplan;
+    int nrequests;
+    pp_request *requests;
+    void *impl;
+};
+
+/* Called by a backend, on its own thread, when r's run ended with `status`:
+ * marks it finished, wakes waiters and runs the completion callback. */
+void pp_request_finish(pp_request *r, int status);
+
+#endif

@@ -1,0 +1,489 @@
+/* Writing a model as Chrome Trace Event JSON (docs/format-chrome-json.md).
+ *
+ * A trace holds millions of events, so the writer is built for throughput:
+ * every model string is escaped and quoted once up front, every track's
+ * `"pid":P,"tid":T,"ts":` is rendered once, and each event is formatted with
+ * json_emit's integer formatting straight into a large buffer that goes to
+ * the output file in big writes. Before each event the writer reserves the
+ * most bytes that event can take, so the formatting itself never checks
+ * lengths. One event per line keeps the file readable and error positions
+ * of readers meaningful. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/json_emit.h"
+#include "io/outfile.h"
+#include "pipeprof/io.h"
+
+#define CHUNK_BYTES (1u << 20)
+/* Everything of one event but its strings: keys, punctuation and numbers
+ * (a range takes two Chrome events; an annotation's key and value are
+ * reserved separately). */
+#define EVENT_FIXED_MAX 640
+#define WHERE_MAX 64 /* ,"pid":P,"tid":T,"ts": */
+
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
+
+typedef struct writer {
+    pp_outfile out;
+    const pp_model *m;
+    char *buf, *p, *end;   /* chunk being filled: [buf, p) written, p..end free */
+    char *quoted;          /* every model string as a quoted JSON string */
+    size_t *quoted_at;     /* string id -> offset in quoted; [count] = total */
+    uint32_t *pid_of;      /* track -> Chrome pid */
+    char (*where)[WHERE_MAX]; /* track -> its rendered pid, tid and "ts" key */
+    unsigned char *where_len;
+    uint32_t nprocs;
+    uint32_t *proc_track;  /* Chrome pid - 1 -> first track of that process */
+    unsigned char *proc_simulated;
+    int any_event; /* an event is written: the next one needs a ',' */
+} writer;
+
+static const char *const role_names[] = {"span", "exec", "partition", "merge",
+                                         "stage", "op",   "user"};
+static const char *const track_kind_names[] = {"device", "thread", "regions", "async"};
+/* indexed by pp_flow_phase; all of one length */
+static const char *const flow_heads[] = {"{\"ph\":\"s\",\"bp\":\"e\"",
+                                         "{\"ph\":\"t\",\"bp\":\"e\"",
+                                         "{\"ph\":\"f\",\"bp\":\"e\""};
+#define FLOW_HEAD_LEN 18
+
+static size_t quoted_len(const writer *w, uint32_t id) {
+    return w->quoted_at[id + 1] - w->quoted_at[id];
+}
+
+static char *put_quoted(const writer *w, char *p, uint32_t id) {
+    size_t n = quoted_len(w, id);
+    memcpy(p, w->quoted + w->quoted_at[id], n);
+    return p + n;
+}
+
+static char *put_cstring(char *p, const char *s) {
+    return json_put_string(p, s, strlen(s));
+}
+
+static char *put_name(char *p, const char *s) {
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static void flush(writer *w) {
+    pp_outfile_write(&w->out, w->buf, (size_t)(w->p - w->buf));
+    w->p = w->buf;
+}
+
+/* Makes room for `need` bytes; 0 or PP_ENOMEM. */
+static int reserve(writer *w, size_t need) {
+    if ((size_t)(w->end - w->p) >= need)
+        return PP_OK;
+    flush(w);
+    size_t cap = (size_t)(w->end - w->buf);
+    if (need <= cap)
+        return PP_OK;
+    char *b = realloc(w->buf, need);
+    if (!b)
+        return PP_ENOMEM;
+    w->buf = w->p = b;
+    w->end = b + need;
+    return PP_OK;
+}
+
+/* Escapes every string of the model once: names repeat across millions of
+ * events, and a memcpy of the quoted form is what each event then costs. */
+static int quote_strings(writer *w) {
+    size_t n = pp_model_string_count(w->m), total = 0;
+    w->quoted_at = malloc((n + 1) * sizeof *w->quoted_at);
+    if (!w->quoted_at)
+        return PP_ENOMEM;
+    for (size_t id = 0; id < n; id++)
+        total += JSON_STRING_MAX(strlen(pp_model_string(w->m, (uint32_t)id)));
+    w->quoted = malloc(total ? total : 1);
+    if (!w->quoted)
+        return PP_ENOMEM;
+    char *p = w->quoted;
+    for (size_t id = 0; id < n; id++) {
+        w->quoted_at[id] = (size_t)(p - w->quoted);
+        p = put_cstring(p, pp_model_string(w->m, (uint32_t)id));
+    }
+    w->quoted_at[n] = (size_t)(p - w->quoted);
+    return PP_OK;
+}
+
+static uint64_t process_hash(uint32_t process, int64_t pid) {
+    uint64_t h = ((uint64_t)process << 32 ^ (uint64_t)pid) * 0x9E3779B97F4A7C15u;
+    return h ^ h >> 29;
+}
+
+/* One Chrome process per distinct (process string, pid) of the track table,
+ * numbered 1, 2, ... in order of first appearance (an open-addressing table
+ * of first tracks finds a track's process). */
+static int map_processes(writer *w) {
+    size_t n = pp_model_track_count(w->m), nslots = 16;
+    while (nslots < 2 * n)
+        nslots *= 2;
+    uint32_t *slots = calloc(nslots, sizeof *slots); /* Chrome pid, 0 = empty */
+    w->pid_of = malloc((n ? n : 1) * sizeof *w->pid_of);
+    w->proc_track = malloc((n ? n : 1) * sizeof *w->proc_track);
+    w->proc_simulated = calloc(n ? n : 1, 1);
+    w->where = malloc((n ? n : 1) * sizeof *w->where);
+    w->where_len = malloc(n ? n : 1);
+    if (!slots || !w->pid_of || !w->proc_track || !w->proc_simulated || !w->where ||
+        !w->where_len) {
+        free(slots);
+        return PP_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const pp_track_info *t = pp_model_track(w->m, i);
+        size_t h = process_hash(t->process, t->pid) & (nslots - 1);
+        for (; slots[h]; h = (h + 1) & (nslots - 1)) {
+            const pp_track_info *first = pp_model_track(w->m, w->proc_track[slots[h] - 1]);
+            if (first->process == t->process && first->pid == t->pid)
+                break;
+        }
+        if (!slots[h]) {
+            w->proc_track[w->nprocs++] = i;
+            slots[h] = w->nprocs;
+        }
+        uint32_t pid = slots[h];
+        w->pid_of[i] = pid;
+        w->proc_simulated[pid - 1] |= (t->flags & PP_TRACK_SIMULATED) != 0;
+        char *p = w->where[i];
+        PUT_LIT(p, ",\"pid\":");
+        p = json_put_u64(p, pid);
+        PUT_LIT(p, ",\"tid\":");
+        p = json_put_u64(p, (uint64_t)i + 1);
+        PUT_LIT(p, ",\"ts\":");
+        w->where_len[i] = (unsigned char)(p - w->where[i]);
+    }
+    free(slots);
+    return PP_OK;
+}
+
+static char *put_where(const writer *w, char *p, uint32_t track) {
+    memcpy(p, w->where[track], w->where_len[track]);
+    return p + w->where_len[track];
+}
+
+/* Events are separated by ",\n": one event per line. */
+static char *put_separator(writer *w, char *p) {
+    if (w->any_event)
+        *p++ = ',';
+    *p++ = '\n';
+    w->any_event = 1;
+    return p;
+}
+
+static int write_other_data(writer *w) {
+    const pp_model_meta *meta = pp_model_meta_get(w->m);
+    size_t nthreads = pp_model_thread_count(w->m);
+    int rc = reserve(w, EVENT_FIXED_MAX + JSON_STRING_MAX(strlen(pp_version())) +
+                            quoted_len(w, meta->process_name));
+    if (rc)
+        return rc;
+    char *p = w->p;
+    PUT_LIT(p, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"pipeprof_version\":");
+    p = put_cstring(p, pp_version());
+    PUT_LIT(p, ",\"level\":");
+    p = json_put_i64(p, meta->level);
+    PUT_LIT(p, ",\"process_name\":");
+    p = put_quoted(w, p, meta->process_name);
+    PUT_LIT(p, ",\"dropped_records\":");
+    p = json_put_u64(p, meta->dropped_records);
+    PUT_LIT(p, ",\"truncated_bytes\":");
+    p = json_put_u64(p, meta->truncated_bytes);
+    PUT_LIT(p, ",\"ignored_events\":");
+    p = json_put_u64(p, meta->ignored_events);
+    PUT_LIT(p, ",\"unmatched_ends\":");
+    p = json_put_u64(p, meta->unmatched_ends);
+    PUT_LIT(p, ",\"threads\":[");
+    w->p = p;
+    for (size_t i = 0; i < nthreads; i++) {
+        const pp_thread_info *t = pp_model_thread(w->m, i);
+        if ((rc = reserve(w, EVENT_FIXED_MAX + quoted_len(w, t->name))) != 0)
+            return rc;
+        p = w->p;
+        if (i)
+            *p++ = ',';
+        PUT_LIT(p, "{\"tid\":");
+        p = json_put_i64(p, t->tid);
+        PUT_LIT(p, ",\"name\":");
+        p = put_quoted(w, p, t->name);
+        PUT_LIT(p, ",\"recorded\":");
+        p = json_put_u64(p, t->recorded);
+        PUT_LIT(p, ",\"dropped\":");
+        p = json_put_u64(p, t->dropped);
+        *p++ = '}';
+        w->p = p;
+    }
+    if ((rc = reserve(w, 32)) != 0)
+        return rc;
+    PUT_LIT(w->p, "]},\n\"traceEvents\":[");
+    return PP_OK;
+}
+
+/* `"args":{"sort_index":K}}` closing a metadata event. */
+static char *put_sort_index(char *p, int64_t k) {
+    PUT_LIT(p, "\"args\":{\"sort_index\":");
+    p = json_put_i64(p, k);
+    PUT_LIT(p, "}}");
+    return p;
+}
+
+static int write_process_metadata(writer *w) {
+    for (uint32_t k = 0; k < w->nprocs; k++) {
+        const pp_track_info *t = pp_model_track(w->m, w->proc_track[k]);
+        const char *process = pp_model_string(w->m, t->process);
+        size_t len = strlen(process);
+        int rc = reserve(w, EVENT_FIXED_MAX + JSON_STRING_MAX(len + 12));
+        if (rc)
+            return rc;
+        char *p = put_separator(w, w->p);
+        PUT_LIT(p, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+        p = json_put_u64(p, k + 1);
+        PUT_LIT(p, ",\"tid\":0,\"args\":{\"name\":");
+        p = json_put_string(p, process, len);
+        if (w->proc_simulated[k]) {
+            p--; /* reopen the string for the suffix */
+            PUT_LIT(p, " (simulated)\"");
+        }
+        PUT_LIT(p, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+        p = json_put_u64(p, k + 1);
+        PUT_LIT(p, ",\"tid\":0,");
+        w->p = put_sort_index(p, k + 1);
+    }
+    return PP_OK;
+}
+
+static int write_track_metadata(writer *w) {
+    size_t n = pp_model_track_count(w->m);
+    for (uint32_t i = 0; i < n; i++) {
+        const pp_track_info *t = pp_model_track(w->m, i);
+        int rc = reserve(w, 2 * EVENT_FIXED_MAX + quoted_len(w, t->name) +
+                                quoted_len(w, t->process) + quoted_len(w, t->device));
+        if (rc)
+            return rc;
+        char *p = put_separator(w, w->p);
+        PUT_LIT(p, "{\"ph\":\"M\",\"name\":\"thread_name\"");
+        p = put_where(w, p, i) - 6; /* less the ,"ts": that metadata events lack */
+        PUT_LIT(p, ",\"args\":{\"name\":");
+        p = put_quoted(w, p, t->name);
+        PUT_LIT(p, ",\"pipeprof_track\":{\"kind\":\"");
+        p = put_name(p, track_kind_names[t->kind]);
+        PUT_LIT(p, "\",\"process\":");
+        p = put_quoted(w, p, t->process);
+        PUT_LIT(p, ",\"device\":");
+        p = put_quoted(w, p, t->device);
+        PUT_LIT(p, ",\"stream\":");
+        p = json_put_i64(p, t->stream);
+        if (t->flags & PP_TRACK_SIMULATED)
+            PUT_LIT(p, ",\"simulated\":true,\"pid\":");
+        else
+            PUT_LIT(p, ",\"simulated\":false,\"pid\":");
+        p = json_put_i64(p, t->pid);
+        PUT_LIT(p, ",\"os_tid\":");
+        p = json_put_i64(p, t->tid);
+        PUT_LIT(p, ",\"sort_index\":");
+        p = json_put_i64(p, t->sort_index);
+        PUT_LIT(p, "}}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
+        p = put_where(w, p, i) - 6;
+        *p++ = ',';
+        w->p = put_sort_index(p, t->sort_index);
+    }
+    return PP_OK;
+}
+
+/* `,"args":{...}` of a span, instant, range or region: the pipeline fields
+ * that are set, then the annotations [a, a_end); nothing when there are
+ * none. Each field is written with a leading ',' and the first one's comma
+ * becomes the '{'. */
+static char *put_args(const writer *w, char *p, const pp_event_columns *c, size_t i,
+                      const pp_annotation *a, const pp_annotation *a_end) {
+    char *start = p;
+    PUT_LIT(p, ",\"args\":");
+    char *open = p;
+    if (c->stage[i]) {
+        PUT_LIT(p, ",\"stage\":");
+        p = put_quoted(w, p, c->stage[i]);
+    }
+    if (c->batch[i] != -1) {
+        PUT_LIT(p, ",\"batch_id\":");
+        p = json_put_i64(p, c->batch[i]);
+    }
+    if (c->hw_ns[i]) {
+        PUT_LIT(p, ",\"hw_ns\":");
+        p = json_put_u64(p, c->hw_ns[i]);
+    }
+    if (c->xfer_ns[i]) {
+        PUT_LIT(p, ",\"transfer_ns\":");
+        p = json_put_u64(p, c->xfer_ns[i]);
+    }
+    if (c->role[i] != PP_ROLE_NONE) {
+        PUT_LIT(p, ",\"role\":\"");
+        p = put_name(p, role_names[c->role[i]]);
+        *p++ = '"';
+    }
+    if (c->kind[i] == PP_EV_REGION) {
+        PUT_LIT(p, ",\"region_id\":");
+        p = json_put_u64(p, c->id[i]);
+    }
+    for (; a < a_end; a++) {
+        *p++ = ',';
+        p = put_quoted(w, p, a->key);
+        *p++ = ':';
+        if (a->type == PP_VALUE_INT)
+            p = json_put_i64(p, a->v.i);
+        else if (a->type == PP_VALUE_DOUBLE)
+            p = json_put_double(p, a->v.d);
+        else
+            p = put_quoted(w, p, a->v.s);
+    }
+    if (p == open)
+        return start;
+    *open = '{';
+    *p++ = '}';
+    return p;
+}
+
+/* The head of an event up to its name's end: `{"ph":"X","name":N`. */
+static char *put_head(const writer *w, char *p, const char *head, size_t head_len,
+                      uint32_t name) {
+    memcpy(p, head, head_len);
+    p += head_len;
+    PUT_LIT(p, ",\"name\":");
+    return put_quoted(w, p, name);
+}
+
+#define HEAD(lit) (lit), sizeof(lit) - 1
+
+static char *put_event(const writer *w, char *p, const pp_event_columns *c, size_t i,
+                       const pp_annotation *a, const pp_annotation *a_end) {
+    uint32_t track = c->track[i], name = c->name[i];
+    switch (c->kind[i]) {
+    case PP_EV_SPAN:
+    case PP_EV_REGION:
+        p = put_head(w, p, HEAD("{\"ph\":\"X\""), name);
+        PUT_LIT(p, ",\"cat\":\"");
+        p = put_name(p, c->kind[i] == PP_EV_REGION ? "region" : role_names[c->role[i]]);
+        *p++ = '"';
+        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        PUT_LIT(p, ",\"dur\":");
+        p = json_put_us(p, c->dur_ns[i]);
+        p = put_args(w, p, c, i, a, a_end);
+        break;
+    case PP_EV_INSTANT:
+        p = put_head(w, p, HEAD("{\"ph\":\"i\",\"s\":\"t\""), name);
+        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = put_args(w, p, c, i, a, a_end);
+        break;
+    case PP_EV_COUNTER:
+        p = put_head(w, p, HEAD("{\"ph\":\"C\""), name);
+        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        PUT_LIT(p, ",\"args\":{\"value\":");
+        p = json_put_double(p, c->value[i]);
+        *p++ = '}';
+        break;
+    case PP_EV_FLOW:
+        p = put_head(w, p, flow_heads[c->phase[i]], FLOW_HEAD_LEN, name);
+        PUT_LIT(p, ",\"cat\":\"flow\",\"id\":");
+        p = json_put_u64(p, c->id[i]);
+        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        break;
+    case PP_EV_RANGE:
+        for (int end = 0; end < 2; end++) {
+            if (end)
+                PUT_LIT(p, "{\"ph\":\"e\",\"cat\":\"range\",\"id\":");
+            else
+                PUT_LIT(p, "{\"ph\":\"b\",\"cat\":\"range\",\"id\":");
+            p = put_head(w, json_put_u64(p, c->id[i]), "", 0, name);
+            p = json_put_us(put_where(w, p, track), c->ts_ns[i] + (end ? c->dur_ns[i] : 0));
+            if (!end) {
+                p = put_args(w, p, c, i, a, a_end);
+                PUT_LIT(p, "},\n");
+            }
+        }
+        break;
+    }
+    *p++ = '}';
+    return p;
+}
+
+/* The most bytes put_event may write for event i (a range names itself twice). */
+static size_t event_max(const writer *w, const pp_event_columns *c, size_t i,
+                        const pp_annotation *a, const pp_annotation *a_end) {
+    size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, c->stage[i]);
+    for (; a < a_end; a++)
+        need += 2 + quoted_len(w, a->key) +
+                (a->type == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);
+    return need;
+}
+
+static int write_events(writer *w) {
+    pp_event_columns c;
+    size_t nanns;
+    const pp_annotation *ann = pp_model_annotations(w->m, &nanns), *a = ann, *ann_end = ann + nanns;
+    pp_model_columns(w->m, &c);
+    for (size_t i = 0; i < c.count; i++) {
+        const pp_annotation *a_end = a;
+        while (a_end < ann_end && a_end->event == i)
+            a_end++;
+        int rc = reserve(w, event_max(w, &c, i, a, a_end));
+        if (rc)
+            return rc;
+        w->p = put_event(w, put_separator(w, w->p), &c, i, a, a_end);
+        a = a_end;
+    }
+    return PP_OK;
+}
+
+static int write_all(writer *w) {
+    int rc = quote_strings(w);
+    if (!rc)
+        rc = map_processes(w);
+    if (!rc)
+        rc = write_other_data(w);
+    if (!rc)
+        rc = write_process_metadata(w);
+    if (!rc)
+        rc = write_track_metadata(w);
+    if (!rc)
+        rc = write_events(w);
+    if (!rc && !(rc = reserve(w, 4)))
+        PUT_LIT(w->p, "\n]}\n");
+    return rc;
+}
+
+int pp_chrome_write(const pp_model *m, const char *path, pp_error *err) {
+    if (!m || !path)
+        return pp_set_error(err, PP_EINVAL, "pp_chrome_write: model and path are required");
+    /* otherData.level must read back: the reader takes -1..2 only */
+    int level = pp_model_meta_get(m)->level;
+    if (level < -1 || level > 2)
+        return pp_set_error(err, PP_EINVAL,
+                            "%s: recording level %d is not -1 (unknown), 0, 1 or 2", path, level);
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.m = m;
+    int rc = pp_outfile_open(&w.out, path, err);
+    if (rc)
+        return rc;
+    w.buf = w.p = malloc(CHUNK_BYTES);
+    w.end = w.buf ? w.buf + CHUNK_BYTES : NULL;
+    rc = w.buf ? write_all(&w) : PP_ENOMEM;
+    if (rc) {
+        pp_outfile_abort(&w.out);
+        pp_set_error(err, rc, "%s: out of memory", path);
+    } else {
+        flush(&w);
+        rc = pp_outfile_commit(&w.out, err);
+    }
+    free(w.buf);
+    free(w.quoted);
+    free(w.quoted_at);
+    free(w.pid_of);
+    free(w.proc_track);
+    free(w.proc_simulated);
+    free(w.where);
+    free(w.where_len);
+    return rc;
+}

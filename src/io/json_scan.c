@@ -1,0 +1,621 @@
+/* Streaming JSON scanning over a sliding window (see json_scan.h). */
+#include "io/json_scan.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define READ_CHUNK (1u << 20)
+
+int jreader_open(jreader *r, const char *path, pp_error *err) {
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    r->err = err;
+    r->line = 1;
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s", path,
+                            strerror(errno));
+    fclose(probe);
+    r->gz = gzopen(path, "rb"); /* reads plain files as they are */
+    r->cap = 2 * READ_CHUNK;
+    r->buf = malloc(r->cap);
+    if (!r->gz || !r->buf) {
+        jreader_close(r);
+        return pp_set_error(err, PP_ENOMEM, "%s: cannot open: out of memory", path);
+    }
+    gzbuffer(r->gz, READ_CHUNK);
+    return PP_OK;
+}
+
+void jreader_close(jreader *r) {
+    if (r->gz)
+        gzclose(r->gz);
+    free(r->buf);
+    r->gz = NULL;
+    r->buf = NULL;
+}
+
+int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
+    if (r->failed)
+        return r->rc;
+    uint64_t line = r->line, line_start = r->line_start;
+    for (size_t i = 0; i < at && i < r->len; i++) {
+        if (r->buf[i] == '\n') {
+            line++;
+            line_start = r->base + i + 1;
+        }
+    }
+    uint64_t off = r->base + at;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->failed = 1;
+    r->rc = PP_EFORMAT;
+    return pp_set_error(r->err, PP_EFORMAT, "%s:%llu:%llu (byte %llu): %s", r->path,
+                        (unsigned long long)line, (unsigned long long)(off - line_start + 1),
+                        (unsigned long long)off, msg);
+}
+
+/* Drops buf[0..keep) (counting its lines) and reads more. Returns bytes
+ * read, 0 at end of file, -1 on error (reported). */
+static long refill(jreader *r, size_t keep) {
+    for (size_t i = 0; i < keep; i++) {
+        const char *nl = memchr(r->buf + i, '\n', keep - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - r->buf);
+        r->line++;
+        r->line_start = r->base + i + 1;
+    }
+    memmove(r->buf, r->buf + keep, r->len - keep);
+    r->len -= keep;
+    r->pos -= keep;
+    r->base += keep;
+    if (r->eof)
+        return 0;
+    if (r->cap - r->len < READ_CHUNK) {
+        size_t cap = r->cap * 2;
+        char *b = realloc(r->buf, cap);
+        if (!b) {
+            r->failed = 1;
+            r->rc = PP_ENOMEM;
+            pp_set_error(r->err, PP_ENOMEM, "%s: out of memory", r->path);
+            return -1;
+        }
+        r->buf = b;
+        r->cap = cap;
+    }
+    int n = gzread(r->gz, r->buf + r->len, READ_CHUNK);
+    if (n < 0) {
+        int zerr;
+        const char *why = gzerror(r->gz, &zerr);
+        r->failed = 1;
+        r->rc = zerr == Z_ERRNO ? PP_EIO : PP_EFORMAT;
+        pp_set_error(r->err, r->rc, "%s: byte %llu: %s: %s", r->path,
+                     (unsigned long long)(r->base + r->len),
+                     zerr == Z_ERRNO ? "read failed" : "corrupt gzip data",
+                     zerr == Z_ERRNO ? strerror(errno) : why);
+        return -1;
+    }
+    if (n == 0)
+        r->eof = 1;
+    r->len += (size_t)n;
+    return n;
+}
+
+int jreader_ensure(jreader *r, size_t n) {
+    while (!r->eof && r->len - r->pos < n) {
+        if (refill(r, r->pos) < 0)
+            return r->rc;
+    }
+    return PP_OK;
+}
+
+void jreader_clear_error(jreader *r) {
+    r->failed = 0;
+    r->rc = PP_OK;
+    if (r->err)
+        r->err->msg[0] = 0;
+}
+
+int jreader_peek(jreader *r) {
+    for (;;) {
+        while (r->pos < r->len) {
+            char c = r->buf[r->pos];
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+                return (unsigned char)c;
+            r->pos++;
+        }
+        long n = refill(r, r->pos);
+        if (n < 0)
+            return -2;
+        if (n == 0)
+            return -1;
+    }
+}
+
+/* Bytes that matter when looking for the end of an object or array. */
+static const unsigned char structural[256] = {['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
+
+int jreader_value(jreader *r, size_t *start, size_t *end) {
+    size_t s = r->pos, i = s;
+    int depth = 0, in_string = 0, scalar = 0;
+    char first = r->buf[s];
+    if (first == '"') {
+        in_string = 1;
+        i++;
+    } else if (first != '{' && first != '[') {
+        scalar = 1;
+    }
+    for (;;) {
+        while (i < r->len) {
+            if (in_string) {
+                const char *q = memchr(r->buf + i, '"', r->len - i);
+                if (!q) {
+                    i = r->len;
+                    break;
+                }
+                size_t qi = (size_t)(q - r->buf), bs = 0;
+                while (qi - bs > s && r->buf[qi - bs - 1] == '\\')
+                    bs++;
+                i = qi + 1;
+                if (bs % 2 == 0) {
+                    in_string = 0;
+                    if (first == '"')
+                        goto done;
+                }
+                continue;
+            }
+            if (!scalar) {
+                while (i < r->len && !structural[(unsigned char)r->buf[i]])
+                    i++;
+                if (i == r->len)
+                    break;
+            }
+            char c = r->buf[i];
+            if (scalar) {
+                if (c == ',' || c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t')
+                    goto done;
+                i++;
+                continue;
+            }
+            i++;
+            if (c == '"')
+                in_string = 1;
+            else if (c == '{' || c == '[')
+                depth++;
+            else if ((c == '}' || c == ']') && --depth == 0)
+                goto done;
+        }
+        size_t rel = i - s;
+        long n = refill(r, s);
+        if (n < 0)
+            return r->rc;
+        s = 0;
+        i = rel;
+        if (n == 0) {
+            if (scalar)
+                goto done;
+            return jreader_fail(r, s, "unexpected end of file inside the value that starts here (the file may be truncated)");
+        }
+    }
+done:
+    *start = s;
+    *end = i;
+    r->pos = i;
+    return PP_OK;
+}
+
+/* ---- in-memory cursor ---- */
+
+int jcur_fail(jcur *c, const char *fmt, ...) {
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return jreader_fail(c->r, (size_t)(c->p - c->r->buf), "%s", msg);
+}
+
+void jcur_ws(jcur *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
+}
+
+static const char *describe(const jcur *c, char *buf, size_t n) {
+    if (c->p >= c->end)
+        return "end of value";
+    unsigned char ch = (unsigned char)*c->p;
+    if (ch >= 0x20 && ch < 0x7f)
+        snprintf(buf, n, "'%c'", ch);
+    else
+        snprintf(buf, n, "byte 0x%02x", ch);
+    return buf;
+}
+
+int jcur_expect(jcur *c, char ch, const char *context) {
+    jcur_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return PP_OK;
+    }
+    char got[24];
+    return jcur_fail(c, "expected '%c' %s (got %s)", ch, context, describe(c, got, sizeof got));
+}
+
+int jcur_string(jcur *c, jstr *out) {
+    jcur_ws(c);
+    if (c->p >= c->end || *c->p != '"') {
+        char got[24];
+        return jcur_fail(c, "expected a string (got %s)", describe(c, got, sizeof got));
+    }
+    const char *s = ++c->p, *p = s;
+    out->escaped = 0;
+    while (p < c->end && *p != '"') {
+        if (*p == '\\') {
+            out->escaped = 1;
+            p++;
+        }
+        p++;
+    }
+    if (p >= c->end) {
+        c->p = c->end;
+        return jcur_fail(c, "unterminated string");
+    }
+    out->s = s;
+    out->len = (size_t)(p - s);
+    c->p = p + 1;
+    return PP_OK;
+}
+
+int jcur_number(jcur *c, const char **text, size_t *len) {
+    jcur_ws(c);
+    const char *s = c->p;
+    while (c->p < c->end && ((*c->p >= '0' && *c->p <= '9') || *c->p == '-' || *c->p == '+' ||
+                             *c->p == '.' || *c->p == 'e' || *c->p == 'E'))
+        c->p++;
+    if (c->p == s) {
+        char got[24];
+        return jcur_fail(c, "expected a number (got %s)", describe(c, got, sizeof got));
+    }
+    *text = s;
+    *len = (size_t)(c->p - s);
+    return PP_OK;
+}
+
+static int skip_depth(jcur *c, int depth) {
+    jstr s;
+    jcur_ws(c);
+    if (c->p >= c->end)
+        return jcur_fail(c, "expected a value (got end of value)");
+    if (depth > 64)
+        return jcur_fail(c, "values nested more than 64 deep");
+    char ch = *c->p;
+    if (ch == '"')
+        return jcur_string(c, &s);
+    if (ch == '{' || ch == '[') {
+        char close = ch == '{' ? '}' : ']';
+        c->p++;
+        jcur_ws(c);
+        if (c->p < c->end && *c->p == close) {
+            c->p++;
+            return PP_OK;
+        }
+        for (;;) {
+            int rc;
+            if (ch == '{' && ((rc = jcur_string(c, &s)) || (rc = jcur_expect(c, ':', "after a key"))))
+                return rc;
+            if ((rc = skip_depth(c, depth + 1)))
+                return rc;
+            jcur_ws(c);
+            if (c->p < c->end && *c->p == ',') {
+                c->p++;
+                continue;
+            }
+            return jcur_expect(c, close, ch == '{' ? "or ',' in an object" : "or ',' in an array");
+        }
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (int w = 0; w < 3; w++) {
+        size_t n = strlen(words[w]);
+        if ((size_t)(c->end - c->p) >= n && memcmp(c->p, words[w], n) == 0) {
+            c->p += n;
+            return PP_OK;
+        }
+    }
+    const char *t;
+    size_t n;
+    return jcur_number(c, &t, &n);
+}
+
+int jcur_skip(jcur *c) {
+    return skip_depth(c, 0);
+}
+
+/* ---- strings ---- */
+
+static int hex4(const char *p, unsigned *out) {
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char h = p[i];
+        v <<= 4;
+        if (h >= '0' && h <= '9')
+            v |= (unsigned)(h - '0');
+        else if (h >= 'a' && h <= 'f')
+            v |= (unsigned)(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F')
+            v |= (unsigned)(h - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t put_utf8(char *o, unsigned cp) {
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+int jstr_text(const jstr *s, jscratch *scratch, const char **text, size_t *len) {
+    if (!s->escaped) {
+        *text = s->s;
+        *len = s->len;
+        return PP_OK;
+    }
+    if (scratch->cap < s->len + 1) {
+        char *b = realloc(scratch->buf, s->len + 1);
+        if (!b)
+            return PP_ENOMEM;
+        scratch->buf = b;
+        scratch->cap = s->len + 1;
+    }
+    char *o = scratch->buf;
+    const char *p = s->s, *end = s->s + s->len;
+    while (p < end) {
+        if (*p != '\\') {
+            *o++ = *p++;
+            continue;
+        }
+        if (++p >= end)
+            return PP_EFORMAT;
+        char e = *p++;
+        unsigned cp, lo;
+        switch (e) {
+        case '"': case '\\': case '/': *o++ = e; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u':
+            if (end - p < 4 || hex4(p, &cp))
+                return PP_EFORMAT;
+            p += 4;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, &lo) || lo < 0xDC00 ||
+                    lo > 0xDFFF)
+                    return PP_EFORMAT;
+                p += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return PP_EFORMAT;
+            }
+            if (cp == 0)
+                return PP_EFORMAT; /* names are C strings */
+            o += put_utf8(o, cp); /* never longer than the 6+ bytes it replaces */
+            break;
+        default:
+            return PP_EFORMAT;
+        }
+    }
+    *text = scratch->buf;
+    *len = (size_t)(o - scratch->buf);
+    return PP_OK;
+}
+
+
+
+/* ---- numbers ---- */
+
+/* Splits a JSON number into sign, significant digits and a decimal
+ * exponent: value = sign * digits * 10^exp10. */
+typedef struct decimal {
+    int negative;
+    char digits[40];
+    int ndigits;  /* significant digits kept (leading zeros dropped) */
+    int exp10;
+    int fraction; /* had '.' or an exponent */
+} decimal;
+
+static int parse_decimal(const char *t, size_t len, decimal *d) {
+    const char *p = t, *end = t + len;
+    memset(d, 0, sizeof *d);
+    if (p < end && *p == '-') {
+        d->negative = 1;
+        p++;
+    }
+    int seen = 0, dropped = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        seen = 1;
+        if (d->ndigits || *p != '0') {
+            if (d->ndigits < (int)sizeof d->digits)
+                d->digits[d->ndigits++] = *p;
+            else
+                dropped++;
+        }
+        p++;
+    }
+    d->exp10 = dropped;
+    if (p < end && *p == '.') {
+        d->fraction = 1;
+        p++;
+        int frac = 0;
+        while (p < end && *p >= '0' && *p <= '9') {
+            frac = 1;
+            if (d->ndigits || *p != '0') {
+                if (d->ndigits < (int)sizeof d->digits) {
+                    d->digits[d->ndigits++] = *p;
+                    d->exp10--;
+                }
+            } else {
+                d->exp10--;
+            }
+            p++;
+        }
+        if (!frac)
+            return PP_EFORMAT;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        d->fraction = 1;
+        p++;
+        int eneg = 0, e = 0, edigits = 0;
+        if (p < end && (*p == '+' || *p == '-'))
+            eneg = *p++ == '-';
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (e < 100000)
+                e = e * 10 + (*p - '0');
+            edigits = 1;
+            p++;
+        }
+        if (!edigits)
+            return PP_EFORMAT;
+        d->exp10 += eneg ? -e : e;
+    }
+    return seen && p == end ? PP_OK : PP_EFORMAT;
+}
+
+/* digits * 10^shift as an unsigned magnitude, rounded half up on the
+ * digits cut off; PP_EFORMAT on overflow. */
+static int scaled_magnitude(const decimal *d, int shift, uint64_t *out) {
+    int keep = d->ndigits + shift; /* digits left of the decimal point */
+    uint64_t v = 0;
+    for (int i = 0; i < keep; i++) {
+        unsigned digit = i < d->ndigits ? (unsigned)(d->digits[i] - '0') : 0;
+        if (v > (UINT64_MAX - digit) / 10)
+            return PP_EFORMAT;
+        v = v * 10 + digit;
+    }
+    if (keep >= 0 && keep < d->ndigits && d->digits[keep] >= '5') {
+        if (v == UINT64_MAX)
+            return PP_EFORMAT;
+        v++;
+    }
+    *out = v;
+    return PP_OK;
+}
+
+/* The common shapes "123", "123.4", "123.456" in one pass; 0 if taken. */
+static int us_to_ns_fast(const char *t, size_t len, int64_t *ns) {
+    size_t i = 0;
+    int digits = 0, frac = 0;
+    uint64_t v = 0;
+    for (; i < len && t[i] >= '0' && t[i] <= '9'; i++, digits++)
+        v = v * 10 + (uint64_t)(t[i] - '0');
+    if (digits == 0)
+        return -1;
+    if (i < len && t[i] == '.') {
+        for (i++; i < len && frac < 3 && t[i] >= '0' && t[i] <= '9'; i++, frac++)
+            v = v * 10 + (uint64_t)(t[i] - '0');
+        if (frac == 0)
+            return -1;
+    }
+    /* 19 digits always fit in a uint64 */
+    if (i != len || digits + frac > 19)
+        return -1;
+    for (; frac < 3; frac++) {
+        if (v > (uint64_t)INT64_MAX / 10)
+            return -1;
+        v *= 10;
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *ns = (int64_t)v;
+    return 0;
+}
+
+int json_us_to_ns(const char *text, size_t len, int64_t *ns) {
+    decimal d;
+    if (us_to_ns_fast(text, len, ns) == 0)
+        return PP_OK;
+    uint64_t mag;
+    if (parse_decimal(text, len, &d) || scaled_magnitude(&d, d.exp10 + 3, &mag) ||
+        mag > (uint64_t)INT64_MAX)
+        return PP_EFORMAT;
+    *ns = d.negative ? -(int64_t)mag : (int64_t)mag;
+    return PP_OK;
+}
+
+int json_to_u64(const char *text, size_t len, uint64_t *out) {
+    decimal d;
+    int64_t v;
+    if (len < 19 && text[0] != '-' && json_to_i64(text, len, &v) == PP_OK) {
+        *out = (uint64_t)v;
+        return PP_OK;
+    }
+    if (parse_decimal(text, len, &d) || d.fraction || (d.negative && d.ndigits))
+        return PP_EFORMAT;
+    return scaled_magnitude(&d, d.exp10, out);
+}
+
+int json_to_i64(const char *text, size_t len, int64_t *out) {
+    decimal d;
+    if (len > 0 && len < 19 && (text[0] != '-' || len > 1)) { /* plain integers: no overflow possible */
+        size_t i = text[0] == '-';
+        int64_t v = 0;
+        while (i < len && text[i] >= '0' && text[i] <= '9')
+            v = v * 10 + (text[i++] - '0');
+        if (i == len) {
+            *out = text[0] == '-' ? -v : v;
+            return PP_OK;
+        }
+    }
+    uint64_t mag;
+    if (parse_decimal(text, len, &d) || d.fraction || scaled_magnitude(&d, d.exp10, &mag))
+        return PP_EFORMAT;
+    if (d.negative ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX)
+        return PP_EFORMAT;
+    *out = d.negative ? (int64_t)(0 - mag) : (int64_t)mag;
+    return PP_OK;
+}
+
+int json_to_double(const char *text, size_t len, double *out) {
+    char buf[64];
+    decimal d;
+    if (len >= sizeof buf || parse_decimal(text, len, &d))
+        return PP_EFORMAT;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    *out = strtod(buf, NULL);
+    return PP_OK;
+}
+
+int json_is_fractional(const char *text, size_t len) {
+    return memchr(text, '.', len) || memchr(text, 'e', len) || memchr(text, 'E', len);
+}

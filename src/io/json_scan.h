@@ -1,0 +1,112 @@
+/* json_scan.h — the streaming half of the Chrome JSON reader.
+ *
+ * A jreader keeps a sliding window over the (possibly gzip-compressed)
+ * file. jreader_value finds the end of the JSON value starting at the
+ * cursor, refilling and growing the window as needed, so the caller can
+ * parse that one value (an event) from contiguous memory with the jcur_*
+ * functions. Memory is bounded by the largest single value, not the file.
+ *
+ * Every error names the file, line:column and byte offset. */
+#ifndef PP_IO_JSON_SCAN_H
+#define PP_IO_JSON_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pipeprof/common.h"
+
+typedef struct jreader {
+    gzFile gz;
+    const char *path;
+    pp_error *err;
+    char *buf;
+    size_t cap, len;
+    size_t pos;          /* cursor: next unread byte */
+    uint64_t base;       /* file offset of buf[0] */
+    uint64_t line;       /* line number (1-based) at buf[0] */
+    uint64_t line_start; /* file offset where that line starts */
+    int eof;
+    int failed;          /* an error was reported; status in rc */
+    int rc;
+} jreader;
+
+int jreader_open(jreader *r, const char *path, pp_error *err);
+void jreader_close(jreader *r);
+
+/* Reports an error at buffer index `at`: "path:L:C (byte N): message". */
+int jreader_fail(jreader *r, size_t at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Skips whitespace; returns the next byte (refilling), or -1 at end of file. */
+int jreader_peek(jreader *r);
+/* Makes at least `n` bytes after the cursor available in the window (fewer
+ * only at end of file), so that most events can be parsed in place. */
+int jreader_ensure(jreader *r, size_t n);
+/* Forgets a reported error, to retry a value the slow way. */
+void jreader_clear_error(jreader *r);
+/* Finds the value at the cursor; on success [*start, *end) holds it in
+ * r->buf (valid until the next jreader call) and the cursor moves past it. */
+int jreader_value(jreader *r, size_t *start, size_t *end);
+
+/* An in-memory cursor over one complete value (from jreader_value). Errors
+ * are reported through the jreader with the right file position. */
+typedef struct jcur {
+    jreader *r;
+    const char *p, *end;
+} jcur;
+
+/* A string token: raw bytes between the quotes; `escaped` if it holds
+ * backslash escapes (jstr_text then decodes them). */
+typedef struct jstr {
+    const char *s;
+    size_t len;
+    int escaped;
+} jstr;
+
+void jcur_ws(jcur *c);
+int jcur_expect(jcur *c, char ch, const char *context);
+/* Reads a string token. Raw control characters are let through, as
+ * Chrome's own parser does. */
+int jcur_string(jcur *c, jstr *out);
+/* Reads a number token's text. */
+int jcur_number(jcur *c, const char **text, size_t *len);
+/* Skips any value. */
+int jcur_skip(jcur *c);
+/* Reports an error at the cursor. */
+int jcur_fail(jcur *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Decodes a string token into `scratch` (escapes, \uXXXX and surrogate
+ * pairs to UTF-8) and returns its text and length. The result is valid until
+ * the scratch buffer is reused. PP_EFORMAT for a bad escape (no message). */
+typedef struct jscratch {
+    char *buf;
+    size_t cap;
+} jscratch;
+int jstr_text(const jstr *s, jscratch *scratch, const char **text, size_t *len);
+static inline int jstr_eq_n(const jstr *s, const char *lit, size_t n) {
+    return !s->escaped && s->len == n && memcmp(s->s, lit, n) == 0;
+}
+/* True when the token is exactly the literal (no escapes). */
+#define jstr_eq(s, lit) jstr_eq_n((s), (lit), sizeof(lit) - 1)
+
+/* Exact decimal microseconds -> integer nanoseconds (rounded half away
+ * from zero). PP_EFORMAT when not a number or out of range. */
+int json_us_to_ns(const char *text, size_t len, int64_t *ns);
+/* Integer token -> int64 / uint64; PP_EFORMAT for fractions or overflow. */
+int json_to_i64(const char *text, size_t len, int64_t *out);
+int json_to_u64(const char *text, size_t len, uint64_t *out);
+/* Any number token -> double. */
+int json_to_double(const char *text, size_t len, double *out);
+/* True if the token has a fraction or an exponent. */
+int json_is_fractional(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,69 @@
+#include "io/outfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OUTFILE_BUFFER (1 << 20)
+
+static void outfile_release(pp_outfile *o) {
+    free(o->path);
+    free(o->tmp_path);
+    free(o->buf);
+    memset(o, 0, sizeof *o);
+}
+
+int pp_outfile_open(pp_outfile *o, const char *path, pp_error *err) {
+    memset(o, 0, sizeof *o);
+    size_t n = strlen(path) + 32;
+    o->path = strdup(path);
+    o->tmp_path = malloc(n);
+    o->buf = malloc(OUTFILE_BUFFER);
+    if (!o->path || !o->tmp_path || !o->buf) {
+        outfile_release(o);
+        return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
+    }
+    snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+    o->f = fopen(o->tmp_path, "wb");
+    if (!o->f) {
+        int e = errno;
+        pp_set_error(err, PP_EIO, "%s: cannot write: %s", path, strerror(e));
+        outfile_release(o);
+        return PP_EIO;
+    }
+    setvbuf(o->f, o->buf, _IOFBF, OUTFILE_BUFFER);
+    return PP_OK;
+}
+
+void pp_outfile_write(pp_outfile *o, const void *data, size_t len) {
+    if (!o->failed && len && fwrite(data, 1, len, o->f) != len)
+        o->failed = errno ? errno : EIO;
+}
+
+int pp_outfile_commit(pp_outfile *o, pp_error *err) {
+    int e = o->failed;
+    if (fflush(o->f) != 0 && !e)
+        e = errno;
+    if (fclose(o->f) != 0 && !e)
+        e = errno;
+    o->f = NULL;
+    if (!e && rename(o->tmp_path, o->path) != 0)
+        e = errno;
+    if (e) {
+        remove(o->tmp_path);
+        pp_set_error(err, PP_EIO, "%s: write failed: %s", o->path, strerror(e));
+        outfile_release(o);
+        return PP_EIO;
+    }
+    outfile_release(o);
+    return PP_OK;
+}
+
+void pp_outfile_abort(pp_outfile *o) {
+    if (o->f)
+        fclose(o->f);
+    if (o->tmp_path)
+        remove(o->tmp_path);
+    outfile_release(o);
+}

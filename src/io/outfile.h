@@ -1,0 +1,29 @@
+/* outfile.h — writing a file so that a failure never leaves a partial file
+ * that looks complete: bytes go to "<path>.tmp.<pid>" through a large
+ * buffer, and only pp_outfile_commit renames it onto `path`. */
+#ifndef PP_IO_OUTFILE_H
+#define PP_IO_OUTFILE_H
+
+#include <stdio.h>
+
+#include "core/error.h"
+
+typedef struct pp_outfile {
+    FILE *f;
+    char *path;
+    char *tmp_path;
+    char *buf;
+    int failed; /* a write failed; commit will refuse */
+} pp_outfile;
+
+/* Opens the temporary file; PP_EIO with a message naming `path` in err. */
+int pp_outfile_open(pp_outfile *o, const char *path, pp_error *err);
+/* Appends bytes; errors are remembered and reported by commit. */
+void pp_outfile_write(pp_outfile *o, const void *data, size_t len);
+/* Flushes, closes and renames into place; on any failure removes the
+ * temporary file and returns PP_EIO with a message. */
+int pp_outfile_commit(pp_outfile *o, pp_error *err);
+/* Closes and removes the temporary file (after a failure elsewhere). */
+void pp_outfile_abort(pp_outfile *o);
+
+#endif

@@ -1,0 +1,489 @@
+/* Reading .pptrace (docs/format-pptrace.md).
+ *
+ * The file is read block by block through one reusable payload buffer, so
+ * memory does not grow with the file beyond the model itself. Nothing in the
+ * file is trusted: a block's length is checked against its type's maximum and
+ * against the file size before anything is allocated, its CRC before any of
+ * it is decoded, and every id, index and enum value before it reaches the
+ * model. A file that ends early keeps every complete block. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "core/error.h"
+#include "io/pptrace_format.h"
+#include "pipeprof/io.h"
+
+#define BLOCK_DONE 1 /* read_block: the END block was read */
+
+typedef struct reader {
+    const char *path;
+    FILE *f;
+    pp_error *err;
+    pp_model *m;
+    uint64_t size;       /* file size when opened */
+    uint64_t block_at;   /* offset of the block being read */
+    uint64_t payload_at; /* offset of its payload, which lies in buf */
+    uint32_t type;
+    unsigned char *buf;
+    size_t cap;
+    int seen_meta;
+    char lost_what[80];  /* on truncation: what the lost bytes were */
+} reader;
+
+/* PP_EFORMAT with "FILE: byte AT: PROBLEM". */
+static int fail(reader *r, uint64_t at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int fail(reader *r, uint64_t at, const char *fmt, ...) {
+    char problem[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    return pp_set_error(r->err, PP_EFORMAT, "%s: byte %llu: %s", r->path, (unsigned long long)at,
+                        problem);
+}
+
+/* Ends the read at the current block: everything before it is kept. */
+static int truncated(reader *r, const char *what) {
+    snprintf(r->lost_what, sizeof r->lost_what, "%s", what);
+    return PP_ETRUNCATED;
+}
+
+static int no_memory(reader *r) {
+    return pp_set_error(r->err, PP_ENOMEM, "%s: out of memory", r->path);
+}
+
+/* A pp_model_add_* call failed after our own checks passed: out of memory,
+ * or a rule the model has and this reader does not check yet. */
+static int model_refused(reader *r, int rc, const char *what, size_t row) {
+    if (rc == PP_ENOMEM)
+        return no_memory(r);
+    return pp_set_error(r->err, PP_EFORMAT, "%s: byte %llu: %s %zu refused by the model: %s",
+                        r->path, (unsigned long long)r->block_at, what, row, pp_strerror(rc));
+}
+
+/* Reads up to n bytes; a short count means end of file. PP_EIO on error. */
+static int read_bytes(reader *r, void *dst, size_t n, size_t *got) {
+    *got = fread(dst, 1, n, r->f);
+    if (*got < n && ferror(r->f))
+        return pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
+                            (unsigned long long)r->block_at, strerror(errno));
+    return PP_OK;
+}
+
+/* The file offset of a byte of the payload buffer. */
+static uint64_t at(const reader *r, const unsigned char *q) {
+    return r->payload_at + (uint64_t)(q - r->buf);
+}
+
+static int read_header(reader *r) {
+    unsigned char h[PPTRACE_HEADER_LEN];
+    size_t got;
+    int rc = read_bytes(r, h, sizeof h, &got);
+    if (rc)
+        return rc;
+    if (memcmp(h, PPTRACE_MAGIC, got < PPTRACE_MAGIC_LEN ? got : PPTRACE_MAGIC_LEN) != 0)
+        return fail(r, 0, "not a .pptrace file (it does not start with \"PPTRACE\\0\")");
+    if (got < sizeof h)
+        return truncated(r, "an incomplete file header");
+    uint32_t version = pptrace_get32(h + 8), flags = pptrace_get32(h + 12);
+    if (version != PPTRACE_VERSION)
+        return fail(r, 8, "unsupported .pptrace version %u (this pipeprof reads version %u)",
+                    version, PPTRACE_VERSION);
+    if (flags != 0)
+        return fail(r, 12, "unknown header flags 0x%x (version 1 defines none)", flags);
+    r->block_at = PPTRACE_HEADER_LEN;
+    return PP_OK;
+}
+
+#define NO_ROW SIZE_MAX /* check_string: the field belongs to a block, not a row */
+
+/* A string id field: below the number of strings read so far. */
+static int check_string(reader *r, const unsigned char *q, const char *what, size_t row,
+                        const char *field, uint64_t id) {
+    size_t n = pp_model_string_count(r->m);
+    char where[48];
+    if (id < n)
+        return PP_OK;
+    snprintf(where, sizeof where, row == NO_ROW ? "%s" : "%s %zu", what, row);
+    return fail(r, at(r, q), "%s: %s string id %llu out of range (%zu strings defined before it)",
+                where, field, (unsigned long long)id, n);
+}
+
+static int decode_strings(reader *r, const unsigned char *p, uint32_t len) {
+    if (len < 8)
+        return fail(r, r->block_at + 4, "STRINGS block length %u is below its 8-byte head", len);
+    const unsigned char *q = p + 8, *end = p + len;
+    uint32_t first = pptrace_get32(p), count = pptrace_get32(p + 4);
+    if (first != pp_model_string_count(r->m))
+        return fail(r, at(r, p), "STRINGS block starts at string id %u, expected %zu", first,
+                    pp_model_string_count(r->m));
+    if (count > PPTRACE_ROWS_PER_BLOCK)
+        return fail(r, at(r, p + 4), "STRINGS block holds %u strings (at most %u allowed)", count,
+                    PPTRACE_ROWS_PER_BLOCK);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t want = first + i, id;
+        if (end - q < 4 || pptrace_get32(q) > (size_t)(end - q) - 4)
+            return fail(r, at(r, q), "string %u runs past the end of its STRINGS block", want);
+        uint32_t slen = pptrace_get32(q);
+        int rc = pp_model_intern(r->m, (const char *)q + 4, slen, &id);
+        if (rc == PP_EINVAL)
+            return fail(r, at(r, q + 4), "string %u contains a NUL byte", want);
+        if (rc)
+            return no_memory(r);
+        if (id != want)
+            return fail(r, at(r, q), "string %u repeats string %u (each text is stored once)",
+                        want, id);
+        q += 4 + slen;
+    }
+    if (q != end)
+        return fail(r, at(r, q), "%zu bytes after the last string of the STRINGS block",
+                    (size_t)(end - q));
+    return PP_OK;
+}
+
+static int decode_meta(reader *r, const unsigned char *p) {
+    if (r->seen_meta)
+        return fail(r, r->block_at, "a second META block (a file has at most one)");
+    r->seen_meta = 1;
+    int32_t level = (int32_t)pptrace_get32(p);
+    if (level < -1)
+        return fail(r, at(r, p), "recording level %d is below -1 (unknown)", (int)level);
+    int rc = check_string(r, p + 4, "META", NO_ROW, "process_name", pptrace_get32(p + 4));
+    if (rc)
+        return rc;
+    pp_model_meta *meta = pp_model_meta_mut(r->m);
+    meta->level = level;
+    meta->process_name = pptrace_get32(p + 4);
+    meta->dropped_records = pptrace_get64(p + 8);
+    meta->truncated_bytes = pptrace_get64(p + 16);
+    meta->ignored_events = pptrace_get64(p + 24);
+    meta->unmatched_ends = pptrace_get64(p + 32);
+    return PP_OK;
+}
+
+/* The row count of a table block, checked against the block's length. */
+static int table_rows(reader *r, const unsigned char *p, uint32_t len, uint32_t row, uint32_t *n) {
+    if (len < 4)
+        return fail(r, r->block_at + 4, "%s block length %u is below its 4-byte row count",
+                    pptrace_block_name(r->type), len);
+    *n = pptrace_get32(p);
+    if (*n > PPTRACE_ROWS_PER_BLOCK)
+        return fail(r, at(r, p), "%s block holds %u rows (at most %u allowed)",
+                    pptrace_block_name(r->type), *n, PPTRACE_ROWS_PER_BLOCK);
+    if (len != 4 + (uint64_t)*n * row)
+        return fail(r, r->block_at + 4, "%s block length %u does not match its %u rows of %u bytes",
+                    pptrace_block_name(r->type), len, *n, row);
+    return PP_OK;
+}
+
+static int decode_tracks(reader *r, const unsigned char *p, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++, p += PPTRACE_TRACK_ROW) {
+        size_t idx = pp_model_track_count(r->m);
+        pp_track_info t;
+        t.kind = p[0];
+        t.flags = pptrace_get32(p + 1);
+        t.process = pptrace_get32(p + 5);
+        t.name = pptrace_get32(p + 9);
+        t.device = pptrace_get32(p + 13);
+        t.stream = (int32_t)pptrace_get32(p + 17);
+        t.pid = (int64_t)pptrace_get64(p + 21);
+        t.tid = (int64_t)pptrace_get64(p + 29);
+        t.sort_index = (int32_t)pptrace_get32(p + 37);
+        int rc;
+        if (t.kind > PP_TRACK_KIND_ASYNC)
+            return fail(r, at(r, p), "track %zu: unknown kind %u", idx, t.kind);
+        if ((rc = check_string(r, p + 5, "track", idx, "process", t.process)) ||
+            (rc = check_string(r, p + 9, "track", idx, "name", t.name)) ||
+            (rc = check_string(r, p + 13, "track", idx, "device", t.device)))
+            return rc;
+        if ((rc = pp_model_add_track(r->m, &t, NULL)))
+            return model_refused(r, rc, "track", idx);
+    }
+    return PP_OK;
+}
+
+static int decode_threads(reader *r, const unsigned char *p, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++, p += PPTRACE_THREAD_ROW) {
+        pp_thread_info t;
+        t.tid = (int64_t)pptrace_get64(p);
+        t.name = pptrace_get32(p + 8);
+        t.recorded = pptrace_get64(p + 12);
+        t.dropped = pptrace_get64(p + 20);
+        size_t idx = pp_model_thread_count(r->m);
+        int rc = check_string(r, p + 8, "thread", idx, "name", t.name);
+        if (rc)
+            return rc;
+        if ((rc = pp_model_add_thread(r->m, &t)))
+            return model_refused(r, rc, "thread", idx);
+    }
+    return PP_OK;
+}
+
+enum { C_TS, C_DUR, C_BATCH, C_HW, C_XFER, C_ID, C_VALUE, C_NAME, C_STAGE, C_TRACK, C_KIND,
+       C_ROLE, C_PHASE, NCOLS };
+static const unsigned char col_width[NCOLS] = {8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 1, 1, 1};
+
+/* The file offset of column c of row i. */
+static uint64_t field_at(const reader *r, const unsigned char *const *col, int c, uint32_t i) {
+    return at(r, col[c] + (size_t)col_width[c] * i);
+}
+
+/* Names the first invalid field of event `e` (row i of the block). */
+static int bad_event(reader *r, const pp_event *e, const unsigned char *const *col, uint32_t i) {
+    size_t idx = pp_model_event_count(r->m);
+    size_t ntracks = pp_model_track_count(r->m);
+    if (e->dur_ns < 0)
+        return fail(r, field_at(r, col, C_DUR, i), "event %zu: negative duration %lld ns", idx,
+                    (long long)e->dur_ns);
+    if (e->track >= ntracks)
+        return fail(r, field_at(r, col, C_TRACK, i),
+                    "event %zu: track index %u out of range (%zu tracks)", idx, e->track, ntracks);
+    if (e->kind > PP_EV_REGION)
+        return fail(r, field_at(r, col, C_KIND, i), "event %zu: unknown kind %u", idx, e->kind);
+    if (e->role > PP_ROLE_USER)
+        return fail(r, field_at(r, col, C_ROLE, i), "event %zu: unknown role %u", idx, e->role);
+    if (e->phase > PP_FLOW_END)
+        return fail(r, field_at(r, col, C_PHASE, i), "event %zu: unknown flow phase %u", idx,
+                    e->phase);
+    int rc = check_string(r, col[C_NAME] + 4 * (size_t)i, "event", idx, "name", e->name);
+    return rc ? rc : check_string(r, col[C_STAGE] + 4 * (size_t)i, "event", idx, "stage", e->stage);
+}
+
+/* Events are stored column after column (format doc, EVENTS). */
+static int decode_events(reader *r, const unsigned char *p, uint32_t n) {
+    const unsigned char *col[NCOLS];
+    col[0] = p;
+    for (int c = 1; c < NCOLS; c++)
+        col[c] = col[c - 1] + (size_t)col_width[c - 1] * n;
+    size_t nstrings = pp_model_string_count(r->m), ntracks = pp_model_track_count(r->m);
+    for (uint32_t i = 0; i < n; i++) {
+        pp_event e;
+        uint64_t value_bits = pptrace_get64(col[C_VALUE] + 8 * (size_t)i);
+        e.ts_ns = (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i);
+        e.dur_ns = (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i);
+        e.batch = (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i);
+        e.hw_ns = pptrace_get64(col[C_HW] + 8 * (size_t)i);
+        e.xfer_ns = pptrace_get64(col[C_XFER] + 8 * (size_t)i);
+        e.id = pptrace_get64(col[C_ID] + 8 * (size_t)i);
+        memcpy(&e.value, &value_bits, sizeof e.value);
+        e.name = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
+        e.stage = pptrace_get32(col[C_STAGE] + 4 * (size_t)i);
+        e.track = pptrace_get32(col[C_TRACK] + 4 * (size_t)i);
+        e.kind = col[C_KIND][i];
+        e.role = col[C_ROLE][i];
+        e.phase = col[C_PHASE][i];
+        if (e.dur_ns < 0 || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
+            e.kind > PP_EV_REGION || e.role > PP_ROLE_USER || e.phase > PP_FLOW_END)
+            return bad_event(r, &e, col, i);
+        int rc = pp_model_add_event(r->m, &e);
+        if (rc)
+            return model_refused(r, rc, "event", pp_model_event_count(r->m));
+    }
+    return PP_OK;
+}
+
+static int decode_annotations(reader *r, const unsigned char *p, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++, p += PPTRACE_ANNOTATION_ROW) {
+        size_t idx, nevents = pp_model_event_count(r->m);
+        const pp_annotation *prev = pp_model_annotations(r->m, &idx);
+        pp_annotation a;
+        uint64_t value = pptrace_get64(p + 13);
+        a.event = pptrace_get64(p);
+        a.key = pptrace_get32(p + 8);
+        a.type = p[12];
+        if (a.event >= nevents)
+            return fail(r, at(r, p), "annotation %zu: event index %llu out of range (%zu events)",
+                        idx, (unsigned long long)a.event, nevents);
+        if (idx && a.event < prev[idx - 1].event)
+            return fail(r, at(r, p),
+                        "annotation %zu: event %llu is before the previous annotation's event "
+                        "%llu (annotations are sorted by event)",
+                        idx, (unsigned long long)a.event, (unsigned long long)prev[idx - 1].event);
+        if (a.type > PP_VALUE_STR)
+            return fail(r, at(r, p + 12), "annotation %zu: unknown value type %u", idx, a.type);
+        int rc = check_string(r, p + 8, "annotation", idx, "key", a.key);
+        if (!rc && a.type == PP_VALUE_STR)
+            rc = check_string(r, p + 13, "annotation", idx, "value", value);
+        if (rc)
+            return rc;
+        if (a.type == PP_VALUE_INT)
+            a.v.i = (int64_t)value;
+        else if (a.type == PP_VALUE_DOUBLE)
+            memcpy(&a.v.d, &value, sizeof a.v.d);
+        else
+            a.v.s = (uint32_t)value;
+        if ((rc = pp_model_add_annotation(r->m, &a)))
+            return model_refused(r, rc, "annotation", idx);
+    }
+    return PP_OK;
+}
+
+/* The totals must match what was read, and nothing may follow. */
+static int decode_end(reader *r, const unsigned char *p) {
+    static const char *const what[] = {"strings", "tracks", "threads", "events", "annotations"};
+    size_t have[5];
+    have[0] = pp_model_string_count(r->m);
+    have[1] = pp_model_track_count(r->m);
+    have[2] = pp_model_thread_count(r->m);
+    have[3] = pp_model_event_count(r->m);
+    pp_model_annotations(r->m, &have[4]);
+    for (int k = 0; k < 5; k++)
+        if (pptrace_get64(p + 8 * k) != have[k])
+            return fail(r, at(r, p + 8 * k), "END block counts %llu %s, the file holds %zu",
+                        (unsigned long long)pptrace_get64(p + 8 * k), what[k], have[k]);
+    uint64_t end = r->payload_at + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN;
+    if (r->size > end)
+        return fail(r, end, "%llu bytes after the END block", (unsigned long long)(r->size - end));
+    return BLOCK_DONE;
+}
+
+/* The largest payload a block of `type` may have; 0 for an unknown type. */
+static uint32_t max_payload(uint32_t type) {
+    switch (type) {
+    case PPTRACE_STRINGS: return PPTRACE_MAX_PAYLOAD;
+    case PPTRACE_META: return PPTRACE_META_LEN;
+    case PPTRACE_TRACKS: return 4 + PPTRACE_ROWS_PER_BLOCK * PPTRACE_TRACK_ROW;
+    case PPTRACE_THREADS: return 4 + PPTRACE_ROWS_PER_BLOCK * PPTRACE_THREAD_ROW;
+    case PPTRACE_EVENTS: return 4 + PPTRACE_ROWS_PER_BLOCK * PPTRACE_EVENT_ROW;
+    case PPTRACE_ANNOTATIONS: return 4 + PPTRACE_ROWS_PER_BLOCK * PPTRACE_ANNOTATION_ROW;
+    case PPTRACE_END: return PPTRACE_END_LEN;
+    default: return type & PPTRACE_OPTIONAL_BIT ? PPTRACE_MAX_PAYLOAD : 0;
+    }
+}
+
+static int decode_payload(reader *r, uint32_t len) {
+    int (*decode_rows)(reader *, const unsigned char *, uint32_t);
+    uint32_t row, rows = 0;
+    switch (r->type) {
+    case PPTRACE_STRINGS: return decode_strings(r, r->buf, len);
+    case PPTRACE_META: return decode_meta(r, r->buf);
+    case PPTRACE_END: return decode_end(r, r->buf);
+    case PPTRACE_TRACKS: decode_rows = decode_tracks, row = PPTRACE_TRACK_ROW; break;
+    case PPTRACE_THREADS: decode_rows = decode_threads, row = PPTRACE_THREAD_ROW; break;
+    case PPTRACE_EVENTS: decode_rows = decode_events, row = PPTRACE_EVENT_ROW; break;
+    case PPTRACE_ANNOTATIONS: decode_rows = decode_annotations, row = PPTRACE_ANNOTATION_ROW; break;
+    default: return PP_OK; /* an optional block this version does not know */
+    }
+    int rc = table_rows(r, r->buf, len, row, &rows);
+    return rc ? rc : decode_rows(r, r->buf + 4, rows);
+}
+
+/* Reads, checks and decodes the block at r->block_at. */
+static int read_block(reader *r) {
+    unsigned char head[PPTRACE_BLOCK_HEAD_LEN];
+    char what[64];
+    size_t got;
+    int rc = read_bytes(r, head, sizeof head, &got);
+    if (rc)
+        return rc;
+    if (got == 0)
+        return truncated(r, "the END block is missing");
+    if (got < sizeof head)
+        return truncated(r, "an incomplete block header");
+    r->type = pptrace_get32(head);
+    uint32_t len = pptrace_get32(head + 4), max = max_payload(r->type);
+    const char *name = pptrace_block_name(r->type);
+    if (max == 0)
+        return fail(r, r->block_at, "unknown block type %u", r->type);
+    if (len > max || ((r->type == PPTRACE_META || r->type == PPTRACE_END) && len != max))
+        return fail(r, r->block_at + 4, "%s block length %u (%s %u)", name, len,
+                    len > max ? "the maximum is" : "it must be", max);
+    uint64_t end = r->block_at + PPTRACE_BLOCK_HEAD_LEN + len + PPTRACE_BLOCK_TAIL_LEN;
+    snprintf(what, sizeof what, "an incomplete %s block", name);
+    if (end > r->size)
+        return truncated(r, what);
+    if ((size_t)len + PPTRACE_BLOCK_TAIL_LEN > r->cap) {
+        unsigned char *b = realloc(r->buf, (size_t)len + PPTRACE_BLOCK_TAIL_LEN);
+        if (!b)
+            return no_memory(r);
+        r->buf = b;
+        r->cap = (size_t)len + PPTRACE_BLOCK_TAIL_LEN;
+    }
+    if ((rc = read_bytes(r, r->buf, (size_t)len + PPTRACE_BLOCK_TAIL_LEN, &got)))
+        return rc;
+    if (got < (size_t)len + PPTRACE_BLOCK_TAIL_LEN) /* the file shrank while we read it */
+        return truncated(r, what);
+    uint32_t stored = pptrace_get32(r->buf + len);
+    uint32_t crc = (uint32_t)crc32(crc32(0L, head, sizeof head), r->buf, len);
+    if (crc != stored) {
+        /* A torn final write (the last bytes of the file) is truncation;
+         * a bad block with more file after it is corruption. */
+        snprintf(what, sizeof what, "a final %s block that fails its checksum", name);
+        if (end == r->size)
+            return truncated(r, what);
+        return fail(r, r->block_at, "%s block fails its checksum (stored 0x%08x, computed 0x%08x)",
+                    name, stored, crc);
+    }
+    r->payload_at = r->block_at + PPTRACE_BLOCK_HEAD_LEN;
+    rc = decode_payload(r, len);
+    r->block_at = end;
+    return rc;
+}
+
+/* Opens the file and checks it is one we can read block by block: a
+ * regular file, whose size bounds every length field. O_NONBLOCK keeps a
+ * FIFO from blocking the open; it changes nothing for regular files. */
+static int reader_open(reader *r) {
+    struct stat st;
+    int fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return pp_set_error(r->err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
+                            r->path, strerror(errno));
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file";
+    else if (!(r->f = fdopen(fd, "rb")))
+        why = strerror(errno);
+    if (why) {
+        close(fd);
+        return pp_set_error(r->err, PP_EIO, "%s: cannot read: %s", r->path, why);
+    }
+    r->size = (uint64_t)st.st_size;
+    return pp_model_create(&r->m) ? no_memory(r) : PP_OK;
+}
+
+int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
+    if (!path || !out)
+        return pp_set_error(err, PP_EINVAL, "pp_pptrace_read: path and out are required");
+    *out = NULL;
+    reader r = {.path = path, .err = err};
+    int rc = reader_open(&r);
+    if (rc == PP_OK)
+        rc = read_header(&r);
+    while (rc == PP_OK)
+        rc = read_block(&r);
+    if (r.f)
+        fclose(r.f);
+    free(r.buf);
+    if (rc == PP_ETRUNCATED) {
+        uint64_t lost = r.size > r.block_at ? r.size - r.block_at : 0;
+        size_t events = pp_model_event_count(r.m);
+        pp_model_meta_mut(r.m)->truncated_bytes += lost;
+        if (lost)
+            pp_set_error(err, rc, "%s: truncated at byte %llu: last %llu bytes (%s) could not be "
+                         "read; %zu events recovered", path, (unsigned long long)r.block_at,
+                         (unsigned long long)lost, r.lost_what, events);
+        else
+            pp_set_error(err, rc, "%s: truncated at byte %llu: %s; %zu events recovered", path,
+                         (unsigned long long)r.block_at, r.lost_what, events);
+    }
+    if (rc == BLOCK_DONE || rc == PP_ETRUNCATED) {
+        *out = r.m;
+        return rc == BLOCK_DONE ? PP_OK : rc;
+    }
+    pp_model_free(r.m);
+    return rc;
+}

@@ -1,0 +1,286 @@
+/* Writing a model as .pptrace (docs/format-pptrace.md).
+ *
+ * Each block is encoded whole into one buffer (head, payload, CRC) and handed
+ * to the output file in one write, so the cost is one pass over the columns
+ * and large sequential writes. The order is: STRINGS, META, TRACKS, THREADS,
+ * then each EVENTS block followed by the ANNOTATIONS of its events, END. That
+ * way everything a block refers to lies before it, and a file cut anywhere
+ * still reads back as every complete block. */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "io/outfile.h"
+#include "io/pptrace_format.h"
+#include "pipeprof/io.h"
+
+typedef struct writer {
+    pp_outfile out;
+    unsigned char *buf; /* the block being encoded */
+    size_t len, cap;
+} writer;
+
+/* Starts a block of `type` with a payload of `len` bytes; returns where the
+ * payload goes, or NULL when out of memory. */
+static unsigned char *block_begin(writer *w, uint32_t type, size_t len) {
+    size_t total = PPTRACE_BLOCK_HEAD_LEN + len + PPTRACE_BLOCK_TAIL_LEN;
+    if (total > w->cap) {
+        unsigned char *p = realloc(w->buf, total);
+        if (!p)
+            return NULL;
+        w->buf = p;
+        w->cap = total;
+    }
+    pptrace_put32(w->buf, type);
+    pptrace_put32(w->buf + 4, (uint32_t)len);
+    w->len = total;
+    return w->buf + PPTRACE_BLOCK_HEAD_LEN;
+}
+
+/* Seals the block with the CRC of its head and payload and writes it. */
+static void block_end(writer *w) {
+    size_t covered = w->len - PPTRACE_BLOCK_TAIL_LEN;
+    uLong crc = crc32(0L, w->buf, (uInt)covered);
+    pptrace_put32(w->buf + covered, (uint32_t)crc);
+    pp_outfile_write(&w->out, w->buf, w->len);
+}
+
+static size_t min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+/* Strings 1.. in id order (id 0, the empty string, is implicit), cut into
+ * blocks of at most PPTRACE_ROWS_PER_BLOCK strings or about
+ * PPTRACE_STRINGS_TARGET bytes. */
+static int write_strings(writer *w, const pp_model *m, const char *path, pp_error *err) {
+    size_t n = pp_model_string_count(m);
+    for (size_t first = 1; first < n;) {
+        size_t end = first, bytes = 8;
+        while (end < n && end - first < PPTRACE_ROWS_PER_BLOCK && bytes < PPTRACE_STRINGS_TARGET) {
+            size_t len = strlen(pp_model_string(m, (uint32_t)end));
+            if (bytes + 4 + len > PPTRACE_MAX_PAYLOAD) {
+                if (end == first)
+                    return pp_set_error(err, PP_EINVAL,
+                                        "%s: string %zu is %zu bytes long; .pptrace holds strings "
+                                        "of at most %u bytes",
+                                        path, end, len, PPTRACE_MAX_PAYLOAD - 12u);
+                break;
+            }
+            bytes += 4 + len;
+            end++;
+        }
+        unsigned char *p = block_begin(w, PPTRACE_STRINGS, bytes);
+        if (!p)
+            return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
+        pptrace_put32(p, (uint32_t)first);
+        pptrace_put32(p + 4, (uint32_t)(end - first));
+        p += 8;
+        for (size_t id = first; id < end; id++) {
+            const char *text = pp_model_string(m, (uint32_t)id);
+            size_t len = strlen(text);
+            pptrace_put32(p, (uint32_t)len);
+            memcpy(p + 4, text, len);
+            p += 4 + len;
+        }
+        block_end(w);
+        first = end;
+    }
+    return PP_OK;
+}
+
+static int write_meta(writer *w, const pp_model *m) {
+    const pp_model_meta *meta = pp_model_meta_get(m);
+    unsigned char *p = block_begin(w, PPTRACE_META, PPTRACE_META_LEN);
+    if (!p)
+        return PP_ENOMEM;
+    pptrace_put32(p, (uint32_t)(int32_t)meta->level);
+    pptrace_put32(p + 4, meta->process_name);
+    pptrace_put64(p + 8, meta->dropped_records);
+    pptrace_put64(p + 16, meta->truncated_bytes);
+    pptrace_put64(p + 24, meta->ignored_events);
+    pptrace_put64(p + 32, meta->unmatched_ends);
+    block_end(w);
+    return PP_OK;
+}
+
+static int write_tracks(writer *w, const pp_model *m) {
+    size_t n = pp_model_track_count(m);
+    for (size_t first = 0; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
+        size_t count = min_size(n - first, PPTRACE_ROWS_PER_BLOCK);
+        unsigned char *p = block_begin(w, PPTRACE_TRACKS, 4 + count * PPTRACE_TRACK_ROW);
+        if (!p)
+            return PP_ENOMEM;
+        pptrace_put32(p, (uint32_t)count);
+        p += 4;
+        for (size_t i = first; i < first + count; i++, p += PPTRACE_TRACK_ROW) {
+            const pp_track_info *t = pp_model_track(m, (uint32_t)i);
+            p[0] = t->kind;
+            pptrace_put32(p + 1, t->flags);
+            pptrace_put32(p + 5, t->process);
+            pptrace_put32(p + 9, t->name);
+            pptrace_put32(p + 13, t->device);
+            pptrace_put32(p + 17, (uint32_t)t->stream);
+            pptrace_put64(p + 21, (uint64_t)t->pid);
+            pptrace_put64(p + 29, (uint64_t)t->tid);
+            pptrace_put32(p + 37, (uint32_t)t->sort_index);
+        }
+        block_end(w);
+    }
+    return PP_OK;
+}
+
+static int write_threads(writer *w, const pp_model *m) {
+    size_t n = pp_model_thread_count(m);
+    for (size_t first = 0; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
+        size_t count = min_size(n - first, PPTRACE_ROWS_PER_BLOCK);
+        unsigned char *p = block_begin(w, PPTRACE_THREADS, 4 + count * PPTRACE_THREAD_ROW);
+        if (!p)
+            return PP_ENOMEM;
+        pptrace_put32(p, (uint32_t)count);
+        p += 4;
+        for (size_t i = first; i < first + count; i++, p += PPTRACE_THREAD_ROW) {
+            const pp_thread_info *t = pp_model_thread(m, i);
+            pptrace_put64(p, (uint64_t)t->tid);
+            pptrace_put32(p + 8, t->name);
+            pptrace_put64(p + 12, t->recorded);
+            pptrace_put64(p + 20, t->dropped);
+        }
+        block_end(w);
+    }
+    return PP_OK;
+}
+
+/* Writes n 8-byte values of a column and moves *p past them. Signed columns
+ * come in through their unsigned view (C lets the two alias). */
+static void put_column64(unsigned char **p, const uint64_t *col, size_t n) {
+    unsigned char *q = *p;
+    for (size_t i = 0; i < n; i++)
+        pptrace_put64(q + 8 * i, col[i]);
+    *p = q + 8 * n;
+}
+
+/* One EVENTS block: events [first, first + n), column after column. */
+static int write_event_block(writer *w, const pp_event_columns *c, size_t first, size_t n) {
+    unsigned char *p = block_begin(w, PPTRACE_EVENTS, 4 + n * PPTRACE_EVENT_ROW);
+    if (!p)
+        return PP_ENOMEM;
+    pptrace_put32(p, (uint32_t)n);
+    p += 4;
+    put_column64(&p, (const uint64_t *)c->ts_ns + first, n);
+    put_column64(&p, (const uint64_t *)c->dur_ns + first, n);
+    put_column64(&p, (const uint64_t *)c->batch + first, n);
+    put_column64(&p, c->hw_ns + first, n);
+    put_column64(&p, c->xfer_ns + first, n);
+    put_column64(&p, c->id + first, n);
+    for (size_t i = 0; i < n; i++, p += 8) {
+        uint64_t bits;
+        memcpy(&bits, &c->value[first + i], sizeof bits); /* the IEEE-754 bit pattern */
+        pptrace_put64(p, bits);
+    }
+    const uint32_t *ids[] = {c->name, c->stage, c->track};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; i < n; i++, p += 4)
+            pptrace_put32(p, ids[k][first + i]);
+    memcpy(p, c->kind + first, n);
+    memcpy(p + n, c->role + first, n);
+    memcpy(p + 2 * n, c->phase + first, n);
+    block_end(w);
+    return PP_OK;
+}
+
+/* ANNOTATIONS blocks for the table rows [*next, end). */
+static int write_annotations(writer *w, const pp_annotation *a, size_t *next, size_t end) {
+    while (*next < end) {
+        size_t count = min_size(end - *next, PPTRACE_ROWS_PER_BLOCK);
+        unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, 4 + count * PPTRACE_ANNOTATION_ROW);
+        if (!p)
+            return PP_ENOMEM;
+        pptrace_put32(p, (uint32_t)count);
+        p += 4;
+        for (size_t i = *next; i < *next + count; i++, p += PPTRACE_ANNOTATION_ROW) {
+            uint64_t value = 0;
+            if (a[i].type == PP_VALUE_INT)
+                value = (uint64_t)a[i].v.i;
+            else if (a[i].type == PP_VALUE_DOUBLE)
+                memcpy(&value, &a[i].v.d, sizeof value);
+            else
+                value = a[i].v.s;
+            pptrace_put64(p, a[i].event);
+            pptrace_put32(p + 8, a[i].key);
+            p[12] = a[i].type;
+            pptrace_put64(p + 13, value);
+        }
+        block_end(w);
+        *next += count;
+    }
+    return PP_OK;
+}
+
+/* Every EVENTS block, each followed by the annotations of its events. */
+static int write_events(writer *w, const pp_model *m) {
+    pp_event_columns c;
+    size_t nanns, next_ann = 0;
+    const pp_annotation *anns = pp_model_annotations(m, &nanns);
+    pp_model_columns(m, &c);
+    for (size_t first = 0; first < c.count; first += PPTRACE_ROWS_PER_BLOCK) {
+        size_t n = min_size(c.count - first, PPTRACE_ROWS_PER_BLOCK), ann_end = next_ann;
+        while (ann_end < nanns && anns[ann_end].event < first + n)
+            ann_end++;
+        int rc = write_event_block(w, &c, first, n);
+        if (rc == PP_OK)
+            rc = write_annotations(w, anns, &next_ann, ann_end);
+        if (rc)
+            return rc;
+    }
+    return PP_OK;
+}
+
+static int write_end(writer *w, const pp_model *m) {
+    size_t nanns;
+    pp_model_annotations(m, &nanns);
+    unsigned char *p = block_begin(w, PPTRACE_END, PPTRACE_END_LEN);
+    if (!p)
+        return PP_ENOMEM;
+    pptrace_put64(p, pp_model_string_count(m));
+    pptrace_put64(p + 8, pp_model_track_count(m));
+    pptrace_put64(p + 16, pp_model_thread_count(m));
+    pptrace_put64(p + 24, pp_model_event_count(m));
+    pptrace_put64(p + 32, nanns);
+    block_end(w);
+    return PP_OK;
+}
+
+static int write_all(writer *w, const pp_model *m, const char *path, pp_error *err) {
+    unsigned char header[PPTRACE_HEADER_LEN];
+    memcpy(header, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN);
+    pptrace_put32(header + 8, PPTRACE_VERSION);
+    pptrace_put32(header + 12, 0); /* flags: none defined in version 1 */
+    pp_outfile_write(&w->out, header, sizeof header);
+    int rc = write_strings(w, m, path, err);
+    if (rc)
+        return rc;
+    if ((rc = write_meta(w, m)) || (rc = write_tracks(w, m)) || (rc = write_threads(w, m)) ||
+        (rc = write_events(w, m)) || (rc = write_end(w, m)))
+        return pp_set_error(err, rc, "%s: out of memory", path);
+    return PP_OK;
+}
+
+int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
+    if (!m || !path)
+        return pp_set_error(err, PP_EINVAL, "pp_pptrace_write: model and path are required");
+    int level = pp_model_meta_get(m)->level;
+    if (level < -1) /* the reader rejects it: the writer must not produce it */
+        return pp_set_error(err, PP_EINVAL, "%s: recording level %d is below -1 (unknown)", path,
+                            level);
+    writer w = {0};
+    int rc = pp_outfile_open(&w.out, path, err);
+    if (rc)
+        return rc;
+    rc = write_all(&w, m, path, err);
+    free(w.buf);
+    if (rc) {
+        pp_outfile_abort(&w.out);
+        return rc;
+    }
+    return pp_outfile_commit(&w.out, err);
+}

@@ -1,0 +1,344 @@
+/* The trace model: columnar event arrays plus string, track, thread and
+ * annotation tables. Append-only while built; readers and writers share it. */
+#include "pipeprof/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strtab.h"
+
+typedef struct event_store {
+    size_t count, cap;
+    int64_t *ts_ns, *dur_ns, *batch;
+    uint64_t *hw_ns, *xfer_ns, *id;
+    double *value;
+    uint32_t *name, *stage, *track;
+    uint8_t *kind, *role, *phase;
+} event_store;
+
+struct pp_model {
+    pp_strtab strings;
+    event_store ev;
+    pp_track_info *tracks;
+    size_t ntracks, captracks;
+    pp_thread_info *threads;
+    size_t nthreads, capthreads;
+    pp_annotation *anns;
+    size_t nanns, capanns;
+    pp_model_meta meta;
+};
+
+/* Grows a table of `elem`-sized items to hold one more; 0 or PP_ENOMEM. */
+static int grow_table(void **items, size_t *cap, size_t count, size_t elem) {
+    if (count < *cap)
+        return PP_OK;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    void *p = realloc(*items, ncap * elem);
+    if (!p)
+        return PP_ENOMEM;
+    *items = p;
+    *cap = ncap;
+    return PP_OK;
+}
+
+int pp_model_create(pp_model **out) {
+    pp_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return PP_ENOMEM;
+    if (pp_strtab_init(&m->strings) != 0) {
+        free(m);
+        return PP_ENOMEM;
+    }
+    m->meta.level = -1;
+    *out = m;
+    return PP_OK;
+}
+
+static void event_store_free(event_store *e) {
+    void *cols[] = {e->ts_ns, e->dur_ns, e->batch, e->hw_ns, e->xfer_ns, e->id, e->value,
+                    e->name,  e->stage,  e->track, e->kind,  e->role,    e->phase};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        free(cols[i]);
+}
+
+void pp_model_free(pp_model *m) {
+    if (!m)
+        return;
+    pp_strtab_free(&m->strings);
+    event_store_free(&m->ev);
+    free(m->tracks);
+    free(m->threads);
+    free(m->anns);
+    free(m);
+}
+
+int pp_model_intern(pp_model *m, const char *text, size_t len, uint32_t *id) {
+    return pp_strtab_intern(&m->strings, text, len, id);
+}
+
+uint32_t pp_model_find_string(const pp_model *m, const char *text) {
+    return pp_strtab_find(&m->strings, text, strlen(text));
+}
+
+const char *pp_model_string(const pp_model *m, uint32_t id) {
+    return pp_strtab_text(&m->strings, id);
+}
+
+size_t pp_model_string_count(const pp_model *m) {
+    return m->strings.count;
+}
+
+void pp_track_info_init(pp_track_info *t) {
+    memset(t, 0, sizeof *t);
+    t->kind = PP_TRACK_KIND_THREAD;
+    t->stream = -1;
+}
+
+int pp_model_add_track(pp_model *m, const pp_track_info *t, uint32_t *index) {
+    if (t->process >= m->strings.count || t->name >= m->strings.count ||
+        t->device >= m->strings.count || t->kind > PP_TRACK_KIND_ASYNC)
+        return PP_EINVAL;
+    if (grow_table((void **)&m->tracks, &m->captracks, m->ntracks, sizeof *m->tracks))
+        return PP_ENOMEM;
+    m->tracks[m->ntracks] = *t;
+    if (index)
+        *index = (uint32_t)m->ntracks;
+    m->ntracks++;
+    return PP_OK;
+}
+
+size_t pp_model_track_count(const pp_model *m) {
+    return m->ntracks;
+}
+
+const pp_track_info *pp_model_track(const pp_model *m, uint32_t index) {
+    return index < m->ntracks ? &m->tracks[index] : NULL;
+}
+
+pp_track_info *pp_model_track_mut(pp_model *m, uint32_t index) {
+    return index < m->ntracks ? &m->tracks[index] : NULL;
+}
+
+void pp_event_init(pp_event *e) {
+    memset(e, 0, sizeof *e);
+    e->batch = -1;
+}
+
+/* Reallocates every column to `cap` entries; on failure nothing is lost
+ * (columns already grown stay valid at their new size). */
+static int event_store_reserve(event_store *e, size_t cap) {
+#define GROW(col)                                                  \
+    do {                                                           \
+        void *p_ = realloc(e->col, cap * sizeof *e->col);          \
+        if (!p_)                                                   \
+            return PP_ENOMEM;                                      \
+        e->col = p_;                                               \
+    } while (0)
+    GROW(ts_ns); GROW(dur_ns); GROW(batch); GROW(hw_ns); GROW(xfer_ns); GROW(id);
+    GROW(value); GROW(name); GROW(stage); GROW(track); GROW(kind); GROW(role); GROW(phase);
+#undef GROW
+    e->cap = cap;
+    return PP_OK;
+}
+
+int pp_model_add_event(pp_model *m, const pp_event *ev) {
+    event_store *e = &m->ev;
+    if (ev->track >= m->ntracks || ev->name >= m->strings.count ||
+        ev->stage >= m->strings.count || ev->dur_ns < 0 || ev->kind > PP_EV_REGION ||
+        ev->role > PP_ROLE_USER || ev->phase > PP_FLOW_END)
+        return PP_EINVAL;
+    if (e->count == e->cap) {
+        int rc = event_store_reserve(e, e->cap ? e->cap * 2 : 1024);
+        if (rc)
+            return rc;
+    }
+    size_t i = e->count++;
+    e->ts_ns[i] = ev->ts_ns;
+    e->dur_ns[i] = ev->dur_ns;
+    e->batch[i] = ev->batch;
+    e->hw_ns[i] = ev->hw_ns;
+    e->xfer_ns[i] = ev->xfer_ns;
+    e->id[i] = ev->id;
+    e->value[i] = ev->value;
+    e->name[i] = ev->name;
+    e->stage[i] = ev->stage;
+    e->track[i] = ev->track;
+    e->kind[i] = ev->kind;
+    e->role[i] = ev->role;
+    e->phase[i] = ev->phase;
+    return PP_OK;
+}
+
+size_t pp_model_event_count(const pp_model *m) {
+    return m->ev.count;
+}
+
+void pp_model_event(const pp_model *m, size_t i, pp_event *out) {
+    const event_store *e = &m->ev;
+    out->ts_ns = e->ts_ns[i];
+    out->dur_ns = e->dur_ns[i];
+    out->batch = e->batch[i];
+    out->hw_ns = e->hw_ns[i];
+    out->xfer_ns = e->xfer_ns[i];
+    out->id = e->id[i];
+    out->value = e->value[i];
+    out->name = e->name[i];
+    out->stage = e->stage[i];
+    out->track = e->track[i];
+    out->kind = e->kind[i];
+    out->role = e->role[i];
+    out->phase = e->phase[i];
+}
+
+void pp_model_columns(const pp_model *m, pp_event_columns *out) {
+    const event_store *e = &m->ev;
+    out->count = e->count;
+    out->ts_ns = e->ts_ns;
+    out->dur_ns = e->dur_ns;
+    out->batch = e->batch;
+    out->hw_ns = e->hw_ns;
+    out->xfer_ns = e->xfer_ns;
+    out->id = e->id;
+    out->value = e->value;
+    out->name = e->name;
+    out->stage = e->stage;
+    out->track = e->track;
+    out->kind = e->kind;
+    out->role = e->role;
+    out->phase = e->phase;
+}
+
+int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
+    if (a->event >= m->ev.count || a->key >= m->strings.count || a->type > PP_VALUE_STR ||
+        (a->type == PP_VALUE_STR && a->v.s >= m->strings.count) ||
+        (m->nanns && a->event < m->anns[m->nanns - 1].event))
+        return PP_EINVAL;
+    if (grow_table((void **)&m->anns, &m->capanns, m->nanns, sizeof *m->anns))
+        return PP_ENOMEM;
+    m->anns[m->nanns++] = *a;
+    return PP_OK;
+}
+
+const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
+    *count = m->nanns;
+    return m->anns;
+}
+
+void pp_model_annotations_of(const pp_model *m, size_t i, size_t *first, size_t *n) {
+    size_t lo = 0, hi = m->nanns;
+    while (lo < hi) { /* first annotation with event >= i */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->anns[mid].event < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < m->nanns && m->anns[end].event == i)
+        end++;
+    *first = lo;
+    *n = end - lo;
+}
+
+int pp_model_add_thread(pp_model *m, const pp_thread_info *t) {
+    if (t->name >= m->strings.count)
+        return PP_EINVAL;
+    if (grow_table((void **)&m->threads, &m->capthreads, m->nthreads, sizeof *m->threads))
+        return PP_ENOMEM;
+    m->threads[m->nthreads++] = *t;
+    return PP_OK;
+}
+
+size_t pp_model_thread_count(const pp_model *m) {
+    return m->nthreads;
+}
+
+const pp_thread_info *pp_model_thread(const pp_model *m, size_t i) {
+    return i < m->nthreads ? &m->threads[i] : NULL;
+}
+
+const pp_model_meta *pp_model_meta_get(const pp_model *m) {
+    return &m->meta;
+}
+
+pp_model_meta *pp_model_meta_mut(pp_model *m) {
+    return &m->meta;
+}
+
+/* Stable merge sort of event indices by ts_ns; the result ends in `idx`. */
+static void sort_indices(size_t *idx, size_t *tmp, size_t n, const int64_t *ts) {
+    size_t *src = idx, *dst = tmp;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                dst[o++] = ts[src[b]] < ts[src[a]] ? src[b++] : src[a++];
+            while (a < mid)
+                dst[o++] = src[a++];
+            while (b < hi)
+                dst[o++] = src[b++];
+        }
+        size_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != idx)
+        memcpy(idx, src, n * sizeof *idx);
+}
+
+int pp_model_sort_by_time(pp_model *m) {
+    event_store *e = &m->ev;
+    size_t n = e->count;
+    int already = 1;
+    for (size_t i = 1; i < n && already; i++)
+        already = e->ts_ns[i - 1] <= e->ts_ns[i];
+    if (already)
+        return PP_OK;
+    size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
+    pp_annotation *anns = malloc((m->nanns ? m->nanns : 1) * sizeof *anns);
+    event_store sorted = {0};
+    if (!idx || !tmp || !anns || event_store_reserve(&sorted, n) != PP_OK) {
+        free(idx);
+        free(tmp);
+        free(anns);
+        event_store_free(&sorted);
+        return PP_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_indices(idx, tmp, n, e->ts_ns);
+    size_t nanns = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = idx[i], first, count;
+        sorted.ts_ns[i] = e->ts_ns[j];
+        sorted.dur_ns[i] = e->dur_ns[j];
+        sorted.batch[i] = e->batch[j];
+        sorted.hw_ns[i] = e->hw_ns[j];
+        sorted.xfer_ns[i] = e->xfer_ns[j];
+        sorted.id[i] = e->id[j];
+        sorted.value[i] = e->value[j];
+        sorted.name[i] = e->name[j];
+        sorted.stage[i] = e->stage[j];
+        sorted.track[i] = e->track[j];
+        sorted.kind[i] = e->kind[j];
+        sorted.role[i] = e->role[j];
+        sorted.phase[i] = e->phase[j];
+        /* annotations follow their event, in their original order */
+        pp_model_annotations_of(m, j, &first, &count);
+        for (size_t a = 0; a < count; a++) {
+            anns[nanns] = m->anns[first + a];
+            anns[nanns++].event = i;
+        }
+    }
+    sorted.count = n;
+    event_store_free(e);
+    *e = sorted;
+    free(m->anns);
+    m->anns = anns;
+    m->capanns = m->nanns ? m->nanns : 1;
+    free(idx);
+    free(tmp);
+    return PP_OK;
+}

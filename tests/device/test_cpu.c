@@ -1,0 +1,205 @@
+/* The cpu backend computes the dummy models correctly (against naive
+ * reference loops written here from the models' definitions) and reports a
+ * profile whose parts add up. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "device/workload.h"
+#include "pipeprof/device.h"
+#include "testutil.h"
+
+static pp_device *open_cpu(void) {
+    pp_device *d = NULL;
+    pp_error err = {0};
+    int rc = pp_device_open("cpu", NULL, &d, &err);
+    EXPECT_EQ_I64(rc, PP_OK);
+    return d;
+}
+
+/* c = a (n x k) times w (k x m), the textbook triple loop. */
+static void naive_matmul(const float *a, const float *w, float *c, int64_t n, int64_t k, int64_t m) {
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < k; p++)
+                sum += (double)a[i * k + p] * (double)w[p * m + j];
+            c[i * m + j] = (float)sum;
+        }
+}
+
+/* Largest difference relative to the reference's largest magnitude. */
+static double rel_error(const float *got, const float *want, int64_t count) {
+    double worst = 0.0, scale = 1e-30;
+    for (int64_t i = 0; i < count; i++)
+        scale = fmax(scale, fabs((double)want[i]));
+    for (int64_t i = 0; i < count; i++)
+        worst = fmax(worst, fabs((double)got[i] - (double)want[i]));
+    return worst / scale;
+}
+
+static void run_and_wait(pp_compiled *c, int i) {
+    pp_request *r = pp_compiled_request(c, i);
+    EXPECT_EQ_I64(pp_request_start(r, NULL, NULL), PP_OK);
+    EXPECT_EQ_I64(pp_request_wait(r), PP_OK);
+}
+
+/* 37 rows (not a multiple of the kernel's 4-row block) through three layers. */
+static void test_matmul_chain_matches_naive_product(void) {
+    pp_workload w;
+    pp_workload_init(&w);
+    w.nodes = 37, w.in_dim = 19, w.out_dim = 23, w.layers = 3, w.seed = 7;
+    pp_device *d = open_cpu();
+    pp_compiled *c = NULL;
+    EXPECT_EQ_I64(pp_compiled_create(d, &w, 1, &c, NULL), PP_OK);
+    pp_request *r = pp_compiled_request(c, 0);
+    pp_wl_fill_input(&w, 99, pp_request_input(r));
+    run_and_wait(c, 0);
+
+    float *x = malloc(37 * 23 * sizeof(float)), *y = malloc(37 * 23 * sizeof(float));
+    float *w0 = malloc(19 * 23 * sizeof(float)), *wl = malloc(23 * 23 * sizeof(float));
+    pp_wl_fill_input(&w, 99, x);
+    pp_wl_weights(&w, 0, w0);
+    naive_matmul(x, w0, y, 37, 19, 23);
+    for (int l = 1; l < 3; l++) {
+        pp_wl_weights(&w, l, wl);
+        naive_matmul(y, wl, x, 37, 23, 23);
+        float *t = x;
+        x = y, y = t;
+    }
+    EXPECT(rel_error(pp_request_output(r), y, 37 * 23) < 1e-5);
+    free(x), free(y), free(w0), free(wl);
+    pp_compiled_free(c);
+    pp_device_close(d);
+}
+
+/* h_i = ReLU(W^T mean(x_i, x_src for every edge src -> i) + b). */
+static void test_sage_layer_matches_naive_definition(void) {
+    enum { N = 50, E = 300, IN = 16, OUT = 12 };
+    pp_workload w;
+    pp_workload_init(&w);
+    w.kind = PP_WORKLOAD_SAGE;
+    w.nodes = N, w.edges = E, w.in_dim = IN, w.out_dim = OUT, w.seed = 3;
+    pp_device *d = open_cpu();
+    pp_compiled *c = NULL;
+    EXPECT_EQ_I64(pp_compiled_create(d, &w, 1, &c, NULL), PP_OK);
+    pp_request *r = pp_compiled_request(c, 0);
+    pp_wl_fill_input(&w, 5, pp_request_input(r));
+    run_and_wait(c, 0);
+
+    static float x[N * IN], mean[N * IN], wt[IN * OUT], bias[OUT], want[N * OUT];
+    static int32_t src[E], dst[E];
+    pp_wl_fill_input(&w, 5, x);
+    pp_wl_weights(&w, 0, wt);
+    pp_wl_bias(&w, bias);
+    pp_wl_graph(&w, src, dst);
+    for (int i = 0; i < N; i++) {
+        for (int f = 0; f < IN; f++) {
+            double sum = x[i * IN + f];
+            int count = 1;
+            for (int e = 0; e < E; e++) {
+                if (dst[e] == i) {
+                    sum += x[src[e] * IN + f];
+                    count++;
+                }
+            }
+            mean[i * IN + f] = (float)(sum / count);
+        }
+    }
+    naive_matmul(mean, wt, want, N, IN, OUT);
+    for (int i = 0; i < N * OUT; i++)
+        want[i] = fmaxf(want[i] + bias[i % OUT], 0.0f);
+    EXPECT(rel_error(pp_request_output(r), want, N * OUT) < 1e-5);
+    pp_compiled_free(c);
+    pp_device_close(d);
+}
+
+/* hw_ns is the sum of the ops' CPU times, xfer_ns the input reorder's, and
+ * every op ran inside the request's wall interval. */
+static void test_profile_parts_add_up(void) {
+    pp_workload w;
+    pp_workload_init(&w);
+    w.kind = PP_WORKLOAD_SAGE;
+    w.nodes = 512, w.edges = 4096, w.in_dim = 32, w.out_dim = 32;
+    pp_device *d = open_cpu();
+    pp_compiled *c = NULL;
+    EXPECT_EQ_I64(pp_compiled_create(d, &w, 1, &c, NULL), PP_OK);
+    pp_request *r = pp_compiled_request(c, 0);
+    pp_request_profile prof;
+    EXPECT_EQ_I64(pp_request_profile_get(r, &prof), PP_ESTATE); /* never ran */
+
+    int64_t t0 = pp_now();
+    run_and_wait(c, 0);
+    int64_t t1 = pp_now();
+    EXPECT_EQ_I64(pp_request_profile_get(r, &prof), PP_OK);
+    EXPECT_EQ_U64(prof.nops, 5); /* reorder_input, aggregate, matmul, bias, relu */
+    EXPECT_STR(pp_str_text(prof.ops[0].name), "reorder_input");
+    EXPECT_STR(pp_str_text(prof.ops[0].type), "Reorder");
+    EXPECT_STR(pp_str_text(prof.ops[2].type), "MatMul");
+    EXPECT_STR(pp_str_text(prof.ops[4].name), "relu");
+    uint64_t sum = 0;
+    int64_t prev_end = t0;
+    for (size_t i = 0; i < prof.nops; i++) {
+        const pp_op_profile *op = &prof.ops[i];
+        EXPECT_EQ_I64(op->status, PP_OP_EXECUTED);
+        EXPECT_EQ_I64(op->transfer, i == 0);
+        EXPECT_EQ_U64(op->hw_ns, op->cpu_ns);
+        EXPECT(op->start_ns >= prev_end);
+        prev_end = op->start_ns + (int64_t)op->real_ns;
+        sum += op->hw_ns;
+    }
+    EXPECT(prev_end <= t1);
+    EXPECT_EQ_U64(prof.hw_ns, sum);
+    EXPECT_EQ_U64(prof.xfer_ns, prof.ops[0].hw_ns);
+    EXPECT(prof.hw_ns > 0);
+    pp_compiled_free(c);
+    pp_device_close(d);
+}
+
+typedef struct done_log {
+    int calls[4];
+    int status[4];
+} done_log;
+
+static void on_done(void *ctx, pp_request *r, int status) {
+    done_log *log = ctx;
+    log->calls[pp_request_index(r)]++;
+    log->status[pp_request_index(r)] = status;
+}
+
+/* Four requests in flight at once: each calls back exactly once, and each
+ * computes its own input (same model, different inputs, different outputs). */
+static void test_concurrent_requests_each_complete_once(void) {
+    pp_workload w;
+    pp_workload_init(&w);
+    w.nodes = 64, w.in_dim = 8, w.out_dim = 8;
+    pp_device *d = open_cpu();
+    pp_compiled *c = NULL;
+    EXPECT_EQ_I64(pp_compiled_create(d, &w, 4, &c, NULL), PP_OK);
+    done_log log = {{0}, {0}};
+    for (int i = 0; i < 4; i++) {
+        pp_wl_fill_input(&w, 100 + (uint64_t)i, pp_request_input(pp_compiled_request(c, i)));
+        EXPECT_EQ_I64(pp_request_start(pp_compiled_request(c, i), on_done, &log), PP_OK);
+    }
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ_I64(pp_request_wait(pp_compiled_request(c, i)), PP_OK);
+    static float x[64 * 8], wt[8 * 8], want[64 * 8];
+    pp_wl_weights(&w, 0, wt);
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ_I64(log.calls[i], 1);
+        EXPECT_EQ_I64(log.status[i], PP_OK);
+        EXPECT(pp_request_poll(pp_compiled_request(c, i)) == 1);
+        pp_wl_fill_input(&w, 100 + (uint64_t)i, x);
+        naive_matmul(x, wt, want, 64, 8, 8);
+        EXPECT(rel_error(pp_request_output(pp_compiled_request(c, i)), want, 64 * 8) < 1e-5);
+    }
+    pp_compiled_free(c);
+    pp_device_close(d);
+}
+
+int main(void) {
+    RUN(test_matmul_chain_matches_naive_product);
+    RUN(test_sage_layer_matches_naive_definition);
+    RUN(test_profile_parts_add_up);
+    RUN(test_concurrent_requests_each_complete_once);
+    return pp_test_finish();
+}

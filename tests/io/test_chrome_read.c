@@ -1,0 +1,310 @@
+/* The Chrome JSON reader takes what real tools write (our files, PyTorch
+ * profiler exports, hand-made arrays) and refuses what is broken with a
+ * message that says where. */
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "pipeprof/io.h"
+#include "testutil.h"
+
+/* Reads `json` written to a fresh file; returns the model (NULL on error,
+ * with the message in *err). */
+static pp_model *read_text(const char *name, const char *json, pp_error *err) {
+    const char *path = pp_test_path(name);
+    pp_model *m = NULL;
+    pp_test_write_file(path, json, strlen(json));
+    memset(err, 0, sizeof *err);
+    int rc = pp_chrome_read(path, &m, err);
+    EXPECT((rc == PP_OK) == (m != NULL));
+    return m;
+}
+
+static pp_event event_at(const pp_model *m, size_t i) {
+    pp_event e;
+    pp_event_init(&e);
+    if (i < pp_model_event_count(m))
+        pp_model_event(m, i, &e);
+    else
+        pp_test_fail(__FILE__, __LINE__, "no event %zu", i);
+    return e;
+}
+
+/* Microsecond decimals become exact nanoseconds, even at epoch scale where
+ * a double has no nanoseconds left; integers, exponents and 4+ decimals too. */
+static void test_timestamps_are_exact_nanoseconds(void) {
+    pp_error err;
+    pp_model *m = read_text("ts.json",
+                            "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1700000000000000.123,\"dur\":0.001},"
+                            "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":42,\"dur\":1e3},"
+                            "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1.0005,\"dur\":2.00049},"
+                            "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":-0.25,\"dur\":1.5E-2}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_I64(event_at(m, 0).ts_ns, 1700000000000000123LL);
+    EXPECT_EQ_I64(event_at(m, 0).dur_ns, 1);
+    EXPECT_EQ_I64(event_at(m, 1).ts_ns, 42000);
+    EXPECT_EQ_I64(event_at(m, 1).dur_ns, 1000000);
+    EXPECT_EQ_I64(event_at(m, 2).ts_ns, 1001); /* 1000.5 rounds away from zero */
+    EXPECT_EQ_I64(event_at(m, 2).dur_ns, 2000);
+    EXPECT_EQ_I64(event_at(m, 3).ts_ns, -250);
+    EXPECT_EQ_I64(event_at(m, 3).dur_ns, 15);
+    pp_model_free(m);
+}
+
+/* The object form may put traceEvents anywhere; unknown top-level keys,
+ * unknown fields and unknown phases are skipped (phases counted). */
+static void test_object_form_and_unknowns(void) {
+    pp_error err;
+    pp_model *m = read_text("obj.json",
+                            "{\"meta\":{\"nested\":[1,{\"x\":\"]}\"}]},\"traceEvents\":["
+                            "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1,\"weird\":[true,null]},"
+                            "{\"ph\":\"Q\",\"name\":\"unknown\",\"pid\":1,\"tid\":2,\"ts\":1}"
+                            "],\"displayTimeUnit\":\"ns\"}",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_U64(pp_model_event_count(m), 1);
+    EXPECT_EQ_U64(pp_model_meta_get(m)->ignored_events, 1);
+    pp_model_free(m);
+}
+
+/* A bare array cut short, as Chrome leaves it when killed, is accepted. */
+static void test_bare_array_without_closing_bracket(void) {
+    pp_error err;
+    pp_model *m = read_text("open.json", "[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":5},\n", &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_U64(pp_model_event_count(m), 1);
+    EXPECT_EQ_I64(event_at(m, 0).kind, PP_EV_INSTANT);
+    pp_model_free(m);
+}
+
+/* B/E nest per thread; an E with nothing open is counted, not invented;
+ * names given later by M events still apply; pid/tid may be strings. */
+static void test_begin_end_pairs_and_late_names(void) {
+    pp_error err;
+    pp_model *m = read_text("be.json",
+                            "[{\"ph\":\"B\",\"name\":\"outer\",\"pid\":\"p\",\"tid\":\"t\",\"ts\":1,\"args\":{\"k\":7}},"
+                            "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":\"p\",\"tid\":\"t\",\"ts\":2},"
+                            "{\"ph\":\"B\",\"name\":\"other\",\"pid\":\"p\",\"tid\":9,\"ts\":2},"
+                            "{\"ph\":\"E\",\"pid\":\"p\",\"tid\":\"t\",\"ts\":3},"
+                            "{\"ph\":\"E\",\"pid\":\"p\",\"tid\":\"t\",\"ts\":4},"
+                            "{\"ph\":\"E\",\"pid\":\"p\",\"tid\":\"t\",\"ts\":5},"
+                            "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":\"p\",\"tid\":\"t\",\"args\":{\"name\":\"worker\"}},"
+                            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":\"p\",\"args\":{\"name\":\"app\"}}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_U64(pp_model_event_count(m), 2);
+    pp_event inner = event_at(m, 0), outer = event_at(m, 1);
+    EXPECT_STR(pp_model_string(m, inner.name), "inner");
+    EXPECT_EQ_I64(inner.dur_ns, 1000);
+    EXPECT_STR(pp_model_string(m, outer.name), "outer");
+    EXPECT_EQ_I64(outer.dur_ns, 3000);
+    size_t first, n, total;
+    pp_model_annotations_of(m, 1, &first, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_I64(pp_model_annotations(m, &total)[first].v.i, 7);
+    const pp_track_info *t = pp_model_track(m, outer.track);
+    EXPECT_STR(pp_model_string(m, t->name), "worker");
+    EXPECT_STR(pp_model_string(m, t->process), "app");
+    EXPECT_EQ_U64(pp_model_meta_get(m)->unmatched_ends, 2); /* stray E + never-ended "other" */
+    pp_model_free(m);
+}
+
+/* Span args fill the pipeline fields; every other scalar is an annotation
+ * of the right type; strings are unescaped to UTF-8. */
+static void test_args_fields_and_annotations(void) {
+    pp_error err;
+    pp_model *m = read_text("args.json",
+                            "[{\"ph\":\"X\",\"name\":\"infer\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,\"args\":{"
+                            "\"stage\":\"Embedding\",\"batch_id\":12,\"hw_ns\":1500,\"transfer_ns\":200,\"role\":\"exec\","
+                            "\"n\":-3,\"r\":0.5,\"big\":1e400,\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\",\"o\":{\"x\":1},\"b\":true}}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    pp_event e = event_at(m, 0);
+    EXPECT_STR(pp_model_string(m, e.stage), "Embedding");
+    EXPECT_EQ_I64(e.batch, 12);
+    EXPECT_EQ_U64(e.hw_ns, 1500);
+    EXPECT_EQ_U64(e.xfer_ns, 200);
+    EXPECT_EQ_I64(e.role, PP_ROLE_EXEC);
+    size_t first, n, total;
+    pp_model_annotations_of(m, 0, &first, &n);
+    const pp_annotation *a = pp_model_annotations(m, &total) + first;
+    EXPECT_EQ_U64(n, 4);
+    EXPECT_EQ_I64(a[0].type, PP_VALUE_INT);
+    EXPECT_EQ_I64(a[0].v.i, -3);
+    EXPECT_EQ_I64(a[1].type, PP_VALUE_DOUBLE);
+    EXPECT_NEAR(a[1].v.d, 0.5, 0);
+    EXPECT_EQ_I64(a[2].type, PP_VALUE_DOUBLE);
+    EXPECT_STR(pp_model_string(m, a[3].v.s), "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\"");
+    pp_model_free(m);
+}
+
+/* Counters: one sample per numeric key, named name.key when there are
+ * several; flows and async ranges keep their ids. */
+static void test_counters_flows_ranges(void) {
+    pp_error err;
+    pp_model *m = read_text("cfr.json",
+                            "[{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":1,\"args\":{\"value\":2.5}},"
+                            "{\"ph\":\"C\",\"name\":\"q\",\"pid\":1,\"ts\":2,\"args\":{\"in\":1,\"out\":3,\"label\":\"x\"}},"
+                            "{\"ph\":\"s\",\"name\":\"batch\",\"cat\":\"flow\",\"id\":5,\"pid\":1,\"tid\":1,\"ts\":3},"
+                            "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"batch\",\"cat\":\"flow\",\"id\":\"0x5\",\"pid\":1,\"tid\":2,\"ts\":4},"
+                            "{\"ph\":\"b\",\"name\":\"req\",\"cat\":\"range\",\"id\":9,\"pid\":1,\"tid\":3,\"ts\":5},"
+                            "{\"ph\":\"e\",\"name\":\"req\",\"cat\":\"range\",\"id\":9,\"pid\":1,\"tid\":3,\"ts\":8}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_U64(pp_model_event_count(m), 6);
+    EXPECT_STR(pp_model_string(m, event_at(m, 0).name), "mem");
+    EXPECT_NEAR(event_at(m, 0).value, 2.5, 0);
+    EXPECT_STR(pp_model_string(m, event_at(m, 1).name), "q.in");
+    EXPECT_STR(pp_model_string(m, event_at(m, 2).name), "q.out");
+    EXPECT_NEAR(event_at(m, 2).value, 3, 0);
+    EXPECT_EQ_I64(event_at(m, 3).phase, PP_FLOW_BEGIN);
+    EXPECT_EQ_U64(event_at(m, 3).id, 5);
+    EXPECT_EQ_I64(event_at(m, 4).phase, PP_FLOW_END);
+    EXPECT_EQ_U64(event_at(m, 4).id, 5);
+    EXPECT_EQ_I64(event_at(m, 5).kind, PP_EV_RANGE);
+    EXPECT_EQ_I64(event_at(m, 5).dur_ns, 3000);
+    pp_model_free(m);
+}
+
+/* A PyTorch-profiler export: kernels, memcpys and memsets become execs on
+ * device tracks; memcpy/memset time is transfer; host events stay host. */
+static void test_pytorch_profiler_export(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/io/data/kineto_small.json", getenv("PP_SOURCE_DIR"));
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_chrome_read(path, &m, &err), PP_OK);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    int kernels = 0, copies = 0;
+    for (size_t i = 0; i < pp_model_event_count(m); i++) {
+        pp_event e = event_at(m, i);
+        const pp_track_info *t = pp_model_track(m, e.track);
+        if (e.role != PP_ROLE_EXEC)
+            continue;
+        EXPECT_EQ_I64(t->kind, PP_TRACK_KIND_DEVICE);
+        EXPECT_STR(pp_model_string(m, t->device), "GPU 0");
+        EXPECT_EQ_U64(e.hw_ns, (uint64_t)e.dur_ns);
+        if (e.xfer_ns) {
+            copies++;
+            EXPECT_EQ_U64(e.xfer_ns, (uint64_t)e.dur_ns);
+        } else {
+            kernels++;
+            EXPECT_EQ_I64(e.dur_ns, 80333);
+            EXPECT_EQ_I64(t->stream, 7);
+            EXPECT_STR(pp_model_string(m, t->name), "stream 7");
+        }
+    }
+    EXPECT_EQ_I64(kernels, 1);
+    EXPECT_EQ_I64(copies, 2);
+    pp_event first = event_at(m, 0);
+    EXPECT_STR(pp_model_string(m, first.name), "Stage2_Embedding/batch7");
+    EXPECT_EQ_I64(pp_model_track(m, first.track)->kind, PP_TRACK_KIND_THREAD);
+    EXPECT_STR(pp_model_string(m, pp_model_track(m, first.track)->process), "python3");
+    EXPECT_EQ_U64(pp_model_meta_get(m)->ignored_events, 1); /* process_labels */
+    pp_model_free(m);
+}
+
+/* gzip-compressed traces are read by content, whatever their name. */
+static void test_gzip_input(void) {
+    const char *path = pp_test_path("trace.json.gz");
+    const char *json = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"z\",\"pid\":1,\"tid\":1,\"ts\":7}]}";
+    gzFile gz = gzopen(path, "wb");
+    gzwrite(gz, json, (unsigned)strlen(json));
+    gzclose(gz);
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_trace_read(path, &m, &err), PP_OK);
+    EXPECT(m && pp_model_event_count(m) == 1);
+    pp_model_free(m);
+    /* corrupt the compressed data: a clear error, no model */
+    size_t len;
+    char *bytes = pp_test_read_file(path, &len);
+    bytes[len / 2] ^= 0x55;
+    bytes[len / 2 + 1] ^= 0x55;
+    pp_test_write_file(path, bytes, len);
+    free(bytes);
+    m = NULL;
+    EXPECT_EQ_I64(pp_chrome_read(path, &m, &err), PP_EFORMAT);
+    EXPECT(m == NULL);
+    EXPECT_CONTAINS(err.msg, "trace.json.gz: byte ");
+}
+
+/* A file many times the read chunk is streamed with every event intact. */
+static void test_large_file_streams(void) {
+    const char *path = pp_test_path("large.json");
+    FILE *f = fopen(path, "w");
+    fputs("{\"traceEvents\":[\n", f);
+    for (int i = 0; i < 100000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"name\":\"span %d\",\"pid\":1,\"tid\":%d,\"ts\":%d.%03d,\"dur\":1.5,"
+                   "\"args\":{\"batch_id\":%d,\"pad\":\"%s\"}}\n",
+                i ? "," : "", i % 100, i % 4, i, i % 1000, i,
+                "................................................................");
+    fputs("]}\n", f);
+    fclose(f);
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_chrome_read(path, &m, &err), PP_OK);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_U64(pp_model_event_count(m), 100000);
+    pp_event last = event_at(m, 99999);
+    EXPECT_EQ_I64(last.ts_ns, 99999LL * 1000 + 999);
+    EXPECT_EQ_I64(last.batch, 99999);
+    EXPECT_EQ_U64(pp_model_track_count(m), 4);
+    pp_model_free(m);
+}
+
+/* Every way a file can be broken: a clear message with file, line:column
+ * and byte offset; no model. */
+static void test_errors_say_where(void) {
+    static const struct {
+        const char *json, *message;
+    } cases[] = {
+        {"{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,", "1:17 (byte 16): unexpected end of file inside the value that starts here"},
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1 x}]", "1:38 (byte 37): expected '}' or ',' after a field of an event (got 'x')"},
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\n\"dur\":\"x\"}]", "2:7 (byte 36): \"dur\" must be a number of microseconds (got a string)"},
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":-5}]", "negative \"dur\" (-5000 ns)"},
+        {"[{\"ph\":\"X\",\"name\":\"a\\q\",\"ts\":1}]", "bad escape in string"},
+        {"[{\"name\":\"a\",\"ts\":1}]", "event has no \"ph\""},
+        {"[{\"ph\":\"X\",\"name\":\"a\"}]", "event \"a\" has no \"ts\""},
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1} {}]", "expected ',' or ']' after an event (got '{')"},
+        {"{\"traceEvents\":[]} trailing", "unexpected data after the top-level object"},
+        {"{\"other\":1}", "no \"traceEvents\" in the top-level object"},
+        {"\x7f" "ELF\x02\x01", "expected '{' or '[' at the start of a Chrome trace (got a binary byte)"},
+        {"", "empty file"},
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1.5,\"ts\":1}]", "pid/tid must be an integer or a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pp_error err;
+        pp_model *m = read_text("bad.json", cases[i].json, &err);
+        EXPECT(m == NULL);
+        EXPECT_CONTAINS(err.msg, "bad.json");
+        EXPECT_CONTAINS(err.msg, cases[i].message);
+        pp_model_free(m);
+    }
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_chrome_read("/nonexistent/trace.json", &m, &err), PP_ENOTFOUND);
+    EXPECT_CONTAINS(err.msg, "/nonexistent/trace.json: cannot open");
+}
+
+int main(void) {
+    RUN(test_timestamps_are_exact_nanoseconds);
+    RUN(test_object_form_and_unknowns);
+    RUN(test_bare_array_without_closing_bracket);
+    RUN(test_begin_end_pairs_and_late_names);
+    RUN(test_args_fields_and_annotations);
+    RUN(test_counters_flows_ranges);
+    RUN(test_pytorch_profiler_export);
+    RUN(test_gzip_input);
+    RUN(test_large_file_streams);
+    RUN(test_errors_say_where);
+    return pp_test_finish();
+}
