@@ -96,7 +96,7 @@ static pp_model *build_model(void) {
         add(m, &e);
         pp_event_init(&e);
         e.kind = PP_EV_COUNTER, e.track = host, e.name = str(m, "queue depth");
-        e.ts_ns = ts, e.value = (double)(b % 7) + 0.5;
+        e.ts_ns = ts, e.value = (double)(b % 7); /* a depth: whole, as counters mostly are */
         add(m, &e);
         for (int phase = 0; phase < 3; phase++) {
             pp_event_init(&e);

@@ -21,6 +21,7 @@
  * reserved separately). */
 #define EVENT_FIXED_MAX 640
 #define WHERE_MAX 64 /* ,"pid":P,"tid":T,"ts": */
+#define TS_KEY_LEN 6 /* ,"ts": */
 
 #define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
 
@@ -30,7 +31,6 @@ typedef struct writer {
     char *buf, *p, *end;   /* chunk being filled: [buf, p) written, p..end free */
     char *quoted;          /* every model string as a quoted JSON string */
     size_t *quoted_at;     /* string id -> offset in quoted; [count] = total */
-    uint32_t *pid_of;      /* track -> Chrome pid */
     char (*where)[WHERE_MAX]; /* track -> its rendered pid, tid and "ts" key */
     unsigned char *where_len;
     uint32_t nprocs;
@@ -62,7 +62,8 @@ static char *put_cstring(char *p, const char *s) {
     return json_put_string(p, s, strlen(s));
 }
 
-static char *put_name(char *p, const char *s) {
+/* Text that needs no escaping (fixed names), unquoted. */
+static char *put_text(char *p, const char *s) {
     size_t n = strlen(s);
     memcpy(p, s, n);
     return p + n;
@@ -92,21 +93,24 @@ static int reserve(writer *w, size_t need) {
 /* Escapes every string of the model once: names repeat across millions of
  * events, and a memcpy of the quoted form is what each event then costs. */
 static int quote_strings(writer *w) {
-    size_t n = pp_model_string_count(w->m), total = 0;
+    size_t n = pp_model_string_count(w->m), len = 0, cap = 0;
     w->quoted_at = malloc((n + 1) * sizeof *w->quoted_at);
     if (!w->quoted_at)
         return PP_ENOMEM;
-    for (size_t id = 0; id < n; id++)
-        total += JSON_STRING_MAX(strlen(pp_model_string(w->m, (uint32_t)id)));
-    w->quoted = malloc(total ? total : 1);
-    if (!w->quoted)
-        return PP_ENOMEM;
-    char *p = w->quoted;
     for (size_t id = 0; id < n; id++) {
-        w->quoted_at[id] = (size_t)(p - w->quoted);
-        p = put_cstring(p, pp_model_string(w->m, (uint32_t)id));
+        const char *text = pp_model_string(w->m, (uint32_t)id);
+        size_t text_len = strlen(text);
+        if (cap - len < JSON_STRING_MAX(text_len)) {
+            cap = 2 * cap + JSON_STRING_MAX(text_len) + 4096;
+            char *q = realloc(w->quoted, cap);
+            if (!q)
+                return PP_ENOMEM;
+            w->quoted = q;
+        }
+        w->quoted_at[id] = len;
+        len = (size_t)(json_put_string(w->quoted + len, text, text_len) - w->quoted);
     }
-    w->quoted_at[n] = (size_t)(p - w->quoted);
+    w->quoted_at[n] = len;
     return PP_OK;
 }
 
@@ -122,14 +126,13 @@ static int map_processes(writer *w) {
     size_t n = pp_model_track_count(w->m), nslots = 16;
     while (nslots < 2 * n)
         nslots *= 2;
+    size_t rows = n ? n : 1;
     uint32_t *slots = calloc(nslots, sizeof *slots); /* Chrome pid, 0 = empty */
-    w->pid_of = malloc((n ? n : 1) * sizeof *w->pid_of);
-    w->proc_track = malloc((n ? n : 1) * sizeof *w->proc_track);
-    w->proc_simulated = calloc(n ? n : 1, 1);
-    w->where = malloc((n ? n : 1) * sizeof *w->where);
-    w->where_len = malloc(n ? n : 1);
-    if (!slots || !w->pid_of || !w->proc_track || !w->proc_simulated || !w->where ||
-        !w->where_len) {
+    w->proc_track = malloc(rows * sizeof *w->proc_track);
+    w->proc_simulated = calloc(rows, 1);
+    w->where = malloc(rows * sizeof *w->where);
+    w->where_len = malloc(rows);
+    if (!slots || !w->proc_track || !w->proc_simulated || !w->where || !w->where_len) {
         free(slots);
         return PP_ENOMEM;
     }
@@ -146,7 +149,6 @@ static int map_processes(writer *w) {
             slots[h] = w->nprocs;
         }
         uint32_t pid = slots[h];
-        w->pid_of[i] = pid;
         w->proc_simulated[pid - 1] |= (t->flags & PP_TRACK_SIMULATED) != 0;
         char *p = w->where[i];
         PUT_LIT(p, ",\"pid\":");
@@ -233,16 +235,14 @@ static char *put_sort_index(char *p, int64_t k) {
 static int write_process_metadata(writer *w) {
     for (uint32_t k = 0; k < w->nprocs; k++) {
         const pp_track_info *t = pp_model_track(w->m, w->proc_track[k]);
-        const char *process = pp_model_string(w->m, t->process);
-        size_t len = strlen(process);
-        int rc = reserve(w, EVENT_FIXED_MAX + JSON_STRING_MAX(len + 12));
+        int rc = reserve(w, EVENT_FIXED_MAX + quoted_len(w, t->process));
         if (rc)
             return rc;
         char *p = put_separator(w, w->p);
         PUT_LIT(p, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
         p = json_put_u64(p, k + 1);
         PUT_LIT(p, ",\"tid\":0,\"args\":{\"name\":");
-        p = json_put_string(p, process, len);
+        p = put_quoted(w, p, t->process);
         if (w->proc_simulated[k]) {
             p--; /* reopen the string for the suffix */
             PUT_LIT(p, " (simulated)\"");
@@ -265,11 +265,11 @@ static int write_track_metadata(writer *w) {
             return rc;
         char *p = put_separator(w, w->p);
         PUT_LIT(p, "{\"ph\":\"M\",\"name\":\"thread_name\"");
-        p = put_where(w, p, i) - 6; /* less the ,"ts": that metadata events lack */
+        p = put_where(w, p, i) - TS_KEY_LEN; /* metadata events have no "ts" */
         PUT_LIT(p, ",\"args\":{\"name\":");
         p = put_quoted(w, p, t->name);
         PUT_LIT(p, ",\"pipeprof_track\":{\"kind\":\"");
-        p = put_name(p, track_kind_names[t->kind]);
+        p = put_text(p, track_kind_names[t->kind]);
         PUT_LIT(p, "\",\"process\":");
         p = put_quoted(w, p, t->process);
         PUT_LIT(p, ",\"device\":");
@@ -286,7 +286,7 @@ static int write_track_metadata(writer *w) {
         PUT_LIT(p, ",\"sort_index\":");
         p = json_put_i64(p, t->sort_index);
         PUT_LIT(p, "}}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
-        p = put_where(w, p, i) - 6;
+        p = put_where(w, p, i) - TS_KEY_LEN;
         *p++ = ',';
         w->p = put_sort_index(p, t->sort_index);
     }
@@ -320,7 +320,7 @@ static char *put_args(const writer *w, char *p, const pp_event_columns *c, size_
     }
     if (c->role[i] != PP_ROLE_NONE) {
         PUT_LIT(p, ",\"role\":\"");
-        p = put_name(p, role_names[c->role[i]]);
+        p = put_text(p, role_names[c->role[i]]);
         *p++ = '"';
     }
     if (c->kind[i] == PP_EV_REGION) {
@@ -345,13 +345,16 @@ static char *put_args(const writer *w, char *p, const pp_event_columns *c, size_
     return p;
 }
 
+static char *put_name_field(const writer *w, char *p, uint32_t name) {
+    PUT_LIT(p, ",\"name\":");
+    return put_quoted(w, p, name);
+}
+
 /* The head of an event up to its name's end: `{"ph":"X","name":N`. */
 static char *put_head(const writer *w, char *p, const char *head, size_t head_len,
                       uint32_t name) {
     memcpy(p, head, head_len);
-    p += head_len;
-    PUT_LIT(p, ",\"name\":");
-    return put_quoted(w, p, name);
+    return put_name_field(w, p + head_len, name);
 }
 
 #define HEAD(lit) (lit), sizeof(lit) - 1
@@ -364,7 +367,7 @@ static char *put_event(const writer *w, char *p, const pp_event_columns *c, size
     case PP_EV_REGION:
         p = put_head(w, p, HEAD("{\"ph\":\"X\""), name);
         PUT_LIT(p, ",\"cat\":\"");
-        p = put_name(p, c->kind[i] == PP_EV_REGION ? "region" : role_names[c->role[i]]);
+        p = put_text(p, c->kind[i] == PP_EV_REGION ? "region" : role_names[c->role[i]]);
         *p++ = '"';
         p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
         PUT_LIT(p, ",\"dur\":");
@@ -389,19 +392,14 @@ static char *put_event(const writer *w, char *p, const pp_event_columns *c, size
         p = json_put_u64(p, c->id[i]);
         p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
         break;
-    case PP_EV_RANGE:
-        for (int end = 0; end < 2; end++) {
-            if (end)
-                PUT_LIT(p, "{\"ph\":\"e\",\"cat\":\"range\",\"id\":");
-            else
-                PUT_LIT(p, "{\"ph\":\"b\",\"cat\":\"range\",\"id\":");
-            p = put_head(w, json_put_u64(p, c->id[i]), "", 0, name);
-            p = json_put_us(put_where(w, p, track), c->ts_ns[i] + (end ? c->dur_ns[i] : 0));
-            if (!end) {
-                p = put_args(w, p, c, i, a, a_end);
-                PUT_LIT(p, "},\n");
-            }
-        }
+    case PP_EV_RANGE: /* a begin and an end, paired by (cat, id, name) */
+        PUT_LIT(p, "{\"ph\":\"b\",\"cat\":\"range\",\"id\":");
+        p = put_name_field(w, json_put_u64(p, c->id[i]), name);
+        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = put_args(w, p, c, i, a, a_end);
+        PUT_LIT(p, "},\n{\"ph\":\"e\",\"cat\":\"range\",\"id\":");
+        p = put_name_field(w, json_put_u64(p, c->id[i]), name);
+        p = json_put_us(put_where(w, p, track), c->ts_ns[i] + c->dur_ns[i]);
         break;
     }
     *p++ = '}';
@@ -480,7 +478,6 @@ int pp_chrome_write(const pp_model *m, const char *path, pp_error *err) {
     free(w.buf);
     free(w.quoted);
     free(w.quoted_at);
-    free(w.pid_of);
     free(w.proc_track);
     free(w.proc_simulated);
     free(w.where);
