@@ -89,7 +89,7 @@ typedef struct pp_session_stats {
     uint64_t dropped;
     uint32_t threads;
 } pp_session_stats;
-int pp_session_stats_get(const pp_session *s, pp_session_stats *out);
+int pp_session_stats_get(pp_session *s, pp_session_stats *out);
 
 /* Session clock: CLOCK_MONOTONIC in nanoseconds. */
 int64_t pp_now(void);

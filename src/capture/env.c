@@ -8,10 +8,15 @@
  *   PIPEPROF_MAX_RECORDS  record budget (default 16777216)
  *   PIPEPROF_OVERFLOW     drop (default) or ring
  *
+ * The write on a signal happens on a small watcher thread, not inside the
+ * handler, so the handler stays async-signal-safe.
+ *
  * This is the one place the library writes to stderr: there is no caller to
  * hand a status to, and a profiler that silently records nothing because of a
  * typo in a variable is worse than one line of text. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -84,13 +89,45 @@ static void flush_default_session(void) {
         fprintf(stderr, "pipeprof: %s\n", err.msg);
 }
 
-/* Writes the trace, then dies of the signal as the program would have. Not
- * async-signal-safe (it allocates and writes files): the alternative, losing
- * the trace of every interrupted run, is what users complain about. */
+/* The signal handler only wakes this thread (write() is async-signal-safe;
+ * building a model and writing a file are not). The thread writes the
+ * trace and then lets the process die of the signal as it would have. */
+static int signal_pipe[2] = {-1, -1};
+
 static void on_fatal_signal(int sig) {
+    int saved = errno;
+    if (write(signal_pipe[1], &sig, sizeof sig) < 0) {
+        /* nothing to do in a handler: the trace is lost, the exit is not */
+    }
+    errno = saved;
+}
+
+static void *signal_watcher(void *arg) {
+    int sig;
+    sigset_t all;
+    (void)arg;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
+    while (read(signal_pipe[0], &sig, sizeof sig) != (ssize_t)sizeof sig) {
+        if (errno != EINTR)
+            return NULL;
+    }
     flush_default_session();
     signal(sig, SIG_DFL);
-    raise(sig);
+    kill(getpid(), sig);
+    return NULL;
+}
+
+static int start_signal_watcher(void) {
+    pthread_t th;
+    pthread_attr_t attr;
+    if (pipe2(signal_pipe, O_CLOEXEC) != 0)
+        return -1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, signal_watcher, NULL);
+    pthread_attr_destroy(&attr);
+    return rc;
 }
 
 static void install_if_default(int sig) {
@@ -118,6 +155,8 @@ __attribute__((constructor)) static void env_activate(void) {
     default_session = s;
     default_pid = getpid();
     atexit(flush_default_session);
-    install_if_default(SIGINT);
-    install_if_default(SIGTERM);
+    if (start_signal_watcher() == 0) {
+        install_if_default(SIGINT);
+        install_if_default(SIGTERM);
+    }
 }

@@ -47,17 +47,14 @@ static size_t reserve_budget(pp_session *s) {
 }
 
 static void append_chunk(pp_thread_buf *tb, pp_chunk *c) {
+    atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+    atomic_store_explicit(&c->used, 0, memory_order_release);
     if (tb->last)
-        tb->last->used = (size_t)(tb->cur - tb->last->recs);
-    c->next = NULL;
-    c->used = 0;
-    if (tb->last)
-        tb->last->next = c;
+        atomic_store_explicit(&tb->last->next, c, memory_order_release);
     else
-        tb->first = c;
+        atomic_store_explicit(&tb->first, c, memory_order_release);
     tb->last = c;
-    tb->cur = c->recs;
-    tb->end = c->recs + c->cap;
+    tb->pos = 0;
 }
 
 int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb) {
@@ -72,16 +69,18 @@ int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb) {
         append_chunk(tb, c);
         return PP_OK;
     }
-    if (s->overflow != PP_OVERFLOW_RING || !tb->first)
+    pp_chunk *oldest = atomic_load_explicit(&tb->first, memory_order_relaxed);
+    if (s->overflow != PP_OVERFLOW_RING || !oldest)
         return PP_EFULL;
     /* Ring: the oldest chunk becomes the newest; what it held is lost. */
-    pp_chunk *oldest = tb->first;
-    tb->dropped += pp_chunk_count(tb, oldest);
+    atomic_fetch_add_explicit(&tb->dropped, pp_chunk_count(oldest), memory_order_relaxed);
     if (oldest == tb->last) {
-        tb->cur = oldest->recs;
+        atomic_store_explicit(&oldest->used, 0, memory_order_release);
+        tb->pos = 0;
         return PP_OK;
     }
-    tb->first = oldest->next;
+    atomic_store_explicit(&tb->first, atomic_load_explicit(&oldest->next, memory_order_relaxed),
+                          memory_order_release);
     append_chunk(tb, oldest);
     return PP_OK;
 }

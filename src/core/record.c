@@ -13,7 +13,7 @@
 /* Finds the slot for the next record of the calling thread. Returns 1 when
  * the call should be ignored (NULL session, paused), 0 with *out set, or a
  * negative status. */
-static inline int next_slot(pp_session *s, pp_thread_buf **tbp, pp_record **out) {
+static inline int next_slot(pp_session *s, pp_thread_buf **tbp) {
     if (!s)
         return 1;
     int state = atomic_load_explicit(&s->state, memory_order_relaxed);
@@ -22,24 +22,22 @@ static inline int next_slot(pp_session *s, pp_thread_buf **tbp, pp_record **out)
     pp_thread_buf *tb = pp_thread_buf_get(s);
     if (!tb)
         return PP_ENOMEM;
-    if (tb->cur == tb->end && pp_thread_buf_grow(s, tb) != PP_OK) {
-        tb->dropped++;
+    if ((!tb->last || tb->pos == tb->last->cap) && pp_thread_buf_grow(s, tb) != PP_OK) {
+        atomic_fetch_add_explicit(&tb->dropped, 1, memory_order_relaxed);
         return PP_EFULL;
     }
     *tbp = tb;
-    *out = tb->cur;
     return 0;
 }
 
 /* Writes one record with the fields every kind shares. */
 static inline int put(pp_session *s, const pp_record *r) {
     pp_thread_buf *tb;
-    pp_record *slot;
-    int rc = next_slot(s, &tb, &slot);
+    int rc = next_slot(s, &tb);
     if (rc)
         return rc > 0 ? PP_OK : rc;
-    *slot = *r;
-    tb->cur++;
+    tb->last->recs[tb->pos++] = *r;
+    atomic_store_explicit(&tb->last->used, tb->pos, memory_order_release); /* publish */
     return PP_OK;
 }
 
@@ -89,7 +87,7 @@ int pp_push(pp_session *s, pp_track track, pp_str name) {
     if (!tb)
         return PP_ENOMEM;
     if (tb->depth == PP_STACK_DEPTH) {
-        tb->dropped++;
+        atomic_fetch_add_explicit(&tb->dropped, 1, memory_order_relaxed);
         return PP_EFULL;
     }
     tb->stack[tb->depth++] = (pp_open_range){.track = track, .name = name, .ts_ns = pp_now()};

@@ -95,7 +95,7 @@ void pp_session_close(pp_session *s) {
     pp_thread_buf *tb = s->threads;
     while (tb) {
         pp_thread_buf *next_tb = tb->next;
-        pp_chunk *c = tb->first;
+        pp_chunk *c = atomic_load(&tb->first);
         while (c) {
             pp_chunk *next_c = c->next;
             free(c);
@@ -127,22 +127,18 @@ int64_t pp_session_pid(const pp_session *s) {
     return s->pid;
 }
 
-size_t pp_chunk_count(const pp_thread_buf *tb, const pp_chunk *c) {
-    return c == tb->last ? (size_t)(tb->cur - c->recs) : c->used;
-}
-
-int pp_session_stats_get(const pp_session *s, pp_session_stats *out) {
+int pp_session_stats_get(pp_session *s, pp_session_stats *out) {
     if (!s || !out)
         return PP_EINVAL;
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+    pthread_mutex_lock(&s->lock);
     for (const pp_thread_buf *tb = s->threads; tb; tb = tb->next) {
-        for (const pp_chunk *c = tb->first; c; c = c->next)
-            out->recorded += pp_chunk_count(tb, c);
-        out->dropped += tb->dropped;
+        for (pp_chunk *c = atomic_load(&tb->first); c; c = atomic_load(&c->next))
+            out->recorded += pp_chunk_count(c);
+        out->dropped += atomic_load(&tb->dropped);
         out->threads++;
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+    pthread_mutex_unlock(&s->lock);
     return PP_OK;
 }
 
@@ -155,15 +151,16 @@ int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx) {
     pthread_mutex_lock(&s->lock);
     uint32_t index = 0;
     for (pp_thread_buf *tb = s->threads; tb && rc == PP_OK; tb = tb->next) {
-        pp_thread_meta meta = {.index = index++, .tid = tb->tid, .name = tb->name, .dropped = tb->dropped};
-        for (pp_chunk *c = tb->first; c; c = c->next)
-            meta.recorded += pp_chunk_count(tb, c);
+        pp_thread_meta meta = {.index = index++, .tid = tb->tid, .name = tb->name,
+                              .dropped = atomic_load(&tb->dropped)};
+        for (pp_chunk *c = atomic_load(&tb->first); c; c = atomic_load(&c->next))
+            meta.recorded += pp_chunk_count(c);
         if (meta.recorded == 0) {
             rc = fn(ctx, &meta, NULL, 0) ? PP_EINVAL : PP_OK;
             continue;
         }
-        for (pp_chunk *c = tb->first; c && rc == PP_OK; c = c->next) {
-            size_t n = pp_chunk_count(tb, c);
+        for (pp_chunk *c = atomic_load(&tb->first); c && rc == PP_OK; c = atomic_load(&c->next)) {
+            size_t n = pp_chunk_count(c);
             if (n && fn(ctx, &meta, c->recs, n))
                 rc = PP_EINVAL;
         }

@@ -12,12 +12,13 @@ enum { PP_STATE_OPEN = 0, PP_STATE_RUNNING = 1, PP_STATE_PAUSED = 2, PP_STATE_ST
 
 #define PP_STACK_DEPTH 64
 
-/* A run of records. `used` is final once the owner moved on to the next
- * chunk; for the current chunk the owner's `cur` pointer is the truth. */
+/* A run of records. The owner publishes each record by a release store of
+ * `used`, so a reader (stop, possibly on another thread while the program
+ * still records) sees only complete records: recs[0 .. used) . */
 typedef struct pp_chunk {
-    struct pp_chunk *next;
+    _Atomic(struct pp_chunk *) next;
     size_t cap;
-    size_t used;
+    _Atomic size_t used;
     pp_record recs[];
 } pp_chunk;
 
@@ -33,9 +34,10 @@ typedef struct pp_thread_buf {
     struct pp_thread_buf *next; /* session's list of buffers */
     int64_t tid;
     pp_str name;
-    pp_chunk *first, *last;     /* chunk list, oldest first */
-    pp_record *cur, *end;       /* write position in `last` */
-    uint64_t dropped;
+    _Atomic(pp_chunk *) first; /* chunk list, oldest first */
+    pp_chunk *last;             /* owner only: the chunk being filled */
+    size_t pos;                 /* owner only: next slot in `last` */
+    _Atomic uint64_t dropped;
     int depth;                  /* open push/pop ranges */
     pp_open_range stack[PP_STACK_DEPTH];
 } pp_thread_buf;
@@ -80,9 +82,10 @@ static inline pp_thread_buf *pp_thread_buf_get(pp_session *s) {
 /* Makes room for one more record in tb (new chunk, or the oldest one reused
  * under the ring policy). PP_EFULL when the budget is spent. */
 int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb);
-/* Number of records kept in a chunk (`used`, or the write position for the
- * thread's current chunk). */
-size_t pp_chunk_count(const pp_thread_buf *tb, const pp_chunk *c);
+/* Number of complete records in a chunk. */
+static inline size_t pp_chunk_count(pp_chunk *c) {
+    return atomic_load_explicit(&c->used, memory_order_acquire);
+}
 
 /* Ends recording without writing anything (pp_session_stop writes). */
 int pp_session_halt(pp_session *s);

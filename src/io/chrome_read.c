@@ -30,7 +30,7 @@ int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
     int rc = jstr_text(s, &r->scratch, &text, &len);
     if (rc == PP_EFORMAT)
         return jcur_fail(c, "bad escape in string");
-    if (rc == PP_OK && memchr(text, 0, len))
+    if (rc == PP_OK && len && memchr(text, 0, len))
         return jcur_fail(c, "NUL byte inside a string");
     if (rc == PP_OK && pp_model_intern(r->m, text, len, id) != PP_OK)
         rc = PP_ENOMEM;
