@@ -2,7 +2,8 @@
  * same file. Prints BENCH lines (rates: above 1 is better):
  *
  *   json_write_MBps   pp_chrome_write   (baseline: json.dumps of the loaded file)
- *   json_read_MBps    pp_chrome_read    (baseline: json.load)
+ *   json_read_MBps    pp_chrome_read    (baseline: json.load, collector off)
+ *   json_read_vs_default_python_MBps    (baseline: json.load, collector on)
  *
  * The model is a streaming pipeline of about 1.1M events: per batch a
  * partition and a merge on the host thread, four execs (stage, batch, hw and
@@ -124,8 +125,9 @@ static void fail(const char *what, const pp_error *err) {
     exit(1);
 }
 
-/* Runs the Python baseline and reads its two figures; 0 when it failed. */
-static int python_rates(const char *script, const char *path, double *load, double *dump) {
+/* Runs the Python baseline and reads its three figures; 0 when it failed. */
+static int python_rates(const char *script, const char *path, double *load, double *dump,
+                        double *load_gc) {
     const char *py = getenv("PP_PYTHON");
     char cmd[3 * 4096 + 16], line[256];
     snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", py && *py ? py : "python3", script, path);
@@ -136,8 +138,9 @@ static int python_rates(const char *script, const char *path, double *load, doub
     while (fgets(line, sizeof line, p)) {
         found += sscanf(line, "load_MBps=%lf", load) == 1;
         found += sscanf(line, "dump_MBps=%lf", dump) == 1;
+        found += sscanf(line, "load_gc_MBps=%lf", load_gc) == 1;
     }
-    return pclose(p) == 0 && found == 2;
+    return pclose(p) == 0 && found == 3;
 }
 
 int main(int argc, char **argv) {
@@ -181,8 +184,8 @@ int main(int argc, char **argv) {
     struct stat st;
     double mb = stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0;
     fprintf(stderr, "bench_json: %zu events, %.1f MB of JSON\n", pp_model_event_count(m), mb);
-    double py_load = 0, py_dump = 0;
-    int have_python = python_rates(script, path, &py_load, &py_dump);
+    double py_load = 0, py_dump = 0, py_load_gc = 0;
+    int have_python = python_rates(script, path, &py_load, &py_dump, &py_load_gc);
     remove(path);
     pp_model_free(m);
     if (!have_python) {
@@ -194,5 +197,8 @@ int main(int argc, char **argv) {
            write_rate, py_dump, write_rate / py_dump);
     printf("BENCH json_read_MBps value=%.1f unit=MB/s baseline=python_json:%.1f ratio=%.2f\n",
            read_rate, py_load, read_rate / py_load);
+    /* the same read against json.load as programs run it (collector on) */
+    printf("BENCH json_read_vs_default_python_MBps value=%.1f unit=MB/s baseline=python_json_gc_on:%.1f "
+           "ratio=%.2f\n", read_rate, py_load_gc, read_rate / py_load_gc);
     return 0;
 }

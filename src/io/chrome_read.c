@@ -52,8 +52,10 @@ static int read_id(reader *r, jcur *c, chrome_id *out) {
     const char *t;
     size_t n;
     const char *at = c->p;
-    int rc = jcur_number(c, &t, &n);
     out->is_str = 0;
+    if (jcur_small_int(c, &out->v) == 0)
+        return PP_OK;
+    int rc = jcur_number(c, &t, &n);
     if (!rc && json_to_i64(t, n, &out->v)) {
         c->p = at;
         return jcur_fail(c, "pid/tid must be an integer or a string");
@@ -66,6 +68,8 @@ static int read_time(jcur *c, const char *key, int64_t *ns) {
     const char *t, *at;
     size_t n;
     jcur_ws(c);
+    if (jcur_small_us(c, ns) == 0)
+        return PP_OK;
     at = c->p;
     if (c->p < c->end && *c->p == '"')
         return jcur_fail(c, "\"%s\" must be a number of microseconds (got a string)", key);
@@ -114,6 +118,8 @@ static int read_flow_id(reader *r, jcur *c, uint64_t *id) {
 static int parse_fields(reader *r, jcur *c, raw_event *e) {
     int rc;
     memset(e, 0, sizeof *e);
+    pp_event_init(&e->fields);
+    r->nanns = 0;
     if ((rc = jcur_expect(c, '{', "at the start of an event")))
         return rc;
     jcur_ws(c);
@@ -148,10 +154,15 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
         } else if (jstr_eq(&key, "args")) {
             jcur_ws(c);
             e->args = c->p;
-            if (c->p < c->end && *c->p != '{')
+            char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
+            if (c->p < c->end && *c->p != '{') {
                 rc = jcur_fail(c, "\"args\" must be an object");
-            else
+            } else if (ph && strchr("XBiIRnb", ph)) { /* "ph" came first: one pass */
+                rc = parse_span_args_at(r, c, &e->fields);
+                e->args_done = 1;
+            } else {
                 rc = jcur_skip(c);
+            }
             e->args_end = c->p;
         } else {
             rc = jcur_skip(c);
@@ -169,18 +180,26 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
 
 /* ---- turning raw events into model events ---- */
 
+/* Foreign GPU work: fills what args did not give. */
 static int role_of_cat(const jstr *cat, pp_event *ev) {
-    if (jstr_eq(cat, "kernel")) {
+    int copy = jstr_eq(cat, "gpu_memcpy") || jstr_eq(cat, "gpu_memset");
+    if (!copy && !jstr_eq(cat, "kernel"))
+        return 0;
+    if (ev->role == PP_ROLE_NONE)
         ev->role = PP_ROLE_EXEC;
+    if (ev->hw_ns == 0)
         ev->hw_ns = (uint64_t)ev->dur_ns;
-        return 1;
-    }
-    if (jstr_eq(cat, "gpu_memcpy") || jstr_eq(cat, "gpu_memset")) {
-        ev->role = PP_ROLE_EXEC;
-        ev->hw_ns = ev->xfer_ns = (uint64_t)ev->dur_ns;
-        return 1;
-    }
-    return 0;
+    if (copy && ev->xfer_ns == 0)
+        ev->xfer_ns = (uint64_t)ev->dur_ns;
+    return 1;
+}
+
+/* The pipeline fields and annotations from args, parsed now if they were
+ * not while reading the event. */
+static int span_fields(reader *r, jcur *c, const raw_event *e, pp_event *ev) {
+    if (e->args_done)
+        return PP_OK;
+    return parse_span_args(r, c, e, ev);
 }
 
 int chrome_add_event(reader *r, const pp_event *ev, const pp_annotation *anns, size_t n) {
@@ -251,32 +270,30 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event \"%.*s\" has no \"ts\"", (int)(e->name.len > 60 ? 60 : e->name.len), e->name.s);
     if (e->has_dur && e->dur_ns < 0)
         return jcur_fail(c, "negative \"dur\" (%lld ns)", (long long)e->dur_ns);
-    pp_event_init(&ev);
+    ev = e->fields;
     ev.ts_ns = e->ts_ns;
     if ((rc = chrome_intern(r, c, &e->name, &ev.name)) || (rc = chrome_tracks_get(&r->tracks, r->m, e->pid, e->tid, &track)))
         return rc;
     ev.track = track;
-    r->nanns = 0;
     switch (ph) {
     case 'X':
     case 'B':
-        ev.kind = PP_EV_SPAN;
         ev.dur_ns = e->has_dur ? e->dur_ns : 0;
+        if ((rc = span_fields(r, c, e, &ev)))
+            return rc;
         if (role_of_cat(&e->cat, &ev))
             r->tracks.tracks[track].gpu = 1;
-        if ((rc = parse_span_args(r, c, e, &ev)))
-            return rc;
-        if (jstr_eq(&e->cat, "region"))
-            ev.kind = PP_EV_REGION;
+        if (ev.kind != PP_EV_REGION) /* args.region_id makes it a region */
+            ev.kind = jstr_eq(&e->cat, "region") ? PP_EV_REGION : PP_EV_SPAN;
         if (ph == 'B')
             return push_open(r, &ev, 0);
         return chrome_add_event(r, &ev, r->anns, r->nanns);
     case 'E':
         return close_open(r, c, &ev, 0, 0);
     case 'i': case 'I': case 'R': case 'n':
-        ev.kind = PP_EV_INSTANT;
-        if ((rc = parse_span_args(r, c, e, &ev)))
+        if ((rc = span_fields(r, c, e, &ev)))
             return rc;
+        ev.kind = PP_EV_INSTANT;
         return chrome_add_event(r, &ev, r->anns, r->nanns);
     case 'C':
         return emit_counters(r, c, e, &ev);
@@ -292,7 +309,7 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
             return rc;
         if (ph == 'e')
             return close_open(r, c, &ev, 1, cat);
-        if ((rc = parse_span_args(r, c, e, &ev)))
+        if ((rc = span_fields(r, c, e, &ev)))
             return rc;
         return push_open(r, &ev, cat);
     default:

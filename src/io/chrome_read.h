@@ -16,6 +16,8 @@ typedef struct raw_event {
     int64_t ts_ns, dur_ns;
     uint64_t id;
     const char *args, *args_end; /* the raw args object, parsed once ph is known */
+    int args_done;               /* args already parsed into `fields` (ph came first) */
+    pp_event fields;             /* pipeline fields from args */
 } raw_event;
 
 /* A B (or b) waiting for its E (or e). */
@@ -51,6 +53,8 @@ int chrome_add_event(reader *r, const pp_event *ev, const pp_annotation *anns, s
 /* Fills ev's pipeline fields from args (stage, batch_id, hw_ns, ...) and
  * collects every other scalar arg in r->anns. */
 int parse_span_args(reader *r, jcur *c, const raw_event *e, pp_event *ev);
+/* The same for the args object at the cursor. */
+int parse_span_args_at(reader *r, jcur *c, pp_event *ev);
 /* Applies an M event (process/thread names, sort indexes, pipeprof_track). */
 int apply_metadata(reader *r, jcur *c, const raw_event *e);
 /* One counter event per numeric arg of a C event. */

@@ -46,6 +46,8 @@ static int is_number_start(char ch) {
 static int int_value(jcur *c, const char *key, int64_t *out) {
     const char *t, *at = (jcur_ws(c), c->p);
     size_t n;
+    if (jcur_small_int(c, out) == 0)
+        return PP_OK;
     int rc = jcur_number(c, &t, &n);
     if (!rc && json_to_i64(t, n, out)) {
         c->p = at;
@@ -57,6 +59,11 @@ static int int_value(jcur *c, const char *key, int64_t *out) {
 static int u64_value(jcur *c, const char *key, uint64_t *out) {
     const char *t, *at = (jcur_ws(c), c->p);
     size_t n;
+    int64_t small;
+    if (*c->p != '-' && jcur_small_int(c, &small) == 0) {
+        *out = (uint64_t)small;
+        return PP_OK;
+    }
     int rc = jcur_number(c, &t, &n);
     if (!rc && json_to_u64(t, n, out)) {
         c->p = at;
@@ -139,6 +146,10 @@ static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
         *c = save; /* not one of ours: keep it as an annotation */
     }
     return annotation_value(r, c, key);
+}
+
+int parse_span_args_at(reader *r, jcur *c, pp_event *ev) {
+    return each_key(r, c, span_arg, ev);
 }
 
 int parse_span_args(reader *r, jcur *c, const raw_event *e, pp_event *ev) {

@@ -2,11 +2,13 @@
 #include "io/json_scan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 
@@ -17,25 +19,36 @@ int jreader_open(jreader *r, const char *path, pp_error *err) {
     r->path = path;
     r->err = err;
     r->line = 1;
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
+    r->fd = -1;
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
         return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s", path,
                             strerror(errno));
-    fclose(probe);
-    r->gz = gzopen(path, "rb"); /* reads plain files as they are */
-    r->cap = 2 * READ_CHUNK;
+    /* gzip by content, whatever the name; plain files are read directly
+     * (zlib's transparent mode would copy every byte once more) */
+    unsigned char magic[2] = {0, 0};
+    ssize_t got = pread(r->fd, magic, 2, 0);
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        r->gz = gzdopen(r->fd, "rb");
+        r->fd = -1;
+        if (r->gz)
+            gzbuffer(r->gz, READ_CHUNK);
+    }
+    r->cap = 2 * READ_CHUNK + 1;
     r->buf = malloc(r->cap);
-    if (!r->gz || !r->buf) {
+    if ((r->fd < 0 && !r->gz) || !r->buf) {
         jreader_close(r);
         return pp_set_error(err, PP_ENOMEM, "%s: cannot open: out of memory", path);
     }
-    gzbuffer(r->gz, READ_CHUNK);
     return PP_OK;
 }
 
 void jreader_close(jreader *r) {
     if (r->gz)
         gzclose(r->gz);
+    else if (r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
     free(r->buf);
     r->gz = NULL;
     r->buf = NULL;
@@ -81,7 +94,8 @@ static long refill(jreader *r, size_t keep) {
     r->base += keep;
     if (r->eof)
         return 0;
-    if (r->cap - r->len < READ_CHUNK) {
+    r->buf[r->len] = 0;
+    if (r->cap - r->len < READ_CHUNK + 1) {
         size_t cap = r->cap * 2;
         char *b = realloc(r->buf, cap);
         if (!b) {
@@ -93,8 +107,22 @@ static long refill(jreader *r, size_t keep) {
         r->buf = b;
         r->cap = cap;
     }
-    int n = gzread(r->gz, r->buf + r->len, READ_CHUNK);
-    if (n < 0) {
+    long n;
+    if (!r->gz) {
+        do
+            n = (long)read(r->fd, r->buf + r->len, READ_CHUNK);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) {
+            r->failed = 1;
+            r->rc = PP_EIO;
+            pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
+                         (unsigned long long)(r->base + r->len), strerror(errno));
+            return -1;
+        }
+    } else {
+        n = gzread(r->gz, r->buf + r->len, READ_CHUNK);
+    }
+    if (r->gz && n < 0) {
         int zerr;
         const char *why = gzerror(r->gz, &zerr);
         r->failed = 1;
@@ -108,6 +136,7 @@ static long refill(jreader *r, size_t keep) {
     if (n == 0)
         r->eof = 1;
     r->len += (size_t)n;
+    r->buf[r->len] = 0; /* sentinel: scanning loops stop here without a bounds check */
     return n;
 }
 
@@ -225,10 +254,6 @@ int jcur_fail(jcur *c, const char *fmt, ...) {
     return jreader_fail(c->r, (size_t)(c->p - c->r->buf), "%s", msg);
 }
 
-void jcur_ws(jcur *c) {
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
-        c->p++;
-}
 
 static const char *describe(const jcur *c, char *buf, size_t n) {
     if (c->p >= c->end)
@@ -241,7 +266,7 @@ static const char *describe(const jcur *c, char *buf, size_t n) {
     return buf;
 }
 
-int jcur_expect(jcur *c, char ch, const char *context) {
+int jcur_expect_slow(jcur *c, char ch, const char *context) {
     jcur_ws(c);
     if (c->p < c->end && *c->p == ch) {
         c->p++;
@@ -251,7 +276,14 @@ int jcur_expect(jcur *c, char ch, const char *context) {
     return jcur_fail(c, "expected '%c' %s (got %s)", ch, context, describe(c, got, sizeof got));
 }
 
-int jcur_string(jcur *c, jstr *out) {
+/* Bytes that end a run of plain string characters; NUL is the window's
+ * sentinel (json_scan.h). */
+const unsigned char jscan_string_stop[256] = {['"'] = 1, ['\\'] = 1, [0] = 1};
+static const unsigned char number_char[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
+
+int jcur_string_slow(jcur *c, jstr *out) {
     jcur_ws(c);
     if (c->p >= c->end || *c->p != '"') {
         char got[24];
@@ -259,14 +291,15 @@ int jcur_string(jcur *c, jstr *out) {
     }
     const char *s = ++c->p, *p = s;
     out->escaped = 0;
-    while (p < c->end && *p != '"') {
-        if (*p == '\\') {
-            out->escaped = 1;
+    for (;;) {
+        while (!jscan_string_stop[(unsigned char)*p])
             p++;
-        }
-        p++;
+        if (*p != '\\' || p + 1 >= c->end)
+            break;
+        out->escaped = 1;
+        p += 2;
     }
-    if (p >= c->end) {
+    if (p >= c->end || *p != '"') {
         c->p = c->end;
         return jcur_fail(c, "unterminated string");
     }
@@ -279,9 +312,10 @@ int jcur_string(jcur *c, jstr *out) {
 int jcur_number(jcur *c, const char **text, size_t *len) {
     jcur_ws(c);
     const char *s = c->p;
-    while (c->p < c->end && ((*c->p >= '0' && *c->p <= '9') || *c->p == '-' || *c->p == '+' ||
-                             *c->p == '.' || *c->p == 'e' || *c->p == 'E'))
+    while (number_char[(unsigned char)*c->p])
         c->p++;
+    if (c->p > c->end)
+        c->p = c->end;
     if (c->p == s) {
         char got[24];
         return jcur_fail(c, "expected a number (got %s)", describe(c, got, sizeof got));
@@ -289,6 +323,51 @@ int jcur_number(jcur *c, const char **text, size_t *len) {
     *text = s;
     *len = (size_t)(c->p - s);
     return PP_OK;
+}
+
+int jcur_small_int(jcur *c, int64_t *out) {
+    const char *p = c->p;
+    int neg = *p == '-';
+    int64_t v = 0;
+    p += neg;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9' && p - digits < 18)
+        v = v * 10 + (*p++ - '0');
+    if (p == digits || number_char[(unsigned char)*p] || p > c->end)
+        return -1;
+    *out = neg ? -v : v;
+    c->p = p;
+    return 0;
+}
+
+int jcur_small_us(jcur *c, int64_t *ns) {
+    const char *p = c->p;
+    uint64_t v = 0;
+    int digits = 0, frac = 0;
+    while (*p >= '0' && *p <= '9' && digits < 16) {
+        v = v * 10 + (uint64_t)(*p++ - '0');
+        digits++;
+    }
+    if (digits == 0)
+        return -1;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9' && frac < 3) {
+            v = v * 10 + (uint64_t)(*p++ - '0');
+            frac++;
+        }
+        if (frac == 0)
+            return -1;
+    }
+    if (number_char[(unsigned char)*p] || p > c->end)
+        return -1; /* more digits, an exponent: the general path */
+    for (; frac < 3; frac++)
+        v *= 10; /* at most 16 + 3 digits: fits in a uint64 */
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *ns = (int64_t)v;
+    c->p = p;
+    return 0;
 }
 
 static int skip_depth(jcur *c, int depth) {

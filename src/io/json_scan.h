@@ -6,6 +6,9 @@
  * parse that one value (an event) from contiguous memory with the jcur_*
  * functions. Memory is bounded by the largest single value, not the file.
  *
+ * The window always ends in a NUL byte (buf[len] == 0), so scanning loops
+ * may run on a byte table and check their bound once at the end.
+ *
  * Every error names the file, line:column and byte offset. */
 #ifndef PP_IO_JSON_SCAN_H
 #define PP_IO_JSON_SCAN_H
@@ -18,7 +21,8 @@
 #include "pipeprof/common.h"
 
 typedef struct jreader {
-    gzFile gz;
+    int fd;              /* plain files */
+    gzFile gz;           /* gzip files */
     const char *path;
     pp_error *err;
     char *buf;
@@ -68,13 +72,48 @@ typedef struct jstr {
     int escaped;
 } jstr;
 
-void jcur_ws(jcur *c);
-int jcur_expect(jcur *c, char ch, const char *context);
+static inline void jcur_ws(jcur *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
+}
+int jcur_expect_slow(jcur *c, char ch, const char *context);
+/* Consumes `ch` (after whitespace) or reports "expected 'ch' context". */
+static inline int jcur_expect(jcur *c, char ch, const char *context) {
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return PP_OK;
+    }
+    return jcur_expect_slow(c, ch, context);
+}
 /* Reads a string token. Raw control characters are let through, as
- * Chrome's own parser does. */
-int jcur_string(jcur *c, jstr *out);
+ * Chrome's own parser does. The inline part takes the common case (no
+ * whitespace before it, no escapes in it). */
+int jcur_string_slow(jcur *c, jstr *out);
+extern const unsigned char jscan_string_stop[256];
+static inline int jcur_string(jcur *c, jstr *out) {
+    const char *p = c->p;
+    if (p < c->end && *p == '"') {
+        const char *s = ++p;
+        while (!jscan_string_stop[(unsigned char)*p])
+            p++;
+        if (*p == '"' && p < c->end) {
+            out->s = s;
+            out->len = (size_t)(p - s);
+            out->escaped = 0;
+            c->p = p + 1;
+            return PP_OK;
+        }
+    }
+    return jcur_string_slow(c, out);
+}
 /* Reads a number token's text. */
 int jcur_number(jcur *c, const char **text, size_t *len);
+/* Fast paths for the common number shapes, parsed straight from the
+ * cursor: an integer of at most 18 digits ("-12"), and microseconds with at
+ * most 3 decimals ("1234.567" -> ns). They return 0 and move the cursor, or
+ * -1 without moving it (the caller then takes the general path). */
+int jcur_small_int(jcur *c, int64_t *out);
+int jcur_small_us(jcur *c, int64_t *ns);
 /* Skips any value. */
 int jcur_skip(jcur *c);
 /* Reports an error at the cursor. */
