@@ -55,13 +55,6 @@ typedef struct pp_event_columns {
     const uint8_t *kind, *role, *phase;
 } pp_event_columns;
 
-typedef enum pp_track_kind {
-    PP_TRACK_KIND_DEVICE = 0,  /* one stream / request slot of a device */
-    PP_TRACK_KIND_THREAD = 1,  /* one host thread */
-    PP_TRACK_KIND_REGIONS = 2, /* labeled regions */
-    PP_TRACK_KIND_ASYNC = 3    /* cross-thread ranges */
-} pp_track_kind;
-
 typedef struct pp_track_info {
     uint8_t kind;        /* pp_track_kind */
     uint32_t flags;      /* PP_TRACK_SIMULATED */

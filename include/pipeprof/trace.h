@@ -105,6 +105,14 @@ const char *pp_str_text(pp_str id);
 
 #define PP_TRACK_SIMULATED 1u /* the device is simulated: every output says so */
 
+typedef enum pp_track_kind {
+    PP_TRACK_KIND_DEVICE = 0,  /* one stream / request slot of a device */
+    PP_TRACK_KIND_THREAD = 1,  /* one host thread */
+    PP_TRACK_KIND_REGIONS = 2, /* labeled regions */
+    PP_TRACK_KIND_ASYNC = 3    /* cross-thread ranges */
+} pp_track_kind;
+
+
 /* A device stream row: `device` "GPU.0", `stream` 1. `row` names the row
  * ("req 0"); NULL names it "stream <stream>". The same (device, stream)
  * returns the same track. */

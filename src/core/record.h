@@ -45,7 +45,7 @@ typedef struct pp_record {
 
 /* A track as the session defined it (names are pp_str ids). */
 typedef struct pp_track_def {
-    uint8_t kind;   /* pp_track_kind of pipeprof/model.h */
+    uint8_t kind;   /* pp_track_kind */
     unsigned flags; /* PP_TRACK_SIMULATED */
     pp_str device;  /* device tracks */
     pp_str name;    /* row name */

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "core/session.h"
-#include "pipeprof/model.h"
 
 /* Appends a track definition; caller holds s->lock. */
 static int add_track(pp_session *s, const pp_track_def *def, pp_track *out) {
