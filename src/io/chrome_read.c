@@ -24,9 +24,22 @@ int chrome_grow(void **p, size_t *cap, size_t n, size_t elem) {
     return PP_OK;
 }
 
+/* Names repeat (every exec of a stage has the same name and stage): a small
+ * cache of recent plain strings spares hashing them again. */
+static size_t cache_slot(const char *text, size_t len) {
+    return (len * 31 + (unsigned char)text[0] * 7 + (unsigned char)text[len - 1]) % CHROME_NAME_CACHE;
+}
+
 int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
     const char *text;
     size_t len;
+    if (!s->escaped && s->len) {
+        const chrome_cached_name *hit = &r->names[cache_slot(s->s, s->len)];
+        if (hit->len == s->len && hit->text && memcmp(hit->text, s->s, s->len) == 0) {
+            *id = hit->id;
+            return PP_OK;
+        }
+    }
     int rc = jstr_text(s, &r->scratch, &text, &len);
     if (rc == PP_EFORMAT)
         return jcur_fail(c, "bad escape in string");
@@ -34,6 +47,8 @@ int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
         return jcur_fail(c, "NUL byte inside a string");
     if (rc == PP_OK && pp_model_intern(r->m, text, len, id) != PP_OK)
         rc = PP_ENOMEM;
+    if (rc == PP_OK && !s->escaped && len) /* the model's copy outlives the window */
+        r->names[cache_slot(text, len)] = (chrome_cached_name){pp_model_string(r->m, *id), len, *id};
     return rc;
 }
 

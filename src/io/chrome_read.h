@@ -20,6 +20,14 @@ typedef struct raw_event {
     pp_event fields;             /* pipeline fields from args */
 } raw_event;
 
+#define CHROME_NAME_CACHE 251
+
+typedef struct chrome_cached_name {
+    const char *text; /* the model's copy */
+    size_t len;
+    uint32_t id;
+} chrome_cached_name;
+
 /* A B (or b) waiting for its E (or e). */
 typedef struct open_span {
     pp_event ev;
@@ -39,6 +47,7 @@ typedef struct reader {
     pp_annotation *open_anns;
     size_t nopen_anns, capopen_anns;
     uint64_t ignored, unmatched;
+    chrome_cached_name names[CHROME_NAME_CACHE];
     pp_model_meta file_meta; /* from otherData */
     int have_file_meta;
 } reader;

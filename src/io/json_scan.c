@@ -80,13 +80,11 @@ int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
 /* Drops buf[0..keep) (counting its lines) and reads more. Returns bytes
  * read, 0 at end of file, -1 on error (reported). */
 static long refill(jreader *r, size_t keep) {
-    for (size_t i = 0; i < keep; i++) {
-        const char *nl = memchr(r->buf + i, '\n', keep - i);
-        if (!nl)
-            break;
-        i = (size_t)(nl - r->buf);
+    /* line numbers are only for error messages, but the bytes are about to
+     * go: count them now (memchr skips whole lines at vector speed) */
+    for (const char *p = r->buf, *end = r->buf + keep; (p = memchr(p, '\n', (size_t)(end - p))) != NULL;) {
         r->line++;
-        r->line_start = r->base + i + 1;
+        r->line_start = r->base + (uint64_t)(++p - r->buf);
     }
     memmove(r->buf, r->buf + keep, r->len - keep);
     r->len -= keep;
@@ -325,6 +323,29 @@ int jcur_number(jcur *c, const char **text, size_t *len) {
     return PP_OK;
 }
 
+/* Eight ASCII digits at p as a number, with a handful of multiplies
+ * instead of eight steps (the SWAR method of simdjson / D. Lemire); 0 when
+ * they are not all digits. Little-endian loads only. */
+static int eight_digits(const char *p, uint64_t *out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+        0x3333333333333333ull)
+        return 0;
+    v -= 0x3030303030303030ull;
+    v = (v * 10) + (v >> 8);
+    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    *out = v;
+    return 1;
+#else
+    (void)p;
+    (void)out;
+    return 0;
+#endif
+}
+
 int jcur_small_int(jcur *c, int64_t *out) {
     const char *p = c->p;
     int neg = *p == '-';
@@ -342,8 +363,13 @@ int jcur_small_int(jcur *c, int64_t *out) {
 
 int jcur_small_us(jcur *c, int64_t *ns) {
     const char *p = c->p;
-    uint64_t v = 0;
+    uint64_t v = 0, eight;
     int digits = 0, frac = 0;
+    while (digits <= 8 && c->end - p >= 8 && eight_digits(p, &eight)) { /* epoch-scale ts */
+        v = v * 100000000 + eight;
+        digits += 8;
+        p += 8;
+    }
     while (*p >= '0' && *p <= '9' && digits < 16) {
         v = v * 10 + (uint64_t)(*p++ - '0');
         digits++;
