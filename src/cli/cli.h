@@ -46,5 +46,6 @@ int cli_unknown_option(const char *cmd, const char *arg);
 
 extern const pp_command pp_cmd_record;
 extern const pp_command pp_cmd_convert;
+extern const pp_command pp_cmd_analyze;
 
 #endif

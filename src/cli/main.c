@@ -12,6 +12,7 @@
 static const pp_command *const commands[] = {
     &pp_cmd_record,
     &pp_cmd_convert,
+    &pp_cmd_analyze,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

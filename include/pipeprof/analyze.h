@@ -1,0 +1,187 @@
+/* pipeprof/analyze.h — metrics, cycle analysis and findings of a trace model.
+ *
+ * pp_report_build() computes every figure of ../shared/DESIGN.md §4 (as
+ * implemented: docs/analysis.md) from a model over one time window W, and
+ * keeps them in an opaque pp_report. The tables are read through accessors
+ * that return read-only arrays owned by the report; the renderers write the
+ * same figures as text, JSON (docs/report-json.md) or CSV. Times are integer
+ * nanoseconds; ratios are doubles computed from those integers at the end. */
+#ifndef PIPEPROF_ANALYZE_H
+#define PIPEPROF_ANALYZE_H
+
+#include <stdio.h>
+
+#include "pipeprof/common.h"
+#include "pipeprof/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pp_report pp_report;
+
+/* How to choose W and how to label foreign execs. Zero-initialize with
+ * pp_analyze_options_init. `region` and `exclude_region` exclude each other. */
+typedef struct pp_analyze_options {
+    const char *region;         /* W = hull of the regions of this name */
+    const char *exclude_region; /* W = end of the last such region .. trace end */
+    int has_from, has_to;       /* clip W to [from_ns, to_ns] (trace ns) */
+    int64_t from_ns, to_ns;
+    /* POSIX extended regex: capture 1 = stage, capture 2 = batch number;
+     * labels execs that have no stage/batch (docs/analysis.md §foreign). */
+    const char *batch_pattern;
+    const char *source;         /* file name shown in the report header */
+} pp_analyze_options;
+
+void pp_analyze_options_init(pp_analyze_options *o);
+
+/* Builds the report. Errors (message in err): PP_ENOTFOUND for an unknown
+ * region (the message lists those that exist), PP_EINVAL for an empty window,
+ * a trace without execs, or a bad option; PP_ENOMEM. */
+int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
+                    pp_error *err);
+/* Accepts NULL. */
+void pp_report_free(pp_report *r);
+
+/* Nearest-rank percentile of `n` ascending values: the value at 1-based rank
+ * ceil(q_milli * n / 100000), q_milli in thousandths of a percent (p99.9 =
+ * 99900). Integer arithmetic only. 0 for n == 0. */
+int64_t pp_percentile(const int64_t *sorted, size_t n, uint32_t q_milli);
+
+/* min, mean (floor), p50, p90, p95, p97, p99, p99.9, max of n values. */
+typedef struct pp_summary {
+    uint64_t n;
+    int64_t min, mean, p50, p90, p95, p97, p99, p999, max, total;
+} pp_summary;
+
+/* Sorts `values` in place and summarizes them (all zero for n == 0). */
+void pp_summary_compute(int64_t *values, size_t n, pp_summary *out);
+
+/* Gaps between merged busy intervals inside W (bubbles), plus the idle time
+ * before the first and after the last interval, reported apart. */
+typedef struct pp_gap_stats {
+    uint64_t count;
+    int64_t mean, p50, p95, max, total;
+    int64_t leading_ns, trailing_ns;
+} pp_gap_stats;
+
+typedef struct pp_window {
+    int64_t start_ns, end_ns;  /* W = [start, end) */
+    const char *how;           /* "whole trace", "region \"warm up\"", ... */
+} pp_window;
+
+typedef struct pp_device_stats {
+    const char *name;
+    int simulated;             /* every output names it "(simulated)" */
+    uint32_t tracks;           /* tracks with at least one exec in W */
+    uint64_t execs;            /* execs lying entirely inside W */
+    uint64_t hw_unknown;       /* of those, left out of hardware figures */
+    int64_t busy_ns, idle_ns;
+    double wall_util;          /* busy / |W| */
+    double hw_util;            /* mean over tracks of sum hw / |W| */
+    double hw_eff;             /* sum hw / sum wall, execs with known hw */
+    double transfer_share;     /* sum xfer / sum hw, execs with known hw */
+    pp_summary penalty;        /* wall - hw per exec with known hw */
+    double penalty_pct_wall;   /* penalty total / sum exec wall (known hw) */
+    pp_gap_stats bubbles;
+} pp_device_stats;
+
+typedef struct pp_track_stats {
+    uint32_t track;            /* model track index */
+    uint32_t device;           /* index into the device table */
+    const char *name;          /* "GPU.0/stream 1" */
+    uint64_t execs, hw_unknown;
+    int64_t busy_ns;
+    double hw_util;
+    pp_gap_stats bubbles;
+} pp_track_stats;
+
+/* One stage, in order of first appearance in time. */
+typedef struct pp_stage_stats {
+    const char *name;
+    int data_parallel;         /* some batch ran on more than one device */
+    int exec_less;             /* timed by its stage spans (no execs) */
+    pp_summary time;           /* stage time(s, b) over its batches */
+    uint64_t bottleneck_count; /* cycles this stage was the bottleneck of */
+    uint64_t execs, hw_unknown;
+    int64_t hw_ns, xfer_ns;    /* sums over execs with known hw */
+    pp_summary penalty;
+    double penalty_pct_wall;   /* penalty total / sum exec wall (known hw) */
+} pp_stage_stats;
+
+/* stage time(s, b). measured_ns = partition start .. merge end for a
+ * data-parallel stage with both spans, else -1. */
+typedef struct pp_stage_time {
+    uint32_t stage;
+    int64_t batch;
+    int64_t time_ns, measured_ns;
+} pp_stage_time;
+
+typedef struct pp_batch_stats {
+    int64_t batch;
+    int complete;              /* has every stage of the trace */
+    uint32_t stages;           /* how many it has */
+    int64_t cycle_ns;          /* max stage time */
+    uint32_t bottleneck;       /* stage index attaining it (upstream on ties) */
+    int64_t e2e_ns;            /* last end - first start of its events */
+} pp_batch_stats;
+
+typedef struct pp_cycle_stats {
+    uint64_t batches, complete;
+    pp_summary cycle, cycle_complete, e2e;
+    double throughput_bound;           /* 1/s: 1 / mean cycle latency */
+    double throughput_bound_complete;
+    double throughput_measured;        /* completed batches / |W| */
+} pp_cycle_stats;
+
+typedef struct pp_dp_device {
+    uint32_t device;           /* index into the device table */
+    int64_t wall_ns;           /* sum over batches of its wall in the stage */
+    double share;              /* share of the work it got (mean over batches) */
+    double rate;               /* share / mean wall per batch, per second */
+    double suggested_share;    /* rate / sum of rates */
+} pp_dp_device;
+
+typedef struct pp_dp_stats {
+    uint32_t stage;
+    uint64_t batches;
+    pp_summary partition, max_device, merge, formula, measured;
+    double imbalance;          /* sum max wall / sum mean wall, over batches */
+    size_t ndevices;
+    const pp_dp_device *devices;
+} pp_dp_stats;
+
+typedef struct pp_op_stats {
+    uint32_t device;           /* index into the device table */
+    const char *name;
+    uint64_t count;
+    int64_t total, mean, p50, p95, max;
+} pp_op_stats;
+
+const pp_window *pp_report_window(const pp_report *r);
+/* Data loss of the input: dropped records, truncated bytes. */
+const pp_model_meta *pp_report_meta(const pp_report *r);
+const char *pp_report_source(const pp_report *r);
+const pp_device_stats *pp_report_devices(const pp_report *r, size_t *n);
+const pp_track_stats *pp_report_tracks(const pp_report *r, size_t *n);
+const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n);
+const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n);
+const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n);
+const pp_cycle_stats *pp_report_cycles(const pp_report *r);
+const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);
+const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n);
+/* Ranked plain statements, data loss first when there is any. */
+const char *const *pp_report_findings(const pp_report *r, size_t *n);
+
+/* Renderers. Text fits 80 columns; JSON follows docs/report-json.md. They
+ * return PP_EIO when writing fails. */
+int pp_report_write_text(const pp_report *r, FILE *out);
+int pp_report_write_json(const pp_report *r, FILE *out);
+/* Writes devices.csv, tracks.csv, stages.csv, batches.csv and gaps.csv into
+ * the existing directory `dir`, each atomically. */
+int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,144 @@
+/* render_csv.c — the report's tables as CSV files for pandas or DuckDB:
+ * devices.csv, tracks.csv, stages.csv, batches.csv (one row per batch, with
+ * its stage times in stage_times form: one row per (batch, stage)) and
+ * gaps.csv (every bubble of every device). Each file is written atomically. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "io/outfile.h"
+
+static void put(pp_outfile *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(pp_outfile *o, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        pp_outfile_write(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* A CSV field: quoted, inner quotes doubled. */
+static void field(pp_outfile *o, const char *s) {
+    pp_outfile_write(o, "\"", 1);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        pp_outfile_write(o, s, (size_t)(q - s) + 1);
+        pp_outfile_write(o, "\"", 1);
+    }
+    pp_outfile_write(o, s, strlen(s));
+    pp_outfile_write(o, "\"", 1);
+}
+
+static void devices(const pp_report *r, pp_outfile *o) {
+    put(o, "device,simulated,tracks,execs,hw_unknown,busy_ns,idle_ns,wall_util,hw_util,hw_eff,"
+           "transfer_share,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,"
+           "bubbles,bubble_mean_ns,bubble_p50_ns,bubble_p95_ns,bubble_max_ns,bubble_total_ns,"
+           "leading_idle_ns,trailing_idle_ns\n");
+    for (size_t d = 0; d < r->ndevices; d++) {
+        const pp_device_stats *v = &r->devices[d];
+        const pp_gap_stats *g = &v->bubbles;
+        field(o, v->name);
+        put(o, ",%d,%u,%llu,%llu,%lld,%lld,%.9g,%.9g,%.9g,%.9g,%lld,%lld,%lld,%.9g,%llu,%lld,%lld,"
+               "%lld,%lld,%lld,%lld,%lld\n",
+            v->simulated, v->tracks, (unsigned long long)v->execs,
+            (unsigned long long)v->hw_unknown, (long long)v->busy_ns, (long long)v->idle_ns,
+            v->wall_util, v->hw_util, v->hw_eff, v->transfer_share, (long long)v->penalty.mean,
+            (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall,
+            (unsigned long long)g->count, (long long)g->mean, (long long)g->p50,
+            (long long)g->p95, (long long)g->max, (long long)g->total, (long long)g->leading_ns,
+            (long long)g->trailing_ns);
+    }
+}
+
+static void tracks(const pp_report *r, pp_outfile *o) {
+    put(o, "track,device,execs,hw_unknown,busy_ns,hw_util,bubbles,bubble_mean_ns,bubble_p95_ns,"
+           "bubble_max_ns,bubble_total_ns,leading_idle_ns,trailing_idle_ns\n");
+    for (size_t t = 0; t < r->ntracks; t++) {
+        const pp_track_stats *v = &r->tracks[t];
+        const pp_gap_stats *g = &v->bubbles;
+        field(o, v->name);
+        put(o, ",");
+        field(o, r->devices[v->device].name);
+        put(o, ",%llu,%llu,%lld,%.9g,%llu,%lld,%lld,%lld,%lld,%lld,%lld\n",
+            (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
+            (long long)v->busy_ns, v->hw_util, (unsigned long long)g->count, (long long)g->mean,
+            (long long)g->p95, (long long)g->max, (long long)g->total, (long long)g->leading_ns,
+            (long long)g->trailing_ns);
+    }
+}
+
+static void stages(const pp_report *r, pp_outfile *o) {
+    put(o, "stage,order,data_parallel,exec_less,batches,time_min_ns,time_mean_ns,time_p50_ns,"
+           "time_p90_ns,time_p95_ns,time_p99_ns,time_max_ns,bottleneck_count,execs,hw_unknown,"
+           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall\n");
+    for (size_t s = 0; s < r->nstages; s++) {
+        const pp_stage_stats *v = &r->stages[s];
+        const pp_summary *t = &v->time;
+        field(o, v->name);
+        put(o, ",%zu,%d,%d,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,%llu,%llu,%lld,%lld,%lld,"
+               "%lld,%lld,%.9g\n",
+            s, v->data_parallel, v->exec_less, (unsigned long long)t->n, (long long)t->min,
+            (long long)t->mean, (long long)t->p50, (long long)t->p90, (long long)t->p95,
+            (long long)t->p99, (long long)t->max, (unsigned long long)v->bottleneck_count,
+            (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
+            (long long)v->hw_ns, (long long)v->xfer_ns, (long long)v->penalty.mean,
+            (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall);
+    }
+}
+
+/* One row per (batch, stage) with the batch's cycle figures repeated, so a
+ * reader can pivot either way without a join. */
+static void batches(const pp_report *r, pp_outfile *o) {
+    put(o, "batch,complete,cycle_ns,bottleneck,e2e_ns,stage,stage_time_ns,measured_ns\n");
+    for (size_t i = 0, t = 0; i < r->nbatches; i++) {
+        const pp_batch_stats *b = &r->batches[i];
+        for (; t < r->ntimes && r->times[t].batch == b->batch; t++) {
+            put(o, "%lld,%d,%lld,", (long long)b->batch, b->complete, (long long)b->cycle_ns);
+            field(o, r->stages[b->bottleneck].name);
+            put(o, ",%lld,", (long long)b->e2e_ns);
+            field(o, r->stages[r->times[t].stage].name);
+            put(o, ",%lld,%lld\n", (long long)r->times[t].time_ns,
+                (long long)r->times[t].measured_ns);
+        }
+    }
+}
+
+static void gaps(const pp_report *r, pp_outfile *o) {
+    put(o, "device,start_ns,end_ns,gap_ns\n");
+    for (size_t i = 0; i < r->ngaps; i++) {
+        const an_gap *g = &r->gaps[i];
+        field(o, r->devices[g->device].name);
+        put(o, ",%lld,%lld,%lld\n", (long long)g->start, (long long)g->end,
+            (long long)(g->end - g->start));
+    }
+}
+
+int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
+    static const struct {
+        const char *name;
+        void (*write)(const pp_report *, pp_outfile *);
+    } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
+                 {"batches.csv", batches}, {"gaps.csv", gaps}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *path = an_strdupf("%s/%s", dir, files[i].name);
+        if (!path)
+            return pp_set_error(err, PP_ENOMEM, "out of memory");
+        pp_outfile o;
+        int rc = pp_outfile_open(&o, path, err);
+        free(path);
+        if (rc != PP_OK)
+            return rc;
+        files[i].write(r, &o);
+        rc = pp_outfile_commit(&o, err);
+        if (rc != PP_OK)
+            return rc;
+    }
+    return PP_OK;
+}

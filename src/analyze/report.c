@@ -1,0 +1,196 @@
+/* report.c — building a report step by step, freeing it, reading it. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "core/error.h"
+
+void pp_analyze_options_init(pp_analyze_options *o) {
+    memset(o, 0, sizeof *o);
+}
+
+char *an_strdupf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+double an_ratio(int64_t num, int64_t den) {
+    return den == 0 ? 0.0 : (double)num / (double)den;
+}
+
+void an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len) {
+    snprintf(buf, len, "%s%s", r->devices[d].name, r->devices[d].simulated ? " (simulated)" : "");
+}
+
+void an_format_ns(int64_t ns, char *buf, size_t len) {
+    int64_t a = ns < 0 ? -ns : ns;
+    if (a < 1000)
+        snprintf(buf, len, "%lld ns", (long long)ns);
+    else if (a < 1000000)
+        snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+    else if (a < 1000000000)
+        snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+}
+
+uint32_t an_stage_intern(pp_report *r, const char *name, size_t len) {
+    for (size_t i = 0; i < r->nstages; i++)
+        if (strlen(r->stage_names[i]) == len && memcmp(r->stage_names[i], name, len) == 0)
+            return (uint32_t)i;
+    if (r->nstages == r->stage_cap) {
+        size_t cap = r->stage_cap ? 2 * r->stage_cap : 8;
+        char **names = realloc(r->stage_names, cap * sizeof *names);
+        if (!names)
+            return AN_NONE;
+        r->stage_names = names;
+        int64_t *first = realloc(r->stage_first, cap * sizeof *first);
+        if (!first)
+            return AN_NONE;
+        r->stage_first = first;
+        r->stage_cap = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return AN_NONE;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    r->stage_names[r->nstages] = copy;
+    r->stage_first[r->nstages] = INT64_MAX;
+    return (uint32_t)r->nstages++;
+}
+
+int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
+                    pp_error *err) {
+    *out = NULL;
+    pp_analyze_options defaults;
+    if (!o) {
+        pp_analyze_options_init(&defaults);
+        o = &defaults;
+    }
+    pp_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    r->meta = *pp_model_meta_get(m);
+    r->source = an_strdupf("%s", o->source ? o->source : "(model)");
+    int rc = r->source ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
+    if (rc == PP_OK)
+        rc = an_window_select(r, m, o, err);
+    if (rc == PP_OK)
+        rc = an_execs_collect(r, m, err);
+    if (rc == PP_OK && o->batch_pattern)
+        rc = an_foreign_label(r, m, o->batch_pattern, err);
+    if (rc == PP_OK)
+        rc = an_stage_order(r, m, err);
+    if (rc == PP_OK)
+        rc = an_devices_compute(r, m, err);
+    if (rc == PP_OK)
+        rc = an_stages_compute(r, m, err);
+    if (rc == PP_OK)
+        rc = an_cycles_compute(r, m, err);
+    if (rc == PP_OK)
+        rc = an_dp_compute(r, m, err);
+    if (rc == PP_OK)
+        rc = an_ops_compute(r, m, err);
+    if (rc == PP_OK)
+        rc = an_findings_compute(r, err);
+    if (rc != PP_OK) {
+        pp_report_free(r);
+        return rc;
+    }
+    *out = r;
+    return PP_OK;
+}
+
+static void free_strings(char **s, size_t n) {
+    for (size_t i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+void pp_report_free(pp_report *r) {
+    if (!r)
+        return;
+    free(r->how);
+    free(r->source);
+    free(r->execs);
+    free(r->track_device);
+    free(r->stage_of_string);
+    for (size_t i = 0; i < r->ndevices; i++)
+        free((char *)r->devices[i].name);
+    free(r->devices);
+    for (size_t i = 0; i < r->ntracks; i++)
+        free((char *)r->tracks[i].name);
+    free(r->tracks);
+    free(r->gaps);
+    free_strings(r->stage_names, r->nstages);
+    free(r->stage_first);
+    free(r->stages);
+    free(r->times);
+    free(r->dp_rows);
+    free(r->dp_walls);
+    free(r->batches);
+    free(r->dp);
+    free(r->dp_devices);
+    free(r->ops);
+    free_strings(r->op_names, r->nops);
+    free_strings(r->findings, r->nfindings);
+    free(r);
+}
+
+const pp_window *pp_report_window(const pp_report *r) { return &r->window; }
+const pp_model_meta *pp_report_meta(const pp_report *r) { return &r->meta; }
+const char *pp_report_source(const pp_report *r) { return r->source; }
+const pp_cycle_stats *pp_report_cycles(const pp_report *r) { return &r->cycles; }
+
+const pp_device_stats *pp_report_devices(const pp_report *r, size_t *n) {
+    *n = r->ndevices;
+    return r->devices;
+}
+
+const pp_track_stats *pp_report_tracks(const pp_report *r, size_t *n) {
+    *n = r->ntracks;
+    return r->tracks;
+}
+
+const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n) {
+    *n = r->nstages;
+    return r->stages;
+}
+
+const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n) {
+    *n = r->ntimes;
+    return r->times;
+}
+
+const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n) {
+    *n = r->nbatches;
+    return r->batches;
+}
+
+const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n) {
+    *n = r->ndp;
+    return r->dp;
+}
+
+const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n) {
+    *n = r->nops;
+    return r->ops;
+}
+
+const char *const *pp_report_findings(const pp_report *r, size_t *n) {
+    *n = r->nfindings;
+    return (const char *const *)r->findings;
+}

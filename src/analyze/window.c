@@ -1,0 +1,111 @@
+/* window.c — choosing the window W every figure is measured over.
+ *
+ * Default: first timestamp to last end over every timed event. --region NAME:
+ * the hull of the regions of that name. --exclude-region NAME: from the end
+ * of the last region of that name to the trace end (what "leave out the warm
+ * up" means when the warm up is recorded as a region at the start).
+ * --from/--to then clip W. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "core/error.h"
+
+/* Lists the distinct region names into buf: "warm up", "steady" (the first
+ * 32 names; the message only has to show what is there). */
+static void region_names(const pp_model *m, const pp_event_columns *c, char *buf, size_t len) {
+    uint32_t seen[32];
+    size_t nseen = 0, used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->count && nseen < 32; i++) {
+        if (c->kind[i] != PP_EV_REGION)
+            continue;
+        size_t k = 0;
+        while (k < nseen && seen[k] != c->name[i])
+            k++;
+        if (k < nseen)
+            continue;
+        seen[nseen++] = c->name[i];
+        int w = snprintf(buf + used, len - used, "%s\"%s\"", used ? ", " : "",
+                         pp_model_string(m, c->name[i]));
+        if (w < 0 || (size_t)w >= len - used)
+            return;
+        used += (size_t)w;
+    }
+}
+
+static int region_hull(const pp_model *m, const pp_event_columns *c,
+                       const char *name, int64_t *lo, int64_t *hi, pp_error *err) {
+    uint32_t id = pp_model_find_string(m, name);
+    int found = 0;
+    for (size_t i = 0; id != 0 && i < c->count; i++) {
+        if (c->kind[i] != PP_EV_REGION || c->name[i] != id)
+            continue;
+        int64_t e = c->ts_ns[i] + c->dur_ns[i];
+        if (!found || c->ts_ns[i] < *lo)
+            *lo = c->ts_ns[i];
+        if (!found || e > *hi)
+            *hi = e;
+        found = 1;
+    }
+    if (found)
+        return PP_OK;
+    char names[400];
+    region_names(m, c, names, sizeof names);
+    return pp_set_error(err, PP_ENOTFOUND, "no region named \"%s\" in the trace (regions: %s)",
+                        name, names[0] ? names : "none");
+}
+
+int an_window_select(pp_report *r, const pp_model *m, const pp_analyze_options *o,
+                     pp_error *err) {
+    pp_event_columns c;
+    pp_model_columns(m, &c);
+    if (o->region && o->exclude_region)
+        return pp_set_error(err, PP_EINVAL, "--region and --exclude-region exclude each other");
+    int64_t t0 = 0, t1 = 0;
+    for (size_t i = 0; i < c.count; i++) {
+        int64_t e = c.ts_ns[i] + c.dur_ns[i];
+        if (i == 0 || c.ts_ns[i] < t0)
+            t0 = c.ts_ns[i];
+        if (i == 0 || e > t1)
+            t1 = e;
+    }
+    if (c.count == 0)
+        return pp_set_error(err, PP_EINVAL, "the trace has no events");
+    int64_t w0 = t0, w1 = t1;
+    const char *how = "whole trace";
+    char howbuf[300];
+    if (o->region) {
+        int rc = region_hull(m, &c, o->region, &w0, &w1, err);
+        if (rc != PP_OK)
+            return rc;
+        snprintf(howbuf, sizeof howbuf, "region \"%s\"", o->region);
+        how = howbuf;
+    } else if (o->exclude_region) {
+        int64_t lo = 0, hi = 0;
+        int rc = region_hull(m, &c, o->exclude_region, &lo, &hi, err);
+        if (rc != PP_OK)
+            return rc;
+        w0 = hi;
+        snprintf(howbuf, sizeof howbuf, "after region \"%s\"", o->exclude_region);
+        how = howbuf;
+    }
+    if (o->has_from && o->from_ns > w0)
+        w0 = o->from_ns;
+    if (o->has_to && o->to_ns < w1)
+        w1 = o->to_ns;
+    if (w1 <= w0)
+        return pp_set_error(err, PP_EINVAL,
+                            "the window is empty (%s, from %lld to %lld ns; the trace spans "
+                            "%lld to %lld ns)", how, (long long)w0, (long long)w1,
+                            (long long)t0, (long long)t1);
+    r->how = an_strdupf("%s%s", how, (o->has_from || o->has_to) ? ", clipped by --from/--to" : "");
+    if (!r->how)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    r->window = (pp_window){w0, w1, r->how};
+    return PP_OK;
+}
+
+int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
+    return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
+}

@@ -1,0 +1,164 @@
+/* pipeprof analyze: read a trace, compute the metrics of DESIGN.md §4 over a
+ * window and print them: text for people, --json for programs, --csv DIR for
+ * pandas. All the work is pp_report_build and the renderers; this file turns
+ * flags into options and statuses into messages and exit codes. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "pipeprof/analyze.h"
+#include "pipeprof/io.h"
+
+static void analyze_help(FILE *out) {
+    fprintf(out,
+            "usage: pipeprof analyze TRACE [--json] [--csv DIR]\n"
+            "                        [--region NAME | --exclude-region NAME]\n"
+            "                        [--from NS] [--to NS] [--batch-pattern REGEX]\n\n"
+            "Reads TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) and reports\n"
+            "where the pipeline's time goes: findings first, then per-device busy time,\n"
+            "utilization and bubbles, stage times, cycle latency and its bottleneck, and\n"
+            "the data-parallel breakdown. Definitions: docs/analysis.md.\n\n"
+            "options:\n"
+            "  --json                 print the report as JSON (docs/report-json.md)\n"
+            "  --csv DIR              also write devices.csv, tracks.csv, stages.csv,\n"
+            "                         batches.csv and gaps.csv into DIR (created if missing)\n"
+            "  --region NAME          window = the hull of the regions named NAME\n"
+            "  --exclude-region NAME  window = from the end of the last region NAME to the\n"
+            "                         trace end (leaves out a warm up recorded at the start)\n"
+            "  --from NS, --to NS     clip the window to trace nanoseconds [NS, NS)\n"
+            "  --batch-pattern REGEX  label foreign GPU execs by the name of the annotation\n"
+            "                         around their launch: POSIX extended regex, capture 1 =\n"
+            "                         stage, capture 2 = batch number\n"
+            "  -h, --help             this help\n\n"
+            "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, unknown region, empty\n"
+            "window, a trace without execs).\n\n"
+            "examples:\n"
+            "  pipeprof analyze trace.pptrace --exclude-region \"warm up\"\n"
+            "  pipeprof analyze pytorch.json --batch-pattern '^(.+)/batch([0-9]+)$' --json\n");
+}
+
+typedef struct analyze_args {
+    const char *trace, *csv_dir;
+    int json;
+    pp_analyze_options opt;
+} analyze_args;
+
+static int parse_ns(const char *cmd, const char *option, const char *text, int64_t *out) {
+    uint64_t v;
+    if (cli_parse_u64(cmd, option, text, 0, INT64_MAX, &v) != 0)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int analyze_parse(int argc, char **argv, analyze_args *a) {
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int got;
+        if (strcmp(argv[i], "--json") == 0) {
+            a->json = 1;
+        } else if ((got = cli_option(argc, argv, &i, "--csv", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->csv_dir = v;
+        } else if ((got = cli_option(argc, argv, &i, "--region", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->opt.region = v;
+        } else if ((got = cli_option(argc, argv, &i, "--exclude-region", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->opt.exclude_region = v;
+        } else if ((got = cli_option(argc, argv, &i, "--from", &v)) != 0) {
+            if (got < 0 || parse_ns(argv[0], "--from", v, &a->opt.from_ns) != 0)
+                return CLI_BADINPUT;
+            a->opt.has_from = 1;
+        } else if ((got = cli_option(argc, argv, &i, "--to", &v)) != 0) {
+            if (got < 0 || parse_ns(argv[0], "--to", v, &a->opt.to_ns) != 0)
+                return CLI_BADINPUT;
+            a->opt.has_to = 1;
+        } else if ((got = cli_option(argc, argv, &i, "--batch-pattern", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->opt.batch_pattern = v;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_unknown_option(argv[0], argv[i]);
+        } else if (a->trace) {
+            cli_error("analyze: unexpected argument \"%s\": expected one TRACE", argv[i]);
+            return CLI_BADINPUT;
+        } else {
+            a->trace = argv[i];
+        }
+    }
+    if (!a->trace) {
+        cli_error("analyze: expected a TRACE (pipeprof analyze trace.pptrace)");
+        return CLI_BADINPUT;
+    }
+    if (a->opt.region && a->opt.exclude_region) {
+        cli_error("analyze: --region and --exclude-region exclude each other");
+        return CLI_BADINPUT;
+    }
+    return CLI_OK;
+}
+
+static int analyze_output(const pp_report *r, const analyze_args *a) {
+    int rc = a->json ? pp_report_write_json(r, stdout) : pp_report_write_text(r, stdout);
+    if (rc != PP_OK || fflush(stdout) != 0) {
+        cli_error("analyze: writing the report failed: %s", strerror(errno));
+        return CLI_FAIL;
+    }
+    if (!a->csv_dir)
+        return CLI_OK;
+    if (mkdir(a->csv_dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("analyze: --csv %s: cannot create the directory: %s", a->csv_dir,
+                  strerror(errno));
+        return CLI_FAIL;
+    }
+    pp_error err = {{0}};
+    rc = pp_report_write_csv(r, a->csv_dir, &err);
+    if (rc != PP_OK) {
+        cli_error("analyze: %s", err.msg[0] ? err.msg : pp_strerror(rc));
+        return cli_exit_code(rc);
+    }
+    return CLI_OK;
+}
+
+static int analyze_run(int argc, char **argv) {
+    analyze_args a = {0};
+    pp_analyze_options_init(&a.opt);
+    int code = analyze_parse(argc, argv, &a);
+    if (code != CLI_OK)
+        return code;
+    a.opt.source = a.trace;
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    int rc = pp_trace_read(a.trace, &m, &err);
+    if (rc == PP_ETRUNCATED && m) {
+        cli_error("warning: %s (analyzing the rest; the report states the loss)", err.msg);
+    } else if (rc != PP_OK) {
+        pp_model_free(m);
+        cli_error("%s", err.msg[0] ? err.msg : pp_strerror(rc));
+        return cli_exit_code(rc);
+    }
+    pp_report *r = NULL;
+    memset(&err, 0, sizeof err);
+    rc = pp_report_build(m, &a.opt, &r, &err);
+    if (rc != PP_OK) {
+        cli_error("analyze: %s: %s", a.trace, err.msg[0] ? err.msg : pp_strerror(rc));
+        pp_model_free(m);
+        return cli_exit_code(rc);
+    }
+    code = analyze_output(r, &a);
+    pp_report_free(r);
+    pp_model_free(m);
+    return code;
+}
+
+const pp_command pp_cmd_analyze = {
+    .name = "analyze",
+    .summary = "metrics, bottleneck and findings of a trace (text, JSON, CSV)",
+    .run = analyze_run,
+    .help = analyze_help,
+};

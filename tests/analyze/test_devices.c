@@ -1,0 +1,144 @@
+/* Device and track figures: busy is a union, bubbles are the gaps between
+ * merged busy intervals, hardware figures leave unknown hw_ns out. */
+#include "builder.h"
+
+/* Two streams of one device overlap for 3 us: busy is the union, not the sum. */
+static void test_busy_is_union_of_streams(void) {
+    pp_model *m = b_model();
+    uint32_t s0 = b_device(m, "GPU.0", 0, 0), s1 = b_device(m, "GPU.0", 1, 0);
+    b_exec(m, s0, NULL, -1, 0, 5000, 0, 0);
+    b_exec(m, s1, NULL, -1, 2000, 8000, 0, 0);
+    b_exec(m, s0, NULL, -1, 10000, 12000, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    const pp_device_stats *d = b_find_device(r, "GPU.0");
+    EXPECT_EQ_I64(pp_report_window(r)->start_ns, 0);
+    EXPECT_EQ_I64(pp_report_window(r)->end_ns, 12000);
+    EXPECT_EQ_I64(d->busy_ns, 8000 + 2000);
+    EXPECT_EQ_I64(d->idle_ns, 2000);
+    EXPECT_NEAR(d->wall_util, 10000.0 / 12000.0, 1e-12);
+    EXPECT_EQ_U64(d->bubbles.count, 1);
+    EXPECT_EQ_I64(d->bubbles.total, 2000);
+    EXPECT_EQ_U64(d->tracks, 2);
+    size_t nt;
+    const pp_track_stats *t = pp_report_tracks(r, &nt);
+    EXPECT_EQ_U64(nt, 2);
+    EXPECT_STR(t[0].name, "GPU.0/stream 0");
+    EXPECT_EQ_I64(t[0].busy_ns, 5000 + 2000);
+    /* stream 0's own gap 5000..10000 is a track bubble, hidden on the device */
+    EXPECT_EQ_U64(t[0].bubbles.count, 1);
+    EXPECT_EQ_I64(t[0].bubbles.max, 5000);
+    EXPECT_EQ_I64(t[1].bubbles.leading_ns, 2000);
+    EXPECT_EQ_I64(t[1].bubbles.trailing_ns, 4000);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Gaps of 1000 and 3000 between three execs inside W = [0, 10000): two
+ * bubbles; the 1000 before and 2000 after are leading/trailing idle. */
+static void test_bubbles_and_leading_trailing_idle(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), host = b_thread(m, "main");
+    b_span(m, host, PP_ROLE_USER, "run", NULL, -1, 0, 10000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 1000, 2000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 3000, 4000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 7000, 8000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 8000, 8500, 0, 0); /* touches: no gap */
+    pp_report *r = b_report(m, NULL);
+    const pp_device_stats *d = b_find_device(r, "CPU");
+    EXPECT_EQ_I64(d->busy_ns, 3500);
+    EXPECT_EQ_I64(d->idle_ns, 6500);
+    EXPECT_EQ_U64(d->bubbles.count, 2);
+    EXPECT_EQ_I64(d->bubbles.total, 4000);
+    EXPECT_EQ_I64(d->bubbles.mean, 2000);
+    EXPECT_EQ_I64(d->bubbles.p50, 1000); /* rank ceil(0.5 * 2) = 1 */
+    EXPECT_EQ_I64(d->bubbles.p95, 3000);
+    EXPECT_EQ_I64(d->bubbles.max, 3000);
+    EXPECT_EQ_I64(d->bubbles.leading_ns, 1000);
+    EXPECT_EQ_I64(d->bubbles.trailing_ns, 1500);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* An exec with hw_ns 0 is counted but left out of every hardware figure;
+ * device HW utilization is the mean over its tracks. */
+static void test_unknown_hw_left_out(void) {
+    pp_model *m = b_model();
+    uint32_t a = b_device(m, "NPU", 0, 1), b = b_device(m, "NPU", 1, 1);
+    b_exec(m, a, NULL, -1, 0, 1000, 600, 100);    /* penalty 400 */
+    b_exec(m, a, NULL, -1, 1000, 2000, 0, 0);     /* hw unknown */
+    b_exec(m, a, NULL, -1, 2000, 4000, 1500, 300); /* penalty 500 */
+    b_exec(m, b, NULL, -1, 0, 4000, 2000, 0);      /* penalty 2000 */
+    pp_report *r = b_report(m, NULL);
+    const pp_device_stats *d = b_find_device(r, "NPU");
+    EXPECT(d->simulated);
+    EXPECT_EQ_U64(d->execs, 4);
+    EXPECT_EQ_U64(d->hw_unknown, 1);
+    EXPECT_NEAR(d->hw_eff, (600.0 + 1500 + 2000) / (1000.0 + 2000 + 4000), 1e-12);
+    EXPECT_NEAR(d->transfer_share, 400.0 / 4100.0, 1e-12);
+    EXPECT_NEAR(d->hw_util, (2100.0 / 4000 + 2000.0 / 4000) / 2, 1e-12);
+    EXPECT_EQ_U64(d->penalty.n, 3);
+    EXPECT_EQ_I64(d->penalty.total, 2900);
+    EXPECT_EQ_I64(d->penalty.mean, 966); /* floor(2900 / 3) */
+    EXPECT_EQ_I64(d->penalty.p50, 500);
+    EXPECT_EQ_I64(d->penalty.p95, 2000);
+    EXPECT_NEAR(d->penalty_pct_wall, 100.0 * 2900 / 7000, 1e-9);
+    size_t n;
+    const char *const *f = pp_report_findings(r, &n);
+    int named = 0, counted = 0;
+    for (size_t i = 0; i < n; i++) {
+        named |= strstr(f[i], "NPU (simulated)") != NULL;
+        counted |= strstr(f[i], "1 of 4 execs report no hardware time") != NULL;
+    }
+    EXPECT(named);
+    EXPECT(counted);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Epoch-scale nanosecond timestamps keep every nanosecond. */
+static void test_epoch_nanoseconds_exact(void) {
+    pp_model *m = b_model();
+    uint32_t g = b_device(m, "GPU", 0, 0);
+    const int64_t t0 = 1700000000000000123LL;
+    b_exec(m, g, NULL, -1, t0, t0 + 7, 0, 0);
+    b_exec(m, g, NULL, -1, t0 + 10, t0 + 13, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    const pp_device_stats *d = b_find_device(r, "GPU");
+    EXPECT_EQ_I64(pp_report_window(r)->start_ns, t0);
+    EXPECT_EQ_I64(d->busy_ns, 10);
+    EXPECT_EQ_I64(d->bubbles.total, 3);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Op spans: per device and name, sorted by total. */
+static void test_op_statistics(void) {
+    pp_model *m = b_model();
+    uint32_t c = b_device(m, "CPU", 0, 0);
+    b_exec(m, c, NULL, -1, 0, 1000, 0, 0);
+    b_span(m, c, PP_ROLE_OP, "matmul", NULL, -1, 0, 300, 0, 0);
+    b_span(m, c, PP_ROLE_OP, "relu", NULL, -1, 300, 400, 0, 0);
+    b_span(m, c, PP_ROLE_OP, "matmul", NULL, -1, 400, 900, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_op_stats *o = pp_report_ops(r, &n);
+    EXPECT_EQ_U64(n, 2);
+    EXPECT_STR(o[0].name, "matmul");
+    EXPECT_EQ_U64(o[0].count, 2);
+    EXPECT_EQ_I64(o[0].total, 800);
+    EXPECT_EQ_I64(o[0].mean, 400);
+    EXPECT_EQ_I64(o[0].p50, 300);
+    EXPECT_EQ_I64(o[0].max, 500);
+    EXPECT_STR(o[1].name, "relu");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+int main(void) {
+    RUN(test_busy_is_union_of_streams);
+    RUN(test_bubbles_and_leading_trailing_idle);
+    RUN(test_unknown_hw_left_out);
+    RUN(test_epoch_nanoseconds_exact);
+    RUN(test_op_statistics);
+    return pp_test_finish();
+}

@@ -1,0 +1,210 @@
+/* Stage times, cycles and the data-parallel breakdown (DESIGN.md §4). */
+#include "builder.h"
+
+/* embed, batch 0: partition 100, CPU wall 500, NPU wall 1000, merge 50.
+ * Formula = 100 + 1000 + 50; measured = partition start .. merge end. */
+static void test_data_parallel_stage(void) {
+    pp_model *m = b_model();
+    uint32_t host = b_thread(m, "embed"), cpu = b_device(m, "CPU", 0, 0);
+    uint32_t npu = b_device(m, "NPU", 0, 1);
+    b_span(m, host, PP_ROLE_PARTITION, "partition", "embed", 0, 0, 100, 0, 0);
+    b_exec(m, cpu, "embed", 0, 100, 600, 0, 0);
+    b_exec(m, npu, "embed", 0, 100, 1100, 0, 0);
+    b_span(m, host, PP_ROLE_MERGE, "merge", "embed", 0, 1150, 1200, 0, 0);
+    b_span(m, host, PP_ROLE_STAGE, "embed", "embed", 0, 0, 1200, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    const pp_stage_stats *s = b_find_stage(r, "embed", NULL);
+    EXPECT(s->data_parallel);
+    EXPECT_EQ_I64(s->time.max, 1150);
+    size_t n;
+    const pp_stage_time *t = pp_report_stage_times(r, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_I64(t[0].time_ns, 1150);
+    EXPECT_EQ_I64(t[0].measured_ns, 1200);
+    const pp_dp_stats *dp = pp_report_dp(r, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_I64(dp->partition.mean, 100);
+    EXPECT_EQ_I64(dp->max_device.mean, 1000);
+    EXPECT_EQ_I64(dp->merge.mean, 50);
+    EXPECT_EQ_I64(dp->measured.mean, 1200);
+    EXPECT_NEAR(dp->imbalance, 1000.0 / 750.0, 1e-12);
+    EXPECT_EQ_U64(dp->ndevices, 2);
+    /* even split: CPU does 0.5 in 500 ns, NPU 0.5 in 1000 ns, so CPU is twice
+     * as fast and should get 2/3 */
+    for (size_t i = 0; i < dp->ndevices; i++) {
+        EXPECT_NEAR(dp->devices[i].share, 0.5, 1e-12);
+        double want = dp->devices[i].wall_ns == 500 ? 2.0 / 3 : 1.0 / 3;
+        EXPECT_NEAR(dp->devices[i].suggested_share, want, 1e-12);
+    }
+    size_t nf;
+    const char *const *f = pp_report_findings(r, &nf);
+    int said = 0;
+    for (size_t i = 0; i < nf; i++)
+        said |= strstr(f[i], "Imbalance") && strstr(f[i], "CPU 0.67, NPU (simulated) 0.33");
+    EXPECT(said);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Batch 1 lacks stage B: incomplete, keeps its cycle latency; complete-only
+ * figures and measured throughput count batch 0 only. */
+static void test_incomplete_batch(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    b_exec(m, gpu, "B", 0, 100, 400, 0, 0); /* appended first, but later in time */
+    b_exec(m, cpu, "A", 0, 0, 100, 0, 0);
+    b_exec(m, cpu, "A", 1, 400, 600, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n, ia, ib;
+    b_find_stage(r, "A", &ia);
+    b_find_stage(r, "B", &ib);
+    EXPECT_EQ_U64(ia, 0); /* A appears first in time: upstream */
+    EXPECT_EQ_U64(ib, 1);
+    const pp_batch_stats *b = pp_report_batches(r, &n);
+    EXPECT_EQ_U64(n, 2);
+    EXPECT(b[0].complete);
+    EXPECT_EQ_I64(b[0].cycle_ns, 300);
+    EXPECT_EQ_U64(b[0].bottleneck, ib);
+    EXPECT(!b[1].complete);
+    EXPECT_EQ_I64(b[1].cycle_ns, 200);
+    EXPECT_EQ_U64(b[1].bottleneck, ia);
+    EXPECT_EQ_I64(b[0].e2e_ns, 400);
+    const pp_cycle_stats *c = pp_report_cycles(r);
+    EXPECT_EQ_U64(c->batches, 2);
+    EXPECT_EQ_U64(c->complete, 1);
+    EXPECT_EQ_I64(c->cycle.mean, 250);
+    EXPECT_EQ_I64(c->cycle_complete.mean, 300);
+    EXPECT_NEAR(c->throughput_bound, 1e9 / 250, 1e-6);
+    EXPECT_NEAR(c->throughput_bound_complete, 1e9 / 300, 1e-6);
+    EXPECT_NEAR(c->throughput_measured, 1e9 / 600, 1e-6); /* 1 complete in W = 600 ns */
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Equal stage times: the bottleneck is the upstream stage. */
+static void test_tie_goes_upstream(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    b_exec(m, cpu, "A", 0, 0, 100, 0, 0);
+    b_exec(m, gpu, "B", 0, 100, 200, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n, ia;
+    b_find_stage(r, "A", &ia);
+    EXPECT_EQ_U64(pp_report_batches(r, &n)[0].bottleneck, ia);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Several execs of one (stage, batch) on one device: first start to last end;
+ * a stage without execs is timed by its stage span. */
+static void test_single_device_and_exec_less_stages(void) {
+    pp_model *m = b_model();
+    uint32_t host = b_thread(m, "prep"), gpu0 = b_device(m, "GPU", 0, 0);
+    uint32_t gpu1 = b_device(m, "GPU", 1, 0);
+    b_span(m, host, PP_ROLE_STAGE, "prep", "prep", 0, 0, 50, 0, 0);
+    b_exec(m, gpu0, "cls", 0, 60, 100, 0, 0);
+    b_exec(m, gpu1, "cls", 0, 80, 170, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    const pp_stage_stats *prep = b_find_stage(r, "prep", NULL);
+    const pp_stage_stats *cls = b_find_stage(r, "cls", NULL);
+    EXPECT(prep->exec_less);
+    EXPECT_EQ_I64(prep->time.max, 50);
+    EXPECT(!cls->data_parallel);
+    EXPECT_EQ_I64(cls->time.max, 110);
+    size_t n;
+    EXPECT_EQ_I64(pp_report_batches(r, &n)[0].cycle_ns, 110);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Recorded data loss is the first finding. */
+static void test_data_loss_first(void) {
+    pp_model *m = b_model();
+    b_exec(m, b_device(m, "CPU", 0, 0), "A", 0, 0, 100, 0, 0);
+    pp_model_meta_mut(m)->dropped_records = 12;
+    pp_model_meta_mut(m)->truncated_bytes = 34;
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const char *const *f = pp_report_findings(r, &n);
+    EXPECT(n >= 2);
+    EXPECT_CONTAINS(f[0], "12 records were dropped");
+    EXPECT_CONTAINS(f[0], "34 bytes");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Recorded shares: CPU got 0.25 of the work in 500 ns, NPU 0.75 in 1000 ns.
+ * Rates 0.5 and 0.75 per us: the balanced split is 0.4 / 0.6. */
+static void test_recorded_shares_give_the_split(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), npu = b_device(m, "NPU", 0, 0);
+    size_t e_cpu = b_exec(m, cpu, "embed", 0, 0, 500, 0, 0);
+    size_t e_npu = b_exec(m, npu, "embed", 0, 0, 1000, 0, 0);
+    size_t ids[2] = {e_cpu, e_npu};
+    double shares[2] = {0.25, 0.75};
+    for (int i = 0; i < 2; i++) {
+        pp_annotation a = {.event = ids[i], .key = b_str(m, "share"), .type = PP_VALUE_DOUBLE};
+        a.v.d = shares[i];
+        EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    }
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_dp_stats *dp = pp_report_dp(r, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_I64(dp->measured.n, 0); /* no partition/merge spans: not measured */
+    for (size_t i = 0; i < dp->ndevices; i++) {
+        int is_cpu = dp->devices[i].wall_ns == 500;
+        EXPECT_NEAR(dp->devices[i].share, is_cpu ? 0.25 : 0.75, 1e-12);
+        EXPECT_NEAR(dp->devices[i].suggested_share, is_cpu ? 0.4 : 0.6, 1e-12);
+    }
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Stage B (GPU, wall 500, hw 400 of which transfer 300) limits the cycle;
+ * its time is mostly transfer: 300 of compute 100 + transfer 300 + penalty
+ * 100 + no bubbles = 60%. */
+static void test_bottleneck_names_what_dominates(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    b_exec(m, cpu, "A", 0, 0, 100, 90, 10);
+    b_exec(m, gpu, "B", 0, 100, 600, 400, 300);
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const char *const *f = pp_report_findings(r, &n);
+    EXPECT(n >= 1);
+    EXPECT_CONTAINS(f[0], "Bottleneck: stage \"B\" limits 1 of 1 cycles");
+    EXPECT_CONTAINS(f[0], "60% of its time is data transfer");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* A stage seen only outside W is not in the report. */
+static void test_stage_outside_window_dropped(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0);
+    b_exec(m, cpu, "early", 0, 0, 100, 0, 0);
+    b_exec(m, cpu, "late", 0, 200, 300, 0, 0);
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.has_from = 1, o.from_ns = 150;
+    pp_report *r = b_report(m, &o);
+    size_t n;
+    const pp_stage_stats *s = pp_report_stages(r, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_STR(s[0].name, "late");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+int main(void) {
+    RUN(test_recorded_shares_give_the_split);
+    RUN(test_bottleneck_names_what_dominates);
+    RUN(test_stage_outside_window_dropped);
+    RUN(test_data_parallel_stage);
+    RUN(test_incomplete_batch);
+    RUN(test_tie_goes_upstream);
+    RUN(test_single_device_and_exec_less_stages);
+    RUN(test_data_loss_first);
+    return pp_test_finish();
+}
