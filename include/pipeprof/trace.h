@@ -48,7 +48,8 @@ typedef enum pp_role {
 
 typedef enum pp_overflow {
     PP_OVERFLOW_DROP = 0, /* when max_records is reached, drop new records */
-    PP_OVERFLOW_RING = 1  /* overwrite the thread's oldest records (flight recorder) */
+    PP_OVERFLOW_RING = 1  /* overwrite the thread's oldest records (flight recorder);
+                           * every thread keeps at least one chunk (docs/recording.md) */
 } pp_overflow;
 
 #define PP_DEFAULT_MAX_RECORDS ((uint64_t)1 << 24)

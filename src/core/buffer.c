@@ -70,8 +70,19 @@ int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb) {
         return PP_OK;
     }
     pp_chunk *oldest = atomic_load_explicit(&tb->first, memory_order_relaxed);
-    if (s->overflow != PP_OVERFLOW_RING || !oldest)
+    if (s->overflow != PP_OVERFLOW_RING)
         return PP_EFULL;
+    if (!oldest) {
+        /* A flight recorder keeps every thread's newest records: a thread
+         * that comes after the budget is spent still gets one chunk. */
+        pp_chunk *c = malloc(sizeof *c + s->chunk_records * sizeof c->recs[0]);
+        if (!c)
+            return PP_EFULL;
+        atomic_fetch_add(&s->reserved, s->chunk_records);
+        c->cap = s->chunk_records;
+        append_chunk(tb, c);
+        return PP_OK;
+    }
     /* Ring: the oldest chunk becomes the newest; what it held is lost. */
     atomic_fetch_add_explicit(&tb->dropped, pp_chunk_count(oldest), memory_order_relaxed);
     if (oldest == tb->last) {
