@@ -119,8 +119,9 @@ pp_track_info *pp_model_track_mut(pp_model *m, uint32_t index);
 /* Sets defaults for a new track: kind thread, stream -1, everything else 0. */
 void pp_track_info_init(pp_track_info *t);
 
-/* Appends one event. PP_EINVAL when its track or strings are out of range or
- * dur_ns is negative. */
+/* Appends one event. PP_EINVAL when its track or strings are out of range,
+ * dur_ns is negative, or ts_ns + dur_ns would pass INT64_MAX (so every
+ * consumer may compute an event's end without overflow). */
 int pp_model_add_event(pp_model *m, const pp_event *e);
 size_t pp_model_event_count(const pp_model *m);
 void pp_model_event(const pp_model *m, size_t i, pp_event *out);

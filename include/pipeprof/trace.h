@@ -151,7 +151,7 @@ typedef enum pp_flow_phase {
 void pp_span_rec_init(pp_span_rec *rec);
 /* Records a span. PP_EFULL when the budget is spent under the drop policy
  * (the drop is counted and reported); PP_ESTATE before start or after stop;
- * PP_EINVAL for a negative duration. */
+ * PP_EINVAL for a negative duration or an end past INT64_MAX. */
 int pp_span(pp_session *s, const pp_span_rec *rec);
 /* An instant mark at ts_ns on `track`. */
 int pp_mark(pp_session *s, pp_track track, pp_str name, int64_t ts_ns);

@@ -48,7 +48,8 @@ void pp_span_rec_init(pp_span_rec *rec) {
 }
 
 int pp_span(pp_session *s, const pp_span_rec *rec) {
-    if (rec->dur_ns < 0 || (unsigned)rec->role > PP_ROLE_USER)
+    if (rec->dur_ns < 0 || (rec->ts_ns > 0 && rec->dur_ns > INT64_MAX - rec->ts_ns) ||
+        (unsigned)rec->role > PP_ROLE_USER)
         return PP_EINVAL;
     pp_record r = {.ts_ns = rec->ts_ns, .dur_ns = rec->dur_ns, .batch = rec->batch,
                    .hw_ns = rec->hw_ns, .xfer_ns = rec->xfer_ns, .name = rec->name,

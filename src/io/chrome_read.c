@@ -285,6 +285,8 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event \"%.*s\" has no \"ts\"", (int)(e->name.len > 60 ? 60 : e->name.len), e->name.s);
     if (e->has_dur && e->dur_ns < 0)
         return jcur_fail(c, "negative \"dur\" (%lld ns)", (long long)e->dur_ns);
+    if (e->has_dur && e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
+        return jcur_fail(c, "event ends past the largest time (ts + dur overflows)");
     ev = e->fields;
     ev.ts_ns = e->ts_ns;
     if ((rc = chrome_intern(r, c, &e->name, &ev.name)) || (rc = chrome_tracks_get(&r->tracks, r->m, e->pid, e->tid, &track)))

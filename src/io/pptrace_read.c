@@ -246,6 +246,9 @@ static int bad_event(reader *r, const pp_event *e, const unsigned char *const *c
     if (e->dur_ns < 0)
         return fail(r, field_at(r, col, C_DUR, i), "event %zu: negative duration %lld ns", idx,
                     (long long)e->dur_ns);
+    if (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
+        return fail(r, field_at(r, col, C_DUR, i), "event %zu: ends past the largest time (%lld + %lld ns)",
+                    idx, (long long)e->ts_ns, (long long)e->dur_ns);
     if (e->track >= ntracks)
         return fail(r, field_at(r, col, C_TRACK, i),
                     "event %zu: track index %u out of range (%zu tracks)", idx, e->track, ntracks);
@@ -283,7 +286,7 @@ static int decode_events(reader *r, const unsigned char *p, uint32_t n) {
         e.kind = col[C_KIND][i];
         e.role = col[C_ROLE][i];
         e.phase = col[C_PHASE][i];
-        if (e.dur_ns < 0 || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
+        if (e.dur_ns < 0 || (e.ts_ns > 0 && e.dur_ns > INT64_MAX - e.ts_ns) || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
             e.kind > PP_EV_REGION || e.role > PP_ROLE_USER || e.phase > PP_FLOW_END)
             return bad_event(r, &e, col, i);
         int rc = pp_model_add_event(r->m, &e);

@@ -144,7 +144,8 @@ static int event_store_reserve(event_store *e, size_t cap) {
 int pp_model_add_event(pp_model *m, const pp_event *ev) {
     event_store *e = &m->ev;
     if (ev->track >= m->ntracks || ev->name >= m->strings.count ||
-        ev->stage >= m->strings.count || ev->dur_ns < 0 || ev->kind > PP_EV_REGION ||
+        ev->stage >= m->strings.count || ev->dur_ns < 0 ||
+        (ev->ts_ns > 0 && ev->dur_ns > INT64_MAX - ev->ts_ns) || ev->kind > PP_EV_REGION ||
         ev->role > PP_ROLE_USER || ev->phase > PP_FLOW_END)
         return PP_EINVAL;
     if (e->count == e->cap) {

@@ -118,6 +118,9 @@ static void test_every_field_reaches_the_model(void) {
     EXPECT_EQ_I64(pp_annotate_str(s, pp_intern("precision"), pp_intern("FP16")), PP_OK);
     r.dur_ns = -1;
     EXPECT_EQ_I64(pp_span(s, &r), PP_EINVAL);
+    r.ts_ns = INT64_MAX - 5;
+    r.dur_ns = 6; /* ends past the largest time */
+    EXPECT_EQ_I64(pp_span(s, &r), PP_EINVAL);
     EXPECT_EQ_I64(pp_counter(s, host, pp_intern("queue depth"), 4000, 2.5), PP_OK);
     EXPECT_EQ_I64(pp_flow(s, host, pp_intern("batch"), 5000, 8, PP_FLOW_STEP), PP_OK);
     EXPECT_EQ_I64(pp_flow(s, host, pp_intern("batch"), 5000, 8, (pp_flow_phase)9), PP_EINVAL);

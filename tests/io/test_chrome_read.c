@@ -271,6 +271,8 @@ static void test_errors_say_where(void) {
         {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1 x}]", "1:38 (byte 37): expected '}' or ',' after a field of an event (got 'x')"},
         {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\n\"dur\":\"x\"}]", "2:7 (byte 36): \"dur\" must be a number of microseconds (got a string)"},
         {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":-5}]", "negative \"dur\" (-5000 ns)"},
+        {"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":9000000000000000,\"dur\":9000000000000000}]",
+         "event ends past the largest time"},
         {"[{\"ph\":\"X\",\"name\":\"a\\q\",\"ts\":1}]", "bad escape in string"},
         {"[{\"name\":\"a\",\"ts\":1}]", "event has no \"ph\""},
         {"[{\"ph\":\"X\",\"name\":\"a\"}]", "event \"a\" has no \"ts\""},

@@ -59,6 +59,10 @@ static void test_inconsistent_events_are_refused(void) {
     e.track = 0;
     e.dur_ns = -1;
     EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_EINVAL);
+    e.ts_ns = INT64_MAX - 10;
+    e.dur_ns = 11; /* would end past INT64_MAX */
+    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_EINVAL);
+    e.ts_ns = 0;
     e.dur_ns = 0;
     e.kind = 6;
     EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_EINVAL);
