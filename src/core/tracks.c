@@ -5,18 +5,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "core/session.h"
 
 /* Appends a track definition; caller holds s->lock. */
 static int add_track(pp_session *s, const pp_track_def *def, pp_track *out) {
-    if (s->ntracks == s->captracks) {
-        size_t cap = s->captracks ? s->captracks * 2 : 16;
-        pp_track_def *t = realloc(s->tracks, cap * sizeof *t);
-        if (!t)
-            return PP_ENOMEM;
-        s->tracks = t;
-        s->captracks = cap;
-    }
+    if (pp_grow((void **)&s->tracks, &s->captracks, s->ntracks, sizeof *s->tracks))
+        return PP_ENOMEM;
     s->tracks[s->ntracks] = *def;
     *out = (pp_track)s->ntracks++;
     return PP_OK;

@@ -12,18 +12,6 @@
 #include "io/chrome_read.h"
 #include "pipeprof/io.h"
 
-int chrome_grow(void **p, size_t *cap, size_t n, size_t elem) {
-    if (n < *cap)
-        return PP_OK;
-    size_t ncap = *cap ? *cap * 2 : 32;
-    void *q = realloc(*p, ncap * elem);
-    if (!q)
-        return PP_ENOMEM;
-    *p = q;
-    *cap = ncap;
-    return PP_OK;
-}
-
 /* Names repeat (every exec of a stage has the same name and stage): a small
  * cache of recent plain strings spares hashing them again. */
 static size_t cache_slot(const char *text, size_t len) {
@@ -229,7 +217,7 @@ int chrome_add_event(reader *r, const pp_event *ev, const pp_annotation *anns, s
 }
 
 static int push_open(reader *r, const pp_event *ev, uint32_t cat) {
-    if (chrome_grow((void **)&r->open, &r->capopen, r->nopen, sizeof *r->open))
+    if (pp_grow((void **)&r->open, &r->capopen, r->nopen, sizeof *r->open))
         return PP_ENOMEM;
     open_span *o = &r->open[r->nopen++];
     o->ev = *ev;
@@ -237,7 +225,7 @@ static int push_open(reader *r, const pp_event *ev, uint32_t cat) {
     o->first_ann = r->nopen_anns;
     o->nann = r->nanns;
     for (size_t i = 0; i < r->nanns; i++) {
-        if (chrome_grow((void **)&r->open_anns, &r->capopen_anns, r->nopen_anns, sizeof *r->open_anns))
+        if (pp_grow((void **)&r->open_anns, &r->capopen_anns, r->nopen_anns, sizeof *r->open_anns))
             return PP_ENOMEM;
         r->open_anns[r->nopen_anns++] = r->anns[i];
     }

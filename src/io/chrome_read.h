@@ -5,6 +5,7 @@
 #ifndef PP_IO_CHROME_READ_H
 #define PP_IO_CHROME_READ_H
 
+#include "core/grow.h"
 #include "io/chrome_tracks.h"
 #include "io/json_scan.h"
 
@@ -54,8 +55,6 @@ typedef struct reader {
 
 /* Interns a string token into the model (reports bad escapes). */
 int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id);
-/* Grows a table of `elem`-sized items to hold index n. */
-int chrome_grow(void **p, size_t *cap, size_t n, size_t elem);
 /* Appends an event and its annotations. */
 int chrome_add_event(reader *r, const pp_event *ev, const pp_annotation *anns, size_t n);
 

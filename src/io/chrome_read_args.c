@@ -79,7 +79,7 @@ static int string_value(reader *r, jcur *c, uint32_t *id) {
 }
 
 static int push_annotation(reader *r, const pp_annotation *a) {
-    if (chrome_grow((void **)&r->anns, &r->capanns, r->nanns, sizeof *r->anns))
+    if (pp_grow((void **)&r->anns, &r->capanns, r->nanns, sizeof *r->anns))
         return PP_ENOMEM;
     r->anns[r->nanns++] = *a;
     return PP_OK;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 static uint64_t id_hash(chrome_id pid, chrome_id tid) {
     uint64_t h = (uint64_t)pid.v * 0x9E3779B97F4A7C15ull ^ (uint64_t)pid.is_str;
     h ^= ((uint64_t)tid.v + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2)) ^ (uint64_t)tid.is_str << 1;
@@ -49,14 +51,8 @@ chrome_process *chrome_tracks_process(chrome_tracks *t, chrome_id pid) {
     for (size_t i = 0; i < t->nprocs; i++)
         if (id_eq(t->procs[i].pid, pid))
             return &t->procs[i];
-    if (t->nprocs == t->capprocs) {
-        size_t cap = t->capprocs ? t->capprocs * 2 : 16;
-        chrome_process *p = realloc(t->procs, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        t->procs = p;
-        t->capprocs = cap;
-    }
+    if (pp_grow((void **)&t->procs, &t->capprocs, t->nprocs, sizeof *t->procs))
+        return NULL;
     chrome_process *p = &t->procs[t->nprocs++];
     memset(p, 0, sizeof *p);
     p->pid = pid;
@@ -76,14 +72,8 @@ int chrome_tracks_get(chrome_tracks *t, pp_model *m, chrome_id pid, chrome_id ti
     }
     if (!chrome_tracks_process(t, pid))
         return PP_ENOMEM;
-    if (t->ntracks == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        chrome_track *p = realloc(t->tracks, cap * sizeof *p);
-        if (!p)
-            return PP_ENOMEM;
-        t->tracks = p;
-        t->cap = cap;
-    }
+    if (pp_grow((void **)&t->tracks, &t->cap, t->ntracks, sizeof *t->tracks))
+        return PP_ENOMEM;
     /* Added now with neutral names; chrome_tracks_finish names it. */
     pp_track_info info;
     pp_track_info_init(&info);

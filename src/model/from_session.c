@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/record.h"
 #include "pipeprof/model.h"
 
@@ -39,18 +40,6 @@ typedef struct builder {
     int have_event;       /* an event of the current thread can take annotations */
     uint64_t unmatched;
 } builder;
-
-static int grow(void **p, size_t *cap, size_t n, size_t elem) {
-    if (n < *cap)
-        return PP_OK;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *q = realloc(*p, ncap * elem);
-    if (!q)
-        return PP_ENOMEM;
-    *p = q;
-    *cap = ncap;
-    return PP_OK;
-}
 
 /* Maps a process-wide name id to this model's id. */
 static uint32_t map_name(builder *b, pp_str id) {
@@ -92,12 +81,12 @@ static int collect_ranges(void *ctx, const pp_thread_meta *t, const pp_record *r
     for (size_t i = 0; i < n && b->rc == PP_OK; i++) {
         const pp_record *r = &recs[i];
         if (r->kind == PP_REC_RANGE_BEGIN || r->kind == PP_REC_REGION_BEGIN) {
-            if ((b->rc = grow((void **)&b->ranges, &b->capranges, b->nranges, sizeof *b->ranges)))
+            if ((b->rc = pp_grow((void **)&b->ranges, &b->capranges, b->nranges, sizeof *b->ranges)))
                 break;
             b->ranges[b->nranges++] = (range_info){.id = r->u.id, .begin_ns = r->ts_ns, .end_ns = -1,
                                                    .is_region = r->kind == PP_REC_REGION_BEGIN};
         } else if (r->kind == PP_REC_RANGE_END || r->kind == PP_REC_REGION_END) {
-            if ((b->rc = grow((void **)&b->end_ids, &b->capends, b->nends + 1, 2 * sizeof *b->end_ids)))
+            if ((b->rc = pp_grow((void **)&b->end_ids, &b->capends, b->nends + 1, 2 * sizeof *b->end_ids)))
                 break;
             b->end_ids[2 * b->nends] = (int64_t)r->u.id;
             b->end_ids[2 * b->nends + 1] = r->ts_ns;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/strtab.h"
 
 typedef struct event_store {
@@ -27,19 +28,6 @@ struct pp_model {
     size_t nanns, capanns;
     pp_model_meta meta;
 };
-
-/* Grows a table of `elem`-sized items to hold one more; 0 or PP_ENOMEM. */
-static int grow_table(void **items, size_t *cap, size_t count, size_t elem) {
-    if (count < *cap)
-        return PP_OK;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *p = realloc(*items, ncap * elem);
-    if (!p)
-        return PP_ENOMEM;
-    *items = p;
-    *cap = ncap;
-    return PP_OK;
-}
 
 int pp_model_create(pp_model **out) {
     pp_model *m = calloc(1, sizeof *m);
@@ -98,7 +86,7 @@ int pp_model_add_track(pp_model *m, const pp_track_info *t, uint32_t *index) {
     if (t->process >= m->strings.count || t->name >= m->strings.count ||
         t->device >= m->strings.count || t->kind > PP_TRACK_KIND_ASYNC)
         return PP_EINVAL;
-    if (grow_table((void **)&m->tracks, &m->captracks, m->ntracks, sizeof *m->tracks))
+    if (pp_grow((void **)&m->tracks, &m->captracks, m->ntracks, sizeof *m->tracks))
         return PP_ENOMEM;
     m->tracks[m->ntracks] = *t;
     if (index)
@@ -214,7 +202,7 @@ int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
         (a->type == PP_VALUE_STR && a->v.s >= m->strings.count) ||
         (m->nanns && a->event < m->anns[m->nanns - 1].event))
         return PP_EINVAL;
-    if (grow_table((void **)&m->anns, &m->capanns, m->nanns, sizeof *m->anns))
+    if (pp_grow((void **)&m->anns, &m->capanns, m->nanns, sizeof *m->anns))
         return PP_ENOMEM;
     m->anns[m->nanns++] = *a;
     return PP_OK;
@@ -244,7 +232,7 @@ void pp_model_annotations_of(const pp_model *m, size_t i, size_t *first, size_t 
 int pp_model_add_thread(pp_model *m, const pp_thread_info *t) {
     if (t->name >= m->strings.count)
         return PP_EINVAL;
-    if (grow_table((void **)&m->threads, &m->capthreads, m->nthreads, sizeof *m->threads))
+    if (pp_grow((void **)&m->threads, &m->capthreads, m->nthreads, sizeof *m->threads))
         return PP_ENOMEM;
     m->threads[m->nthreads++] = *t;
     return PP_OK;
