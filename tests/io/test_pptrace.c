@@ -451,6 +451,8 @@ static void test_damaged_fields_are_refused(void) {
         const char *problem;
     } cases[] = {
         {ev, cols + 8 * n + 8 * 1, 8, (uint64_t)-5, "event 1: negative duration -5 ns"},
+        {ev, cols + 8 * n + 8 * 1, 8, (uint64_t)INT64_MAX,
+         "event 1: ends past the largest time (995 + 9223372036854775807 ns)"}, /* ts -5 + 1 * 1000 */
         {ev, cols + 56 * n + 4 * 2, 4, 999, "event 2: name string id 999 out of range"},
         {ev, cols + 60 * n + 4 * 2, 4, 1000, "event 2: stage string id 1000 out of range"},
         {ev, cols + 64 * n + 4 * 4, 4, 5, "event 4: track index 5 out of range (5 tracks)"},
