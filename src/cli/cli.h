@@ -47,5 +47,24 @@ int cli_unknown_option(const char *cmd, const char *arg);
 extern const pp_command pp_cmd_record;
 extern const pp_command pp_cmd_convert;
 extern const pp_command pp_cmd_analyze;
+extern const pp_command pp_cmd_demo;
+extern const pp_command pp_cmd_run;
+
+/* What `run` and `demo` share (cmd_run.c): their options, and running a
+ * pipeline into DIR/trace.json + DIR/trace.pptrace with the analysis on
+ * stdout. */
+typedef struct cli_run_args {
+    const char *out; /* the directory */
+    int batches;     /* 0: the pipeline's */
+    int level;
+    int serial;
+} cli_run_args;
+
+/* Takes --out, --batches, --level or --serial at argv[*i]; returns as
+ * cli_option does. */
+int cli_run_option(int argc, char **argv, int *i, cli_run_args *a);
+struct pp_pipeline;
+/* Returns the exit code; `cmd` starts every message. */
+int cli_run_pipeline(const char *cmd, struct pp_pipeline *p, const cli_run_args *a);
 
 #endif

@@ -13,6 +13,8 @@ static const pp_command *const commands[] = {
     &pp_cmd_record,
     &pp_cmd_convert,
     &pp_cmd_analyze,
+    &pp_cmd_demo,
+    &pp_cmd_run,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
