@@ -1,25 +1,26 @@
-/* bench_analyze — pp_report_build on a 10M-event pipeline trace beside
- * pandas computing the same device and stage metrics (bench/analyze_pandas.py).
- * Prints BENCH lines (times and memory: below 1 is better):
+/* bench_analyze — pp_report_build on a 10M-event pipeline trace (read from
+ * .pptrace and from Chrome JSON) beside pandas computing every metric of the
+ * same report (bench/analyze_pandas.py), in the same run, on the same trace
+ * (bench/analyze_trace.h). Both sides print every figure of the report
+ * (findings aside: they are prose) in the same lines; the bench exits 1 when
+ * any line differs. Each side runs in a child process whose peak RSS is read
+ * with wait4(). The window is everything after the "warm up" region.
  *
- *   analyze_10M_s        time of the analysis itself, the model / DataFrame
- *                        already in memory (baseline: pandas)
- *   analyze_10M_peak_MB  peak RSS of the whole process: reading the input and
- *                        analyzing it (pipeprof reads the .pptrace; pandas
- *                        reads raw little-endian columns with numpy.fromfile,
- *                        the cheapest load pandas has)
- *
- * The model: 1.25M batches of a streaming pipeline, 8 events each: prep
- * (a stage span on a host thread), embed data parallel over CPU and NPU
- * (partition, two execs with hw and transfer time, merge, a stage span), cls
- * on two GPU streams (an exec and a stage span), with bubbles of varying
- * length. Both sides print the same figures (busy, bubbles, stage-time
- * percentiles, cycle latency), one per line; the bench fails when any line
- * differs. Each side runs once, in a child process whose peak RSS is read
- * with wait4().
+ * BENCH lines (below 1 is better for all of them):
+ *   analyze_10M_s             the analysis alone, input already in memory:
+ *                             pp_report_build vs the pandas functions on
+ *                             DataFrames
+ *   analyze_10M_pptrace_s     read the .pptrace + analyze, vs pandas reading
+ *                             raw columns (numpy.fromfile: the cheapest load
+ *                             pandas has; it parses nothing) + analyzing
+ *   analyze_10M_json_s        read the Chrome JSON + analyze, vs the same
+ *                             pandas figure
+ *   analyze_10M_pptrace_peak_MB, analyze_10M_json_peak_MB
+ *                             peak RSS of the whole child, vs pandas's
  *
  * Usage: bench_analyze [analyze_pandas.py]   (Python: $PP_PYTHON, else python3)
  *        bench_analyze --child TRACE          (the pipeprof side, run by the bench) */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze_trace.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
-
-#define BATCHES 1250000
 
 static double now_s(void) {
     struct timespec t;
@@ -40,7 +40,174 @@ static double now_s(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The temporary folder of the run (empty in the child): removed on any exit. */
+static void put_summary(FILE *out, const pp_summary *s) {
+    fprintf(out, " n=%llu min=%lld mean=%lld p50=%lld p90=%lld p95=%lld p97=%lld p99=%lld "
+                 "p999=%lld max=%lld total=%lld",
+            (unsigned long long)s->n, (long long)s->min, (long long)s->mean, (long long)s->p50,
+            (long long)s->p90, (long long)s->p95, (long long)s->p97, (long long)s->p99,
+            (long long)s->p999, (long long)s->max, (long long)s->total);
+}
+
+static void put_gaps(FILE *out, const pp_gap_stats *g) {
+    fprintf(out, " bubbles=%llu mean=%lld p50=%lld p95=%lld max=%lld total=%lld leading=%lld "
+                 "trailing=%lld\n",
+            (unsigned long long)g->count, (long long)g->mean, (long long)g->p50,
+            (long long)g->p95, (long long)g->max, (long long)g->total, (long long)g->leading_ns,
+            (long long)g->trailing_ns);
+}
+
+/* Position-weighted sums (mod 2^64) of the per-batch and per-(batch, stage)
+ * columns: one line compares a million rows, order included. */
+static void put_digests(const pp_report *r, FILE *out) {
+    size_t n;
+    const pp_batch_stats *b = pp_report_batches(r, &n);
+    uint64_t d[6] = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w = i + 1;
+        d[0] += w * (uint64_t)b[i].batch, d[1] += w * (uint64_t)b[i].complete;
+        d[2] += w * b[i].stages, d[3] += w * (uint64_t)b[i].cycle_ns;
+        d[4] += w * b[i].bottleneck, d[5] += w * (uint64_t)b[i].e2e_ns;
+    }
+    fprintf(out, "batches rows=%zu batch=%llu complete=%llu stages=%llu cycle=%llu "
+                 "bottleneck=%llu e2e=%llu\n", n, (unsigned long long)d[0],
+            (unsigned long long)d[1], (unsigned long long)d[2], (unsigned long long)d[3],
+            (unsigned long long)d[4], (unsigned long long)d[5]);
+    const pp_stage_time *t = pp_report_stage_times(r, &n);
+    memset(d, 0, sizeof d);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w = i + 1;
+        d[0] += w * t[i].stage, d[1] += w * (uint64_t)t[i].batch;
+        d[2] += w * (uint64_t)t[i].time_ns, d[3] += w * (uint64_t)t[i].measured_ns;
+    }
+    fprintf(out, "stage_times rows=%zu stage=%llu batch=%llu time=%llu measured=%llu\n", n,
+            (unsigned long long)d[0], (unsigned long long)d[1], (unsigned long long)d[2],
+            (unsigned long long)d[3]);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Op rows as text lines, sorted (the report sorts by total; equal totals
+ * may come in any order on the pandas side). */
+static void put_ops(const pp_report *r, FILE *out, const char *what, const pp_op_stats *o,
+                    size_t n) {
+    size_t nd;
+    const pp_device_stats *dev = pp_report_devices(r, &nd);
+    char **lines = malloc((n ? n : 1) * sizeof *lines);
+    for (size_t i = 0; lines && i < n; i++) {
+        lines[i] = malloc(512);
+        if (lines[i])
+            snprintf(lines[i], 512, "%s %s|%s|%s|%s count=%llu total=%lld mean=%lld p50=%lld "
+                                    "p95=%lld max=%lld cpu_count=%llu cpu_total=%lld\n",
+                     what, dev[o[i].device].name, o[i].name, o[i].type, o[i].exec_type,
+                     (unsigned long long)o[i].count, (long long)o[i].total,
+                     (long long)o[i].mean, (long long)o[i].p50, (long long)o[i].p95,
+                     (long long)o[i].max, (unsigned long long)o[i].cpu_count,
+                     (long long)o[i].cpu_total);
+        else
+            trace_die("out of memory");
+    }
+    if (!lines)
+        trace_die("out of memory");
+    qsort(lines, n, sizeof *lines, cmp_str);
+    for (size_t i = 0; i < n; i++)
+        fputs(lines[i], out), free(lines[i]);
+    free(lines);
+}
+
+/* Every figure of the report, one table row per line. */
+static void put_figures(const pp_report *r, FILE *out) {
+    const pp_window *w = pp_report_window(r);
+    fprintf(out, "window start=%lld end=%lld\n", (long long)w->start_ns, (long long)w->end_ns);
+    size_t n, nd;
+    const pp_device_stats *d = pp_report_devices(r, &nd);
+    for (size_t i = 0; i < nd; i++) {
+        fprintf(out, "device %s sim=%d tracks=%u execs=%llu hw_unknown=%llu busy=%lld idle=%lld "
+                     "wall_util=%.9g hw_util=%.9g hw_eff=%.9g xfer=%.9g pen_pct=%.9g penalty",
+                d[i].name, d[i].simulated, d[i].tracks, (unsigned long long)d[i].execs,
+                (unsigned long long)d[i].hw_unknown, (long long)d[i].busy_ns,
+                (long long)d[i].idle_ns, d[i].wall_util, d[i].hw_util, d[i].hw_eff,
+                d[i].transfer_share, d[i].penalty_pct_wall);
+        put_summary(out, &d[i].penalty);
+        put_gaps(out, &d[i].bubbles);
+    }
+    const pp_track_stats *t = pp_report_tracks(r, &n);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "track %s execs=%llu hw_unknown=%llu busy=%lld hw_util=%.9g", t[i].name,
+                (unsigned long long)t[i].execs, (unsigned long long)t[i].hw_unknown,
+                (long long)t[i].busy_ns, t[i].hw_util);
+        put_gaps(out, &t[i].bubbles);
+    }
+    const pp_stage_stats *s = pp_report_stages(r, &n);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "stage %s dp=%d exec_less=%d bottleneck=%llu execs=%llu hw_unknown=%llu "
+                     "hw=%lld xfer=%lld pen_pct=%.9g time",
+                s[i].name, s[i].data_parallel, s[i].exec_less,
+                (unsigned long long)s[i].bottleneck_count, (unsigned long long)s[i].execs,
+                (unsigned long long)s[i].hw_unknown, (long long)s[i].hw_ns,
+                (long long)s[i].xfer_ns, s[i].penalty_pct_wall);
+        put_summary(out, &s[i].time);
+        fputs(" penalty", out);
+        put_summary(out, &s[i].penalty);
+        fputc('\n', out);
+    }
+    const pp_cycle_stats *c = pp_report_cycles(r);
+    fprintf(out, "cycles batches=%llu complete=%llu bound=%.9g bound_complete=%.9g "
+                 "measured=%.9g cycle",
+            (unsigned long long)c->batches, (unsigned long long)c->complete, c->throughput_bound,
+            c->throughput_bound_complete, c->throughput_measured);
+    put_summary(out, &c->cycle);
+    fputs(" complete", out);
+    put_summary(out, &c->cycle_complete);
+    fputs(" e2e", out);
+    put_summary(out, &c->e2e);
+    fputc('\n', out);
+    put_digests(r, out);
+    const pp_dp_stats *dp = pp_report_dp(r, &n);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "dp %s batches=%llu imbalance=%.9g", s[dp[i].stage].name,
+                (unsigned long long)dp[i].batches, dp[i].imbalance);
+        const pp_summary *parts[] = {&dp[i].partition, &dp[i].max_device, &dp[i].merge,
+                                     &dp[i].formula, &dp[i].measured};
+        for (size_t k = 0; k < 5; k++)
+            put_summary(out, parts[k]);
+        fputc('\n', out);
+        for (size_t k = 0; k < dp[i].ndevices; k++) {
+            const pp_dp_device *v = &dp[i].devices[k];
+            fprintf(out, "dp_device %s %s wall=%lld share=%.9g rate=%.9g suggested=%.9g\n",
+                    s[dp[i].stage].name, d[v->device].name, (long long)v->wall_ns, v->share,
+                    v->rate, v->suggested_share);
+        }
+    }
+    const pp_op_stats *o = pp_report_ops(r, &n);
+    put_ops(r, out, "op", o, n);
+    o = pp_report_op_types(r, &n);
+    put_ops(r, out, "op_type", o, n);
+}
+
+static int child(const char *path) {
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    double t0 = now_s();
+    if (pp_trace_read(path, &m, &err) != PP_OK)
+        trace_die(err.msg);
+    double t1 = now_s();
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.exclude_region = "warm up";
+    pp_report *r = NULL;
+    if (pp_report_build(m, &o, &r, &err) != PP_OK)
+        trace_die(err.msg);
+    double t2 = now_s();
+    put_figures(r, stdout);
+    printf("TIME load=%.3f analyze=%.3f\n", t1 - t0, t2 - t1);
+    pp_report_free(r);
+    pp_model_free(m);
+    return 0;
+}
+
+/* The temporary folder of the run: removed on any exit. */
 static char bench_dir[512];
 
 static void remove_dir(void) {
@@ -50,167 +217,12 @@ static void remove_dir(void) {
         fprintf(stderr, "bench_analyze: could not remove %s\n", bench_dir);
 }
 
-static void die(const char *what) {
-    fprintf(stderr, "bench_analyze: %s\n", what);
-    exit(1);
-}
-
-static uint32_t str(pp_model *m, const char *text) {
-    uint32_t id = 0;
-    if (pp_model_intern(m, text, strlen(text), &id) != PP_OK)
-        die("cannot intern a string");
-    return id;
-}
-
-static uint32_t track(pp_model *m, pp_track_kind kind, const char *dev, const char *name,
-                      int stream) {
-    pp_track_info t;
-    uint32_t index = 0;
-    pp_track_info_init(&t);
-    t.kind = (uint8_t)kind;
-    t.process = str(m, dev);
-    t.name = str(m, name);
-    t.device = kind == PP_TRACK_KIND_DEVICE ? str(m, dev) : 0;
-    t.stream = stream;
-    if (pp_model_add_track(m, &t, &index) != PP_OK)
-        die("cannot add a track");
-    return index;
-}
-
-static void span(pp_model *m, uint32_t trk, pp_role role, uint32_t stage, int64_t batch,
-                 int64_t ts, int64_t dur, uint64_t hw, uint64_t xfer) {
-    pp_event e;
-    pp_event_init(&e);
-    e.kind = PP_EV_SPAN;
-    e.role = (uint8_t)role;
-    e.track = trk;
-    e.name = stage;
-    e.stage = stage;
-    e.batch = batch;
-    e.ts_ns = ts;
-    e.dur_ns = dur;
-    e.hw_ns = hw;
-    e.xfer_ns = xfer;
-    if (pp_model_add_event(m, &e) != PP_OK)
-        die("cannot add an event");
-}
-
-/* Deterministic jitter: durations vary so that percentiles mean something. */
-static int64_t jitter(uint64_t *state, int64_t range) {
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (int64_t)((*state >> 33) % (uint64_t)range);
-}
-
-static pp_model *build_model(void) {
-    pp_model *m = NULL;
-    if (pp_model_create(&m) != PP_OK)
-        die("cannot create a model");
-    uint32_t prep_t = track(m, PP_TRACK_KIND_THREAD, "host", "prep", -1);
-    uint32_t embed_t = track(m, PP_TRACK_KIND_THREAD, "host", "embed", -1);
-    uint32_t cls_t = track(m, PP_TRACK_KIND_THREAD, "host", "cls", -1);
-    uint32_t cpu = track(m, PP_TRACK_KIND_DEVICE, "CPU", "req 0", 0);
-    uint32_t npu = track(m, PP_TRACK_KIND_DEVICE, "NPU", "req 0", 0);
-    uint32_t gpu[2] = {track(m, PP_TRACK_KIND_DEVICE, "GPU", "stream 0", 0),
-                       track(m, PP_TRACK_KIND_DEVICE, "GPU", "stream 1", 1)};
-    uint32_t prep = str(m, "prep"), embed = str(m, "embed"), cls = str(m, "cls");
-    uint64_t rng = 42;
-    /* stages overlap across batches: batch b's prep runs while b-1 embeds */
-    for (int64_t b = 0; b < BATCHES; b++) {
-        int64_t t = b * 10000;
-        int64_t p = 2000 + jitter(&rng, 1000);
-        span(m, prep_t, PP_ROLE_STAGE, prep, b, t, p, 0, 0);
-        int64_t e0 = t + 3000, part = 200 + jitter(&rng, 100);
-        int64_t wc = 3000 + jitter(&rng, 2000), wn = 2500 + jitter(&rng, 3000);
-        int64_t dev = wc > wn ? wc : wn, merge = 150 + jitter(&rng, 100);
-        span(m, embed_t, PP_ROLE_STAGE, embed, b, e0, part + dev + merge, 0, 0);
-        span(m, embed_t, PP_ROLE_PARTITION, embed, b, e0, part, 0, 0);
-        span(m, cpu, PP_ROLE_EXEC, embed, b, e0 + part, wc, (uint64_t)(wc - 300), 100);
-        span(m, npu, PP_ROLE_EXEC, embed, b, e0 + part, wn, (uint64_t)(wn / 2), 400);
-        span(m, embed_t, PP_ROLE_MERGE, embed, b, e0 + part + dev, merge, 0, 0);
-        int64_t c0 = e0 + part + dev + merge + jitter(&rng, 500), wg = 4000 + jitter(&rng, 9000);
-        span(m, cls_t, PP_ROLE_STAGE, cls, b, c0, wg, 0, 0);
-        span(m, gpu[b & 1], PP_ROLE_EXEC, cls, b, c0, wg, (uint64_t)(wg - 500), 0);
-    }
-    return m;
-}
-
-/* The figures both sides print, one per line, in the same order. */
-static void print_figures(const pp_report *r, FILE *out) {
-    size_t n;
-    const pp_device_stats *d = pp_report_devices(r, &n);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "device %s execs=%llu busy=%lld bubbles=%llu bubble_total=%lld\n", d[i].name,
-                (unsigned long long)d[i].execs, (long long)d[i].busy_ns,
-                (unsigned long long)d[i].bubbles.count, (long long)d[i].bubbles.total);
-    const pp_stage_stats *s = pp_report_stages(r, &n);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "stage %s n=%llu mean=%lld p50=%lld p95=%lld p99=%lld max=%lld\n",
-                s[i].name, (unsigned long long)s[i].time.n, (long long)s[i].time.mean,
-                (long long)s[i].time.p50, (long long)s[i].time.p95, (long long)s[i].time.p99,
-                (long long)s[i].time.max);
-    const pp_cycle_stats *c = pp_report_cycles(r);
-    fprintf(out, "cycles batches=%llu complete=%llu mean=%lld p50=%lld p95=%lld max=%lld\n",
-            (unsigned long long)c->batches, (unsigned long long)c->complete,
-            (long long)c->cycle.mean, (long long)c->cycle.p50, (long long)c->cycle.p95,
-            (long long)c->cycle.max);
-}
-
-static int child(const char *path) {
-    pp_model *m = NULL;
-    pp_error err = {{0}};
-    double t0 = now_s();
-    if (pp_pptrace_read(path, &m, &err) != PP_OK)
-        die(err.msg);
-    double t1 = now_s();
-    pp_report *r = NULL;
-    if (pp_report_build(m, NULL, &r, &err) != PP_OK)
-        die(err.msg);
-    double t2 = now_s();
-    print_figures(r, stdout);
-    printf("TIME load=%.3f analyze=%.3f\n", t1 - t0, t2 - t1);
-    pp_report_free(r);
-    pp_model_free(m);
-    return 0;
-}
-
-/* Raw little-endian columns for pandas: role u8, track u32, stage u32 (0 =
- * none), batch/ts/dur i64, and the strings of the stage ids. */
-static void write_columns(const pp_model *m, const char *dir) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
-    struct {
-        const char *name;
-        const void *data;
-        size_t size;
-    } cols[] = {{"role", c.role, 1},   {"track", c.track, 4}, {"stage", c.stage, 4},
-                {"batch", c.batch, 8}, {"ts", c.ts_ns, 8},    {"dur", c.dur_ns, 8}};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.bin", dir, cols[i].name);
-        FILE *f = fopen(path, "wb");
-        if (!f || fwrite(cols[i].data, cols[i].size, c.count, f) != c.count || fclose(f) != 0)
-            die("cannot write the columns for pandas");
-    }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tables.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        die("cannot write tables.txt");
-    for (uint32_t t = 0; t < pp_model_track_count(m); t++) {
-        const pp_track_info *ti = pp_model_track(m, t);
-        fprintf(f, "track %u %s\n", t, ti->kind == PP_TRACK_KIND_DEVICE
-                                           ? pp_model_string(m, ti->device) : "-");
-    }
-    for (uint32_t s = 1; s < pp_model_string_count(m); s++)
-        fprintf(f, "string %u %s\n", s, pp_model_string(m, s));
-    fclose(f);
-}
-
 /* Runs argv, captures its stdout into a malloc'd string; *rss_mb = peak RSS. */
 static char *run_child(char *const argv[], double *rss_mb) {
     int fd[2];
     if (pipe(fd) != 0)
-        die("pipe failed");
+        trace_die("pipe failed");
+    fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fd[1], 1);
@@ -229,10 +241,16 @@ static char *run_child(char *const argv[], double *rss_mb) {
     close(fd[0]);
     int status = 0;
     struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !buf)
-        die("a child failed (see its message above)");
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        !buf) {
+        fprintf(stderr, "bench_analyze: %s failed (see its message above)\n", argv[0]);
+        exit(1);
+    }
     buf[len] = '\0';
     *rss_mb = (double)ru.ru_maxrss / 1024.0;
+    fprintf(stderr, "bench_analyze: %s %s: user %.2f s, system %.2f s\n", argv[0], argv[2],
+            (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
     return buf;
 }
 
@@ -241,58 +259,79 @@ static double time_of(const char *out, const char *key) {
     return p ? atof(p + strlen(key)) : -1.0;
 }
 
+/* The figures are everything before the TIME line; prints the first line
+ * that differs. */
+static int same_figures(const char *a, const char *b, const char *what) {
+    const char *ta = strstr(a, "TIME "), *tb = strstr(b, "TIME ");
+    if (ta && tb && ta - a == tb - b && memcmp(a, b, (size_t)(ta - a)) == 0)
+        return 1;
+    size_t i = 0, line = 0;
+    for (; a[i] && a[i] == b[i]; i++)
+        if (a[i] == '\n')
+            line = i + 1;
+    a += line, b += line;
+    fprintf(stderr, "bench_analyze: pipeprof (%s) and pandas disagree; first difference:\n"
+                    "  pipeprof: %.*s\n  pandas:   %.*s\n", what, (int)strcspn(a, "\n"), a,
+            (int)strcspn(b, "\n"), b);
+    return 0;
+}
+
+static void bench_line(const char *name, double v, double base, const char *unit) {
+    printf("BENCH %s value=%.3f unit=%s baseline=pandas:%.3f ratio=%.4f\n", name, v, unit, base,
+           base > 0 ? v / base : 0.0);
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child(argv[2]);
     char script[1024];
-    if (argc > 1)
-        snprintf(script, sizeof script, "%s", argv[1]);
-    else
-        snprintf(script, sizeof script, "%s", __FILE__);
+    snprintf(script, sizeof script, "%s", argc > 1 ? argv[1] : __FILE__);
     if (argc == 1) { /* analyze_pandas.py beside this source file */
         char *slash = strrchr(script, '/');
-        snprintf(slash ? slash + 1 : script, sizeof script - (size_t)(slash ? slash + 1 - script : 0),
-                 "analyze_pandas.py");
+        size_t at = slash ? (size_t)(slash + 1 - script) : 0;
+        snprintf(script + at, sizeof script - at, "analyze_pandas.py");
     }
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    char *dir = bench_dir, trace[600];
+    char pptrace[600], json[600];
     snprintf(bench_dir, sizeof bench_dir, "%s/bench_analyze.%d", tmp, (int)getpid());
-    snprintf(trace, sizeof trace, "%s/trace.pptrace", dir);
-    if (mkdir(dir, 0700) != 0)
-        die("cannot create the temporary folder");
+    snprintf(pptrace, sizeof pptrace, "%s/trace.pptrace", bench_dir);
+    snprintf(json, sizeof json, "%s/trace.json", bench_dir);
+    if (mkdir(bench_dir, 0700) != 0)
+        trace_die("cannot create the temporary folder");
     atexit(remove_dir);
     double t0 = now_s();
-    pp_model *m = build_model();
+    pp_model *m = trace_build();
     pp_error err = {{0}};
-    if (pp_pptrace_write(m, trace, &err) != PP_OK)
-        die(err.msg);
-    write_columns(m, dir);
-    fprintf(stderr, "bench_analyze: %zu events built and written in %.1f s\n",
-            pp_model_event_count(m), now_s() - t0);
+    if (pp_pptrace_write(m, pptrace, &err) != PP_OK || pp_chrome_write(m, json, &err) != PP_OK)
+        trace_die(err.msg);
+    trace_write_columns(m, bench_dir);
+    size_t nevents = pp_model_event_count(m);
     pp_model_free(m);
+    sync(); /* the children are timed, not the writeback of these files */
+    fprintf(stderr, "bench_analyze: %zu events built and written in %.1f s\n", nevents,
+            now_s() - t0);
 
-    double rss_pp, rss_pd;
-    char *self[] = {argv[0], "--child", trace, NULL};
-    char *pp_out = run_child(self, &rss_pp);
+    double rss_pp, rss_js, rss_pd;
+    char *pp_argv[] = {argv[0], "--child", pptrace, NULL};
+    char *js_argv[] = {argv[0], "--child", json, NULL};
     const char *py = getenv("PP_PYTHON") ? getenv("PP_PYTHON") : "python3";
-    char *pd_argv[] = {(char *)py, script, dir, NULL};
+    char *pd_argv[] = {(char *)py, script, bench_dir, NULL};
+    char *pp_out = run_child(pp_argv, &rss_pp);
+    char *js_out = run_child(js_argv, &rss_js);
     char *pd_out = run_child(pd_argv, &rss_pd);
-
-    /* the figures are everything before the TIME line */
-    size_t fp = (size_t)(strstr(pp_out, "TIME") - pp_out), fd = (size_t)(strstr(pd_out, "TIME") - pd_out);
     fputs(pp_out, stdout);
-    fputs(pd_out, stdout);
-    if (!strstr(pp_out, "TIME") || !strstr(pd_out, "TIME") || fp != fd ||
-        memcmp(pp_out, pd_out, fp) != 0) {
-        fprintf(stderr, "bench_analyze: pipeprof and pandas disagree (figures above)\n");
+    printf("pandas: %s", strstr(pd_out, "TIME ") ? strstr(pd_out, "TIME ") : "no TIME line\n");
+    printf("json:   %s", strstr(js_out, "TIME ") ? strstr(js_out, "TIME ") : "no TIME line\n");
+    if (!same_figures(pp_out, pd_out, ".pptrace") || !same_figures(js_out, pd_out, "JSON"))
         return 1;
-    }
-    double a_pp = time_of(pp_out, "analyze="), a_pd = time_of(pd_out, "analyze=");
-    printf("BENCH analyze_10M_s value=%.3f unit=s baseline=pandas:%.3f ratio=%.3f\n", a_pp, a_pd,
-           a_pp / a_pd);
-    printf("BENCH analyze_10M_peak_MB value=%.0f unit=MB baseline=pandas:%.0f ratio=%.3f\n", rss_pp,
-           rss_pd, rss_pp / rss_pd);
-    free(pp_out);
-    free(pd_out);
+    double pd_load = time_of(pd_out, "load="), pd_an = time_of(pd_out, "analyze=");
+    double pp_load = time_of(pp_out, "load="), pp_an = time_of(pp_out, "analyze=");
+    double js_load = time_of(js_out, "load="), js_an = time_of(js_out, "analyze=");
+    bench_line("analyze_10M_s", pp_an, pd_an, "s");
+    bench_line("analyze_10M_pptrace_s", pp_load + pp_an, pd_load + pd_an, "s");
+    bench_line("analyze_10M_json_s", js_load + js_an, pd_load + pd_an, "s");
+    bench_line("analyze_10M_pptrace_peak_MB", rss_pp, rss_pd, "MB");
+    bench_line("analyze_10M_json_peak_MB", rss_js, rss_pd, "MB");
+    free(pp_out), free(js_out), free(pd_out);
     return 0;
 }

@@ -151,11 +151,18 @@ typedef struct pp_dp_stats {
     const pp_dp_device *devices;
 } pp_dp_stats;
 
+/* One row of an op table (level-2 op spans: layers, kernels). In the table
+ * by name, `name` is the op's name and type / exec_type are its "type" and
+ * "exec_type" annotations; in the table by type, `name` is "". Annotations
+ * that are absent read as "". Real time is the span's duration; cpu time is
+ * its "cpu_ns" annotation, summed over the cpu_count ops that report it. */
 typedef struct pp_op_stats {
     uint32_t device;           /* index into the device table */
-    const char *name;
+    const char *name, *type, *exec_type;
     uint64_t count;
     int64_t total, mean, p50, p95, max;
+    uint64_t cpu_count;
+    int64_t cpu_total;
 } pp_op_stats;
 
 const pp_window *pp_report_window(const pp_report *r);
@@ -169,7 +176,10 @@ const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n);
 const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n);
 const pp_cycle_stats *pp_report_cycles(const pp_report *r);
 const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);
+/* Op statistics per device and op name (with its type and exec type), and
+ * per device, op type and exec type; each sorted by total descending. */
 const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n);
+const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n);
 /* Ranked plain statements, data loss first when there is any. */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 

@@ -11,22 +11,34 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-static int dp_devices(pp_report *r, const an_dp_row *rows, size_t n, pp_dp_stats *st) {
+/* The rows of one stage: rows[idx[k]] for k < n. */
+typedef struct dp_rows {
+    const an_dp_row *rows;
+    const size_t *idx;
+    size_t n;
+} dp_rows;
+
+static const an_dp_row *row_at(const dp_rows *g, size_t k) {
+    return &g->rows[g->idx[k]];
+}
+
+static int dp_devices(pp_report *r, const dp_rows *g, pp_dp_stats *st) {
     size_t base = 0;
     for (size_t i = 0; i < r->ndp; i++)
         base += r->dp[i].ndevices;
-    for (size_t k = 0; k < n; k++) {
-        for (size_t w = rows[k].first; w < rows[k].first + rows[k].ndev; w++) {
+    for (size_t k = 0; k < g->n; k++) {
+        const an_dp_row *row = row_at(g, k);
+        for (size_t w = row->first; w < row->first + row->ndev; w++) {
             const an_dp_wall *dw = &r->dp_walls[w];
             size_t d = 0;
             while (d < st->ndevices && r->dp_devices[base + d].device != dw->device)
                 d++;
             if (d == st->ndevices) {
-                pp_dp_device *g = realloc(r->dp_devices, (base + d + 1) * sizeof *g);
-                if (!g)
+                pp_dp_device *grown = realloc(r->dp_devices, (base + d + 1) * sizeof *grown);
+                if (!grown)
                     return PP_ENOMEM;
-                r->dp_devices = g;
-                g[base + d] = (pp_dp_device){.device = dw->device};
+                r->dp_devices = grown;
+                grown[base + d] = (pp_dp_device){.device = dw->device};
                 st->ndevices++;
             }
             r->dp_devices[base + d].wall_ns += dw->wall_ns;
@@ -37,11 +49,12 @@ static int dp_devices(pp_report *r, const an_dp_row *rows, size_t n, pp_dp_stats
     for (size_t d = 0; d < st->ndevices; d++) {
         pp_dp_device *dd = &r->dp_devices[base + d];
         dd->rate = dd->wall_ns > 0 ? dd->share * 1e9 / (double)dd->wall_ns : 0.0;
-        dd->share /= (double)n;
+        dd->share /= (double)g->n;
         rates += dd->rate;
     }
     for (size_t d = 0; d < st->ndevices; d++)
-        r->dp_devices[base + d].suggested_share = rates > 0 ? r->dp_devices[base + d].rate / rates : 0;
+        r->dp_devices[base + d].suggested_share =
+            rates > 0 ? r->dp_devices[base + d].rate / rates : 0;
     return PP_OK;
 }
 
@@ -59,54 +72,58 @@ static int64_t dp_value(const an_dp_row *row, dp_part part) {
 }
 
 /* Summary of one part over the rows; -1 (a missing measured span) is left out. */
-static void dp_summary(const an_dp_row *rows, size_t n, dp_part part, int64_t *vals,
-                       pp_summary *out) {
+static int dp_summary(pp_report *r, const dp_rows *g, dp_part part, int64_t *vals,
+                      pp_summary *out) {
     size_t m = 0;
-    for (size_t k = 0; k < n; k++)
-        if (dp_value(&rows[k], part) >= 0)
-            vals[m++] = dp_value(&rows[k], part);
-    pp_summary_compute(vals, m, out);
+    for (size_t k = 0; k < g->n; k++)
+        if (dp_value(row_at(g, k), part) >= 0)
+            vals[m++] = dp_value(row_at(g, k), part);
+    return an_summary(r, vals, m, out);
 }
 
-static int dp_stage(pp_report *r, const an_dp_row *rows, size_t n, int64_t *vals) {
+static int dp_stage(pp_report *r, const dp_rows *g, int64_t *vals) {
     pp_dp_stats *st = &r->dp[r->ndp];
-    *st = (pp_dp_stats){.stage = rows[0].stage, .batches = n};
+    *st = (pp_dp_stats){.stage = row_at(g, 0)->stage, .batches = g->n};
     int64_t sum_max = 0;
     double sum_mean = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < g->n; k++) {
+        const an_dp_row *row = row_at(g, k);
         int64_t walls = 0;
-        for (size_t w = rows[k].first; w < rows[k].first + rows[k].ndev; w++)
+        for (size_t w = row->first; w < row->first + row->ndev; w++)
             walls += r->dp_walls[w].wall_ns;
-        sum_max += rows[k].max_device_ns;
-        sum_mean += (double)walls / (double)rows[k].ndev;
+        sum_max += row->max_device_ns;
+        sum_mean += (double)walls / (double)row->ndev;
     }
     st->imbalance = sum_mean > 0 ? (double)sum_max / sum_mean : 1.0;
-    dp_summary(rows, n, DP_PARTITION, vals, &st->partition);
-    dp_summary(rows, n, DP_MAX_DEVICE, vals, &st->max_device);
-    dp_summary(rows, n, DP_MERGE, vals, &st->merge);
-    dp_summary(rows, n, DP_FORMULA, vals, &st->formula);
-    dp_summary(rows, n, DP_MEASURED, vals, &st->measured);
-    int rc = dp_devices(r, rows, n, st);
+    pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
+                           &st->measured};
+    int rc = PP_OK;
+    for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
+        rc = dp_summary(r, g, (dp_part)p, vals, parts[p]);
+    if (rc == PP_OK)
+        rc = dp_devices(r, g, st);
     if (rc == PP_OK)
         r->ndp++;
     return rc;
 }
 
-int an_dp_compute(pp_report *r, const pp_model *m, pp_error *err) {
-    (void)m;
+/* The rows come in (batch, stage) order; each data-parallel stage takes
+ * its own, in stage order. */
+int an_dp_compute(pp_report *r, pp_error *err) {
     if (r->ndp_rows == 0)
         return PP_OK;
     r->dp = calloc(r->nstages, sizeof *r->dp);
-    int64_t *vals = malloc(r->ndp_rows * sizeof *vals);
-    int rc = r->dp && vals ? PP_OK : PP_ENOMEM;
-    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows;) {
-        size_t j = i;
-        while (j < r->ndp_rows && r->dp_rows[j].stage == r->dp_rows[i].stage)
-            j++;
-        rc = dp_stage(r, r->dp_rows + i, j - i, vals);
-        i = j;
+    int64_t *vals = an_buf_get(&r->values, r->ndp_rows * sizeof *vals);
+    size_t *idx = an_buf_get(&r->index, r->ndp_rows * sizeof *idx);
+    int rc = r->dp && vals && idx ? PP_OK : PP_ENOMEM;
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) {
+        dp_rows g = {r->dp_rows, idx, 0};
+        for (size_t i = 0; i < r->ndp_rows; i++)
+            if (r->dp_rows[i].stage == s)
+                idx[g.n++] = i;
+        if (g.n > 0)
+            rc = dp_stage(r, &g, vals);
     }
-    free(vals);
     /* devices[] pointers are set last: dp_devices may move while it grows */
     for (size_t i = 0, base = 0; rc == PP_OK && i < r->ndp; base += r->dp[i++].ndevices)
         r->dp[i].devices = r->dp_devices + base;

@@ -3,18 +3,21 @@
  * One an_exec per span of role exec, with its device (a device track's device
  * name, else the track's process name) and its stage as a report stage index.
  * Stages are then ordered by first appearance in time over execs and over the
- * partition, merge and stage spans inside W: that order is "upstream". */
+ * partition, merge and stage spans of the whole trace: that order is
+ * "upstream". (Not inside W only: a window that starts in the middle of a
+ * batch would put its downstream stages first.) Stages with nothing inside
+ * W are left out of the report. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
 
-static uint32_t device_of_track(pp_report *r, const pp_model *m, uint32_t track) {
+static uint32_t device_of_track(pp_report *r, uint32_t track) {
     if (r->track_device[track] != AN_NONE)
         return r->track_device[track];
-    const pp_track_info *t = pp_model_track(m, track);
-    const char *name = pp_model_string(m, t->device ? t->device : t->process);
+    const pp_track_info *t = pp_model_track(r->m, track);
+    const char *name = pp_model_string(r->m, t->device ? t->device : t->process);
     uint32_t d = 0;
     while (d < r->ndevices && strcmp(r->devices[d].name, name) != 0)
         d++;
@@ -36,20 +39,23 @@ static uint32_t device_of_track(pp_report *r, const pp_model *m, uint32_t track)
 }
 
 /* Stage index of model string `id` (AN_NONE for 0 or no memory). */
-static uint32_t stage_of(pp_report *r, const pp_model *m, uint32_t id) {
+static uint32_t stage_of(pp_report *r, uint32_t id) {
     if (id == 0)
         return AN_NONE;
     if (r->stage_of_string[id] == AN_NONE) {
-        const char *s = pp_model_string(m, id);
+        const char *s = pp_model_string(r->m, id);
         r->stage_of_string[id] = an_stage_intern(r, s, strlen(s));
     }
     return r->stage_of_string[id];
 }
 
-int an_execs_collect(pp_report *r, const pp_model *m, pp_error *err) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
-    size_t ntracks = pp_model_track_count(m), nstrings = pp_model_string_count(m);
+static int is_exec(const pp_event_columns *c, size_t i) {
+    return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_EXEC;
+}
+
+int an_execs_collect(pp_report *r, pp_error *err) {
+    const pp_event_columns *c = &r->c;
+    size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
     r->track_device = malloc((ntracks ? ntracks : 1) * sizeof *r->track_device);
     r->stage_of_string = malloc((nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
     if (!r->track_device || !r->stage_of_string)
@@ -57,30 +63,28 @@ int an_execs_collect(pp_report *r, const pp_model *m, pp_error *err) {
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
     size_t n = 0;
-    for (size_t i = 0; i < c.count; i++)
-        n += c.kind[i] == PP_EV_SPAN && c.role[i] == PP_ROLE_EXEC;
+    for (size_t i = 0; i < c->count; i++)
+        n += is_exec(c, i);
     if (n == 0)
         return pp_set_error(err, PP_EINVAL,
                             "the trace has no execs (spans of role exec, or GPU kernels and "
                             "memcpys of a PyTorch-profiler trace): nothing to analyze");
-    r->execs = malloc(n * sizeof *r->execs);
+    r->execs = an_alloc(n, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    for (size_t i = 0; i < c.count; i++) {
-        if (c.kind[i] != PP_EV_SPAN || c.role[i] != PP_ROLE_EXEC)
+    for (size_t i = 0; i < c->count; i++) {
+        if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];
-        x->start = c.ts_ns[i];
-        x->end = c.ts_ns[i] + c.dur_ns[i];
-        x->batch = c.batch[i];
-        x->hw = c.hw_ns[i];
-        x->xfer = c.xfer_ns[i];
+        x->start = c->ts_ns[i];
+        x->end = c->ts_ns[i] + c->dur_ns[i];
+        x->batch = c->batch[i];
         x->event = i;
-        x->track = c.track[i];
-        x->inside = an_inside(r, c.ts_ns[i], c.dur_ns[i]);
-        x->device = device_of_track(r, m, c.track[i]);
-        x->stage = stage_of(r, m, c.stage[i]);
-        if (x->device == AN_NONE || (c.stage[i] != 0 && x->stage == AN_NONE))
+        x->track = c->track[i];
+        x->inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+        x->device = device_of_track(r, c->track[i]);
+        x->stage = stage_of(r, c->stage[i]);
+        if (x->device == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
     return PP_OK;
@@ -92,34 +96,20 @@ static int is_host_stage_span(const pp_event_columns *c, size_t i) {
             c->role[i] == PP_ROLE_STAGE);
 }
 
-int an_stage_order(pp_report *r, const pp_model *m, pp_error *err) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
-    for (size_t i = 0; i < c.count; i++) {
-        if (!is_host_stage_span(&c, i) || !an_inside(r, c.ts_ns[i], c.dur_ns[i]))
-            continue;
-        uint32_t s = stage_of(r, m, c.stage[i]);
-        if (s == AN_NONE)
-            return pp_set_error(err, PP_ENOMEM, "out of memory");
-        if (c.ts_ns[i] < r->stage_first[s])
-            r->stage_first[s] = c.ts_ns[i];
-    }
-    for (size_t i = 0; i < r->nexecs; i++) {
-        const an_exec *x = &r->execs[i];
-        if (x->inside && x->stage != AN_NONE && x->start < r->stage_first[x->stage])
-            r->stage_first[x->stage] = x->start;
-    }
-    /* insertion sort by first appearance (stages are few); rank[old] = new
-     * index, AN_NONE for a dropped stage */
+/* Renumbers stages by first appearance: rank[old] = new index, AN_NONE for a
+ * stage with nothing inside W (dropped). */
+static int stage_renumber(pp_report *r) {
+    const uint8_t *inside = r->stage_inside;
     size_t n = r->nstages;
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order), *rank = malloc((n ? n : 1) * sizeof *rank);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    uint32_t *rank = malloc((n ? n : 1) * sizeof *rank);
     char **names = malloc((n ? n : 1) * sizeof *names);
     int64_t *first = malloc((n ? n : 1) * sizeof *first);
     if (!order || !rank || !names || !first) {
         free(order), free(rank), free(names), free(first);
-        return pp_set_error(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* insertion sort: stages are few */
         size_t j = i;
         while (j > 0 && r->stage_first[order[j - 1]] > r->stage_first[i]) {
             order[j] = order[j - 1];
@@ -127,17 +117,15 @@ int an_stage_order(pp_report *r, const pp_model *m, pp_error *err) {
         }
         order[j] = (uint32_t)i;
     }
-    /* stages seen only outside W sort last (first = INT64_MAX) and are dropped */
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        int keep = r->stage_first[order[i]] != INT64_MAX;
-        rank[order[i]] = keep ? (uint32_t)i : AN_NONE;
-        names[i] = r->stage_names[order[i]];
-        first[i] = r->stage_first[order[i]];
-        if (keep)
-            kept++;
-        else
-            free(names[i]);
+        rank[order[i]] = inside[order[i]] ? (uint32_t)kept : AN_NONE;
+        if (inside[order[i]]) {
+            names[kept] = r->stage_names[order[i]];
+            first[kept++] = r->stage_first[order[i]];
+        } else {
+            free(r->stage_names[order[i]]);
+        }
     }
     if (kept > 0) { /* stage_names is NULL when there are no stages */
         memcpy(r->stage_names, names, kept * sizeof *names);
@@ -147,9 +135,48 @@ int an_stage_order(pp_report *r, const pp_model *m, pp_error *err) {
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].stage != AN_NONE)
             r->execs[i].stage = rank[r->execs[i].stage];
-    for (size_t i = 0; i < pp_model_string_count(m); i++)
+    for (size_t i = 0; i < pp_model_string_count(r->m); i++)
         if (r->stage_of_string[i] != AN_NONE)
             r->stage_of_string[i] = rank[r->stage_of_string[i]];
     free(order), free(rank), free(names), free(first);
     return PP_OK;
+}
+
+/* Widens the range of batch numbers of the labeled things (for the batch
+ * map of the stage step, which then needs no pass of its own). */
+static void labeled_batch(pp_report *r, int64_t batch) {
+    if (batch < 0)
+        return;
+    r->label_lo = r->nlabeled == 0 || batch < r->label_lo ? batch : r->label_lo;
+    r->label_hi = r->nlabeled == 0 || batch > r->label_hi ? batch : r->label_hi;
+    r->nlabeled++;
+}
+
+int an_stage_order(pp_report *r, pp_error *err) {
+    const pp_event_columns *c = &r->c;
+    for (size_t i = 0; i < c->count; i++) {
+        if (!is_host_stage_span(c, i))
+            continue;
+        uint32_t s = stage_of(r, c->stage[i]);
+        if (s == AN_NONE)
+            return pp_set_error(err, PP_ENOMEM, "out of memory");
+        if (c->ts_ns[i] < r->stage_first[s])
+            r->stage_first[s] = c->ts_ns[i];
+        if (an_inside(r, c->ts_ns[i], c->dur_ns[i])) {
+            r->stage_inside[s] = 1;
+            labeled_batch(r, c->batch[i]);
+        }
+    }
+    for (size_t i = 0; i < r->nexecs; i++) {
+        const an_exec *x = &r->execs[i];
+        if (x->stage == AN_NONE)
+            continue;
+        if (x->start < r->stage_first[x->stage])
+            r->stage_first[x->stage] = x->start;
+        if (x->inside) {
+            r->stage_inside[x->stage] = 1;
+            labeled_batch(r, x->batch);
+        }
+    }
+    return stage_renumber(r) == PP_OK ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
 }

@@ -1,8 +1,8 @@
 /* findings.c — ranked plain statements with numbers.
  *
- * Order: data loss (always first: every figure after it undercounts), the
- * bottleneck stage and what dominates it, the most idle device and its
- * bubbles, data-parallel imbalance with the split that would balance it, and
+ * Order: data loss (always first: every figure after it may undercount), the
+ * bottleneck stage and what dominates it, the most idle device and when it
+ * idles, data-parallel imbalance with the split that would balance it, and
  * execs left out of the hardware figures. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,34 +23,82 @@ static int add(pp_report *r, char *text) {
     return PP_OK;
 }
 
+/* Appends ", <part>" (or the first part) to buf. */
+static void join(char *buf, size_t len, const char *part) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", used ? ", " : "", part);
+}
+
 static int data_loss(pp_report *r) {
     const pp_model_meta *mm = &r->meta;
-    if (mm->dropped_records == 0 && mm->truncated_bytes == 0)
+    char what[400] = "", part[160];
+    if (mm->dropped_records) {
+        snprintf(part, sizeof part, "%llu records were dropped while recording",
+                 (unsigned long long)mm->dropped_records);
+        join(what, sizeof what, part);
+    }
+    if (mm->truncated_bytes) {
+        snprintf(part, sizeof part, "%llu bytes of the input were truncated",
+                 (unsigned long long)mm->truncated_bytes);
+        join(what, sizeof what, part);
+    }
+    if (mm->unmatched_ends) {
+        snprintf(part, sizeof part, "%llu begin/end pairs of the input did not match",
+                 (unsigned long long)mm->unmatched_ends);
+        join(what, sizeof what, part);
+    }
+    if (!what[0])
         return PP_OK;
-    return add(r, an_strdupf("Data loss: %llu records were dropped while recording and %llu "
-                             "bytes of the input were truncated; every figure below "
-                             "undercounts.",
-                             (unsigned long long)mm->dropped_records,
-                             (unsigned long long)mm->truncated_bytes));
+    return add(r, an_strdupf("Data loss: %s; every figure below may undercount.", what));
+}
+
+/* The bubble of device d that ends at `t`, if any: the device's bubbles lie
+ * together in r->gaps, in time order, from gaps[lo] to gaps[hi]. */
+static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int64_t t) {
+    size_t a = lo, b = hi;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (r->gaps[mid].end < t)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < hi && r->gaps[a].end == t ? &r->gaps[a] : NULL;
+}
+
+/* Starvation of stage s: the bubbles its execs end, i.e. the time their
+ * device sat idle right before the stage's work arrived. */
+static int64_t starvation(const pp_report *r, uint32_t s) {
+    size_t *first = calloc(r->ndevices + 1, sizeof *first);
+    if (!first)
+        return 0;
+    for (size_t i = 0; i < r->ngaps; i++)
+        first[r->gaps[i].device + 1]++;
+    for (size_t d = 0; d < r->ndevices; d++)
+        first[d + 1] += first[d];
+    int64_t total = 0;
+    for (size_t i = 0; i < r->nexecs; i++) {
+        const an_exec *x = &r->execs[i];
+        if (!x->inside || x->stage != s)
+            continue;
+        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1], x->start);
+        total += g ? g->end - g->start : 0;
+    }
+    free(first);
+    return total;
 }
 
 /* What the bottleneck stage's time goes to: hardware compute, transfer,
- * concurrency penalty (wall beyond hw), or starvation (bubbles on the devices
- * it runs on, waiting for upstream work). */
+ * concurrency penalty (wall beyond hw), or starvation (its devices idle
+ * right before its execs, waiting for upstream work). */
 static const char *dominant(const pp_report *r, uint32_t s, double *pct) {
     const pp_stage_stats *st = &r->stages[s];
-    int64_t starve = 0;
-    for (uint32_t d = 0; d < r->ndevices; d++) {
-        int runs = 0;
-        for (size_t i = 0; i < r->nexecs && !runs; i++)
-            runs = r->execs[i].inside && r->execs[i].stage == s && r->execs[i].device == d;
-        if (runs)
-            starve += r->devices[d].bubbles.total;
-    }
-    int64_t parts[4] = {st->hw_ns - st->xfer_ns, st->xfer_ns, st->penalty.total, starve};
+    int64_t parts[4] = {st->hw_ns - st->xfer_ns, st->xfer_ns, st->penalty.total,
+                        starvation(r, s)};
     static const char *names[4] = {"hardware compute", "data transfer",
                                    "concurrency penalty (wall time beyond hardware time)",
-                                   "starvation (bubbles waiting for upstream work)"};
+                                   "starvation (its devices idle before its execs, waiting "
+                                   "for upstream work)"};
     int64_t sum = 0;
     size_t best = 0;
     for (size_t i = 0; i < 4; i++) {
@@ -86,22 +134,46 @@ static int bottleneck(pp_report *r) {
                              (unsigned long long)r->nbatches, mean, p95, tail));
 }
 
+/* The longest bubble of device d (the first one on ties), or NULL. */
+static const an_gap *longest_gap(const pp_report *r, uint32_t d) {
+    const an_gap *best = NULL;
+    for (size_t i = 0; i < r->ngaps; i++)
+        if (r->gaps[i].device == d &&
+            (!best || r->gaps[i].end - r->gaps[i].start > best->end - best->start))
+            best = &r->gaps[i];
+    return best;
+}
+
+/* The device with the lowest wall utilization, and when its idle time falls:
+ * in bubbles between execs (the longest, and where it lies in W), before
+ * its first exec or after its last. */
 static int most_idle(pp_report *r) {
     uint32_t d = 0;
     for (uint32_t i = 1; i < r->ndevices; i++)
         if (r->devices[i].wall_util < r->devices[d].wall_util)
             d = i;
     const pp_device_stats *dev = &r->devices[d];
-    char name[160], mean[32], max[32], total[32];
+    const pp_gap_stats *g = &dev->bubbles;
+    char name[160], idle[32], total[32], mean[32], lead[32], trail[32], when[160] = "";
     an_device_label(r, d, name, sizeof name);
-    an_format_ns(dev->bubbles.mean, mean, sizeof mean);
-    an_format_ns(dev->bubbles.max, max, sizeof max);
-    an_format_ns(dev->bubbles.total, total, sizeof total);
-    return add(r, an_strdupf("Most idle device: %s is busy %.1f%% of the window; %llu %s "
-                             "(mean %s, max %s, total %s) between its execs.",
-                             name, 100.0 * dev->wall_util,
-                             (unsigned long long)dev->bubbles.count,
-                             dev->bubbles.count == 1 ? "bubble" : "bubbles", mean, max, total));
+    an_format_ns(dev->idle_ns, idle, sizeof idle);
+    an_format_ns(g->total, total, sizeof total);
+    an_format_ns(g->mean, mean, sizeof mean);
+    an_format_ns(g->leading_ns, lead, sizeof lead);
+    an_format_ns(g->trailing_ns, trail, sizeof trail);
+    const an_gap *longest = longest_gap(r, d);
+    if (longest) {
+        char len[32], at[32];
+        an_format_ns(longest->end - longest->start, len, sizeof len);
+        an_format_ns(longest->start - r->window.start_ns, at, sizeof at);
+        snprintf(when, sizeof when, ", the longest %s at +%s into the window", len, at);
+    }
+    return add(r, an_strdupf("Most idle device: %s is busy %.1f%% of the window and idle %s: "
+                             "%s in %llu %s between its execs (mean %s%s), %s before its "
+                             "first exec and %s after its last.",
+                             name, 100.0 * dev->wall_util, idle, total,
+                             (unsigned long long)g->count, g->count == 1 ? "bubble" : "bubbles",
+                             mean, when, lead, trail));
 }
 
 static int imbalance(pp_report *r, const pp_dp_stats *dp) {

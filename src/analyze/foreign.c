@@ -83,10 +83,9 @@ static void match_names(const pp_model *m, regex_t *re, capture *cap) {
     }
 }
 
-static int label_execs(pp_report *r, const pp_model *m, const capture *cap, labeled *l,
-                       corr *cs) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
+static int label_execs(pp_report *r, const capture *cap, labeled *l, corr *cs) {
+    const pp_model *m = r->m;
+    const pp_event_columns c = r->c;
     size_t nl = 0, nc = 0, nann;
     const pp_annotation *a = pp_model_annotations(m, &nann);
     uint32_t key = pp_model_find_string(m, "correlation");
@@ -132,7 +131,8 @@ static int label_execs(pp_report *r, const pp_model *m, const capture *cap, labe
     return PP_OK;
 }
 
-int an_foreign_label(pp_report *r, const pp_model *m, const char *pattern, pp_error *err) {
+int an_foreign_label(pp_report *r, const char *pattern, pp_error *err) {
+    const pp_model *m = r->m;
     regex_t re;
     int rc = regcomp(&re, pattern, REG_EXTENDED);
     if (rc != 0) {
@@ -156,7 +156,7 @@ int an_foreign_label(pp_report *r, const pp_model *m, const char *pattern, pp_er
         match_names(m, &re, cap);
     regfree(&re);
     if (rc == PP_OK)
-        rc = label_execs(r, m, cap, l, cs);
+        rc = label_execs(r, cap, l, cs);
     free(cap), free(l), free(cs);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -1,70 +1,221 @@
-/* ops.c — op statistics: level-2 op spans (layers, kernels) inside W per
- * device and op name: count, total, mean, p50, p95, max, sorted by total. */
+/* ops.c — op statistics (DESIGN.md §4): level-2 op spans (layers, kernels)
+ * inside W on the device tracks that have execs, as two tables sorted by
+ * total real time:
+ *   - per device and op name, with its type and exec type;
+ *   - per device, op type and exec type (what benchmark_app -pc sums).
+ * Type, exec type and CPU time come from the op span's "type", "exec_type"
+ * (strings) and "cpu_ns" (integer) annotations, as the pipeline executor
+ * records them; real time is the span's duration.
+ *
+ * Groups are few and ops many: one pass hashes every op into its two groups,
+ * then a counting sort by group gathers each group's durations. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
+#include "core/grow.h"
 
+typedef struct op_key {
+    uint32_t device, name, type, exec; /* name 0 in the table by type */
+} op_key;
+
+typedef struct op_group {
+    op_key key;
+    size_t count;
+    uint64_t cpu_count;
+    int64_t cpu_total;
+} op_group;
+
+/* One table's groups and an open-addressing index over them. */
+typedef struct op_groups {
+    op_group *g;
+    size_t n, cap;
+    uint32_t *slot; /* group + 1, 0 = empty; nslot is a power of two */
+    size_t nslot;
+} op_groups;
+
+static size_t key_hash(const op_key *k) {
+    uint64_t h = k->device * 0x9E3779B97F4A7C15ull;
+    h = (h ^ k->name) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ k->type) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ k->exec) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17);
+}
+
+static int key_eq(const op_key *a, const op_key *b) {
+    return a->device == b->device && a->name == b->name && a->type == b->type &&
+           a->exec == b->exec;
+}
+
+static int rehash(op_groups *t, size_t nslot) {
+    uint32_t *slot = calloc(nslot, sizeof *slot);
+    if (!slot)
+        return PP_ENOMEM;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t h = key_hash(&t->g[i].key) & (nslot - 1);
+        while (slot[h])
+            h = (h + 1) & (nslot - 1);
+        slot[h] = (uint32_t)i + 1;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = nslot;
+    return PP_OK;
+}
+
+/* The group of `k`, added when new; SIZE_MAX on no memory. */
+static size_t group_of(op_groups *t, const op_key *k) {
+    size_t h = key_hash(k) & (t->nslot - 1);
+    for (; t->slot[h]; h = (h + 1) & (t->nslot - 1))
+        if (key_eq(&t->g[t->slot[h] - 1].key, k))
+            return t->slot[h] - 1;
+    if (t->n >= UINT32_MAX - 1 || pp_grow((void **)&t->g, &t->cap, t->n, sizeof *t->g))
+        return SIZE_MAX;
+    t->g[t->n] = (op_group){.key = *k};
+    t->slot[h] = (uint32_t)++t->n;
+    if (2 * t->n > t->nslot && rehash(t, 2 * t->nslot) != PP_OK) /* keep it half empty */
+        return SIZE_MAX;
+    return t->n - 1;
+}
+
+/* One op: its duration and its group in each table. */
 typedef struct op_item {
-    uint32_t device, name;
     int64_t dur;
+    uint32_t by_name, by_type;
 } op_item;
 
-static int cmp_op_item(const void *a, const void *b) {
-    const op_item *x = a, *y = b;
+/* String ids of the annotation keys an op may carry; 0 = absent. */
+typedef struct ann_keys {
+    uint32_t type, exec, cpu;
+} ann_keys;
+
+/* Reads the annotations of op event i into k and its CPU time; *c is a
+ * cursor into the annotation table, sorted by event, so the ops are read in
+ * one pass. */
+static int op_annotations(const pp_annotation *a, size_t na, size_t *c, size_t i,
+                          const ann_keys *keys, op_key *k, int64_t *cpu) {
+    int has_cpu = 0;
+    while (*c < na && a[*c].event < i)
+        (*c)++;
+    for (size_t j = *c; j < na && a[j].event == i; j++) {
+        if (a[j].key == 0)
+            continue; /* the empty string: never one of the keys */
+        if (a[j].type == PP_VALUE_STR && a[j].key == keys->type)
+            k->type = a[j].v.s;
+        else if (a[j].type == PP_VALUE_STR && a[j].key == keys->exec)
+            k->exec = a[j].v.s;
+        else if (a[j].type == PP_VALUE_INT && a[j].key == keys->cpu)
+            *cpu = a[j].v.i, has_cpu = 1;
+    }
+    return has_cpu;
+}
+
+static void group_add(op_group *g, int has_cpu, int64_t cpu) {
+    g->count++;
+    g->cpu_count += has_cpu != 0;
+    g->cpu_total += has_cpu ? cpu : 0;
+}
+
+static int is_op(const pp_report *r, size_t i) {
+    const pp_event_columns *c = &r->c;
+    return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_OP &&
+           r->track_device[c->track[i]] != AN_NONE && an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+}
+
+/* One pass: every op's duration and groups. */
+static int ops_collect(pp_report *r, op_item *it, op_groups *named, op_groups *typed) {
+    const pp_event_columns *c = &r->c;
+    const ann_keys keys = {pp_model_find_string(r->m, "type"),
+                           pp_model_find_string(r->m, "exec_type"),
+                           pp_model_find_string(r->m, "cpu_ns")};
+    size_t na, cursor = 0, m = 0;
+    const pp_annotation *a = pp_model_annotations(r->m, &na);
+    for (size_t i = 0; i < c->count; i++) {
+        if (!is_op(r, i))
+            continue;
+        op_key k = {r->track_device[c->track[i]], c->name[i], 0, 0};
+        int64_t cpu = 0;
+        int has_cpu = op_annotations(a, na, &cursor, i, &keys, &k, &cpu);
+        size_t g1 = group_of(named, &k);
+        k.name = 0;
+        size_t g2 = group_of(typed, &k);
+        if (g1 == SIZE_MAX || g2 == SIZE_MAX)
+            return PP_ENOMEM;
+        group_add(&named->g[g1], has_cpu, cpu);
+        group_add(&typed->g[g2], has_cpu, cpu);
+        it[m++] = (op_item){c->dur_ns[i], (uint32_t)g1, (uint32_t)g2};
+    }
+    return PP_OK;
+}
+
+static int cmp_total(const void *a, const void *b) {
+    const pp_op_stats *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
     if (x->device != y->device)
         return x->device < y->device ? -1 : 1;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return (x->dur > y->dur) - (x->dur < y->dur);
+    int c = strcmp(x->name, y->name);
+    c = c ? c : strcmp(x->type, y->type);
+    return c ? c : strcmp(x->exec_type, y->exec_type);
 }
 
-static int cmp_op_total(const void *a, const void *b) {
-    const pp_op_stats *x = a, *y = b;
-    return (x->total < y->total) - (x->total > y->total);
+/* One table: each group's durations gathered by a counting sort on the
+ * group, summarized, and the rows sorted by total. */
+static int op_table(pp_report *r, const op_item *it, size_t n, const op_groups *t, int named,
+                    pp_op_stats **out, size_t *nout) {
+    size_t *at = calloc(t->n + 1, sizeof *at);
+    int64_t *durs = an_buf_get(&r->values, n * sizeof *durs);
+    *out = calloc(t->n, sizeof **out);
+    if (!at || !durs || !*out) {
+        free(at);
+        return PP_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        at[(named ? it[i].by_name : it[i].by_type) + 1]++;
+    for (size_t g = 0; g < t->n; g++)
+        at[g + 1] += at[g];
+    for (size_t i = 0; i < n; i++) /* at[g] is group g's cursor, then its end */
+        durs[at[named ? it[i].by_name : it[i].by_type]++] = it[i].dur;
+    int rc = PP_OK;
+    for (size_t g = 0, start = 0; rc == PP_OK && g < t->n; start = at[g++]) {
+        const op_group *grp = &t->g[g];
+        pp_summary s;
+        rc = an_summary(r, durs + start, at[g] - start, &s);
+        pp_op_stats *o = &(*out)[(*nout)++];
+        *o = (pp_op_stats){.device = grp->key.device, .count = s.n, .total = s.total,
+                           .mean = s.mean, .p50 = s.p50, .p95 = s.p95, .max = s.max,
+                           .cpu_count = grp->cpu_count, .cpu_total = grp->cpu_total};
+        o->name = an_keep_text(r, named ? pp_model_string(r->m, grp->key.name) : "");
+        o->type = an_keep_text(r, pp_model_string(r->m, grp->key.type));
+        o->exec_type = an_keep_text(r, pp_model_string(r->m, grp->key.exec));
+        if (rc == PP_OK && (!o->name || !o->type || !o->exec_type))
+            rc = PP_ENOMEM;
+    }
+    free(at);
+    if (rc == PP_OK)
+        qsort(*out, *nout, sizeof **out, cmp_total);
+    return rc;
 }
 
-int an_ops_compute(pp_report *r, const pp_model *m, pp_error *err) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
+int an_ops_compute(pp_report *r, pp_error *err) {
     size_t n = 0;
-    for (size_t i = 0; i < c.count; i++)
-        n += c.kind[i] == PP_EV_SPAN && c.role[i] == PP_ROLE_OP &&
-             r->track_device[c.track[i]] != AN_NONE && an_inside(r, c.ts_ns[i], c.dur_ns[i]);
+    for (size_t i = 0; i < r->c.count; i++)
+        n += is_op(r, i);
     if (n == 0)
         return PP_OK;
-    op_item *it = malloc(n * sizeof *it);
-    int64_t *durs = malloc(n * sizeof *durs);
-    r->ops = calloc(n, sizeof *r->ops);
-    r->op_names = calloc(n, sizeof *r->op_names);
-    int rc = it && durs && r->ops && r->op_names ? PP_OK : PP_ENOMEM;
-    size_t k = 0;
-    for (size_t i = 0; rc == PP_OK && i < c.count; i++)
-        if (c.kind[i] == PP_EV_SPAN && c.role[i] == PP_ROLE_OP &&
-            r->track_device[c.track[i]] != AN_NONE && an_inside(r, c.ts_ns[i], c.dur_ns[i]))
-            it[k++] = (op_item){r->track_device[c.track[i]], c.name[i], c.dur_ns[i]};
+    op_groups named = {0}, typed = {0};
+    op_item *it = an_alloc(n, sizeof *it);
+    int rc = it ? rehash(&named, 64) : PP_ENOMEM;
     if (rc == PP_OK)
-        qsort(it, n, sizeof *it, cmp_op_item);
-    for (size_t i = 0; rc == PP_OK && i < n;) {
-        size_t j = i;
-        for (; j < n && it[j].device == it[i].device && it[j].name == it[i].name; j++)
-            durs[j - i] = it[j].dur;
-        pp_summary s;
-        pp_summary_compute(durs, j - i, &s);
-        char *name = an_strdupf("%s", pp_model_string(m, it[i].name));
-        if (!name)
-            rc = PP_ENOMEM;
-        r->op_names[r->nops] = name;
-        r->ops[r->nops++] =
-            (pp_op_stats){it[i].device, name, s.n, s.total, s.mean, s.p50, s.p95, s.max};
-        i = j;
-    }
+        rc = rehash(&typed, 64);
+    if (rc == PP_OK)
+        rc = ops_collect(r, it, &named, &typed);
+    if (rc == PP_OK)
+        rc = op_table(r, it, n, &named, 1, &r->ops, &r->nops);
+    if (rc == PP_OK)
+        rc = op_table(r, it, n, &typed, 0, &r->op_types, &r->nop_types);
     free(it);
-    free(durs);
-    if (rc != PP_OK)
-        return pp_set_error(err, rc, "out of memory");
-    /* names are owned by op_names in group order; the table sorts by total */
-    qsort(r->ops, r->nops, sizeof *r->ops, cmp_op_total);
-    return PP_OK;
+    free(named.g), free(named.slot), free(typed.g), free(typed.slot);
+    return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

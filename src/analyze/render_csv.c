@@ -1,7 +1,8 @@
 /* render_csv.c — the report's tables as CSV files for pandas or DuckDB:
  * devices.csv, tracks.csv, stages.csv, batches.csv (one row per batch, with
  * its stage times in stage_times form: one row per (batch, stage)) and
- * gaps.csv (every bubble of every device). Each file is written atomically. */
+ * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
+ * statistics by name and by type). Each file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,12 +121,43 @@ static void gaps(const pp_report *r, pp_outfile *o) {
     }
 }
 
+/* An op table: by name (ops.csv) or by type (op_types.csv, without name). */
+static void op_rows(const pp_report *r, pp_outfile *o, const pp_op_stats *v, size_t n,
+                    int named) {
+    put(o, "device,%stype,exec_type,count,total_ns,mean_ns,p50_ns,p95_ns,max_ns,cpu_count,"
+           "cpu_total_ns\n", named ? "name," : "");
+    for (size_t i = 0; i < n; i++) {
+        field(o, r->devices[v[i].device].name);
+        put(o, ",");
+        if (named) {
+            field(o, v[i].name);
+            put(o, ",");
+        }
+        field(o, v[i].type);
+        put(o, ",");
+        field(o, v[i].exec_type);
+        put(o, ",%llu,%lld,%lld,%lld,%lld,%lld,%llu,%lld\n", (unsigned long long)v[i].count,
+            (long long)v[i].total, (long long)v[i].mean, (long long)v[i].p50,
+            (long long)v[i].p95, (long long)v[i].max, (unsigned long long)v[i].cpu_count,
+            (long long)v[i].cpu_total);
+    }
+}
+
+static void ops(const pp_report *r, pp_outfile *o) {
+    op_rows(r, o, r->ops, r->nops, 1);
+}
+
+static void op_types(const pp_report *r, pp_outfile *o) {
+    op_rows(r, o, r->op_types, r->nop_types, 0);
+}
+
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     static const struct {
         const char *name;
         void (*write)(const pp_report *, pp_outfile *);
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
-                 {"batches.csv", batches}, {"gaps.csv", gaps}};
+                 {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
+                 {"op_types.csv", op_types}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

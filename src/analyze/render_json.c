@@ -164,17 +164,31 @@ static void data_parallel(const pp_report *r, FILE *out) {
         }
         fputs("]}", out);
     }
-    fputs("],\n\"ops\": [", out);
-    for (size_t i = 0; i < r->nops; i++) {
-        const pp_op_stats *o = &r->ops[i];
+    fputc(']', out);
+}
+
+/* An op table; `named`: rows by op name (else by type, without "name"). */
+static void op_rows(const pp_report *r, FILE *out, const char *key, const pp_op_stats *o,
+                    size_t n, int named) {
+    fprintf(out, ",\n\"%s\": [", key);
+    for (size_t i = 0; i < n; i++) {
+        const pp_op_stats *v = &o[i];
         fputs(i ? ",\n {\"device\": " : "\n {\"device\": ", out);
-        str(out, r->devices[o->device].name);
-        fputs(", \"name\": ", out);
-        str(out, o->name);
+        str(out, r->devices[v->device].name);
+        if (named) {
+            fputs(", \"name\": ", out);
+            str(out, v->name);
+        }
+        fputs(", \"type\": ", out);
+        str(out, v->type);
+        fputs(", \"exec_type\": ", out);
+        str(out, v->exec_type);
         fprintf(out, ", \"count\": %llu, \"total_ns\": %lld, \"mean_ns\": %lld, \"p50_ns\": %lld, "
-                     "\"p95_ns\": %lld, \"max_ns\": %lld}",
-                (unsigned long long)o->count, (long long)o->total, (long long)o->mean,
-                (long long)o->p50, (long long)o->p95, (long long)o->max);
+                     "\"p95_ns\": %lld, \"max_ns\": %lld, \"cpu_count\": %llu, "
+                     "\"cpu_total_ns\": %lld}",
+                (unsigned long long)v->count, (long long)v->total, (long long)v->mean,
+                (long long)v->p50, (long long)v->p95, (long long)v->max,
+                (unsigned long long)v->cpu_count, (long long)v->cpu_total);
     }
     fputc(']', out);
 }
@@ -187,10 +201,11 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
                  "\"how\": ",
             (long long)w->start_ns, (long long)w->end_ns, (long long)(w->end_ns - w->start_ns));
     str(out, w->how);
-    fprintf(out, "},\n\"data_loss\": {\"dropped_records\": %llu, \"truncated_bytes\": %llu},\n"
-                 "\"findings\": [",
+    fprintf(out, "},\n\"data_loss\": {\"dropped_records\": %llu, \"truncated_bytes\": %llu, "
+                 "\"unmatched_ends\": %llu},\n\"findings\": [",
             (unsigned long long)r->meta.dropped_records,
-            (unsigned long long)r->meta.truncated_bytes);
+            (unsigned long long)r->meta.truncated_bytes,
+            (unsigned long long)r->meta.unmatched_ends);
     for (size_t i = 0; i < r->nfindings; i++) {
         fputs(i ? ",\n " : "\n ", out);
         str(out, r->findings[i]);
@@ -200,6 +215,8 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     stages(r, out);
     cycles(r, out);
     data_parallel(r, out);
+    op_rows(r, out, "ops", r->ops, r->nops, 1);
+    op_rows(r, out, "op_types", r->op_types, r->nop_types, 0);
     fputs("\n}\n", out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

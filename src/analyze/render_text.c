@@ -1,6 +1,7 @@
 /* render_text.c — the report for people, 80 columns wide: header (file, W,
  * data loss, simulated devices), findings, then the device, track, stage,
- * cycle, data-parallel and op tables. */
+ * cycle, data-parallel and op tables. Every line fits 80 columns: long
+ * names are cut from the left, keeping the end that tells them apart. */
 #include <string.h>
 
 #include "analyze/report.h"
@@ -29,10 +30,23 @@ static void wrap(FILE *out, const char *lead, const char *text) {
     fputc('\n', out);
 }
 
-/* The last `width` characters of a long name keep its distinguishing end. */
-static const char *fit(const char *s, size_t width) {
+/* A long name cut to `width` characters in the middle, keeping both ends (a
+ * common prefix or a distinguishing suffix): "Stage2_Classifier" in 16 is
+ * "Stage2_~assifier". */
+typedef struct cut {
+    char s[64];
+} cut;
+
+static const char *fit(const char *s, size_t width, cut *c) {
     size_t n = strlen(s);
-    return n > width ? s + (n - width) : s;
+    if (n <= width || width >= sizeof c->s)
+        return s;
+    size_t head = (width - 1) / 2, tail = width - 1 - head;
+    memcpy(c->s, s, head);
+    c->s[head] = '~';
+    memcpy(c->s + head + 1, s + n - tail, tail);
+    c->s[width] = '\0';
+    return c->s;
 }
 
 static const char *ns(int64_t v, char *buf) {
@@ -41,37 +55,47 @@ static const char *ns(int64_t v, char *buf) {
 }
 
 static void header(const pp_report *r, FILE *out) {
-    char b[16], name[160];
+    char b[16], name[160], text[512];
     const pp_window *w = &r->window;
     fprintf(out, "pipeprof analyze: %s\n", r->source);
-    fprintf(out, "window: %s (%s), %lld .. %lld ns\n", ns(w->end_ns - w->start_ns, b), w->how,
-            (long long)w->start_ns, (long long)w->end_ns);
-    if (r->meta.dropped_records || r->meta.truncated_bytes)
-        fprintf(out, "data loss: %llu dropped records, %llu truncated bytes\n",
-                (unsigned long long)r->meta.dropped_records,
-                (unsigned long long)r->meta.truncated_bytes);
-    else
+    snprintf(text, sizeof text, "%s (%s), %lld .. %lld ns", ns(w->end_ns - w->start_ns, b),
+             w->how, (long long)w->start_ns, (long long)w->end_ns);
+    wrap(out, "window: ", text);
+    const pp_model_meta *mm = &r->meta;
+    if (mm->dropped_records || mm->truncated_bytes || mm->unmatched_ends) {
+        snprintf(text, sizeof text, "%llu dropped records, %llu truncated bytes",
+                 (unsigned long long)mm->dropped_records,
+                 (unsigned long long)mm->truncated_bytes);
+        if (mm->unmatched_ends)
+            snprintf(text + strlen(text), sizeof text - strlen(text),
+                     ", %llu unmatched begin/end pairs", (unsigned long long)mm->unmatched_ends);
+        wrap(out, "data loss: ", text);
+    } else {
         fprintf(out, "data loss: none\n");
-    int any = 0;
+    }
+    text[0] = '\0';
     for (uint32_t d = 0; d < r->ndevices; d++) {
         if (!r->devices[d].simulated)
             continue;
         an_device_label(r, d, name, sizeof name);
-        fprintf(out, "%s%s", any++ ? ", " : "simulated devices: ", name);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", text[0] ? ", " : "",
+                 name);
     }
-    if (any)
-        fputc('\n', out);
+    if (text[0])
+        wrap(out, "simulated devices: ", text);
 }
 
 static void devices(const pp_report *r, FILE *out) {
     char name[160], b1[16], b2[16], b3[16];
+    cut c1;
     fprintf(out, "\nDevices (busy = union over streams; hw figures leave out unknown hw)\n");
     fprintf(out, "%-18s %6s %5s %5s %5s %5s %5s %7s %10s\n", "device", "execs", "busy%",
             "hw%", "eff%", "xfer%", "pen%", "bubbles", "bub.mean");
     for (uint32_t d = 0; d < r->ndevices; d++) {
         const pp_device_stats *v = &r->devices[d];
         an_device_label(r, d, name, sizeof name);
-        fprintf(out, "%-18s %6llu %5.1f %5.1f %5.1f %5.1f %5.1f %7llu %10s\n", fit(name, 18),
+        fprintf(out, "%-18s %6llu %5.1f %5.1f %5.1f %5.1f %5.1f %7llu %10s\n",
+                fit(name, 18, &c1),
                 (unsigned long long)v->execs, 100 * v->wall_util, 100 * v->hw_util,
                 100 * v->hw_eff, 100 * v->transfer_share, v->penalty_pct_wall,
                 (unsigned long long)v->bubbles.count, ns(v->bubbles.mean, b1));
@@ -82,7 +106,7 @@ static void devices(const pp_report *r, FILE *out) {
         const pp_device_stats *v = &r->devices[d];
         char b4[16], b5[16];
         an_device_label(r, d, name, sizeof name);
-        fprintf(out, "%-20s %10s %10s %10s %10s %10s\n", fit(name, 20), ns(v->busy_ns, b1),
+        fprintf(out, "%-20s %10s %10s %10s %10s %10s\n", fit(name, 20, &c1), ns(v->busy_ns, b1),
                 ns(v->idle_ns, b2), ns(v->bubbles.leading_ns, b3),
                 ns(v->bubbles.trailing_ns, b4), ns(v->bubbles.max, b5));
     }
@@ -91,7 +115,7 @@ static void devices(const pp_report *r, FILE *out) {
     int64_t wlen = r->window.end_ns - r->window.start_ns;
     for (size_t t = 0; t < r->ntracks; t++) {
         const pp_track_stats *v = &r->tracks[t];
-        fprintf(out, "%-28s %6llu %5.1f %5.1f %7llu %10s %10s\n", fit(v->name, 28),
+        fprintf(out, "%-28s %6llu %5.1f %5.1f %7llu %10s %10s\n", fit(v->name, 28, &c1),
                 (unsigned long long)v->execs, 100 * an_ratio(v->busy_ns, wlen),
                 100 * v->hw_util, (unsigned long long)v->bubbles.count,
                 ns(v->bubbles.mean, b1), ns(v->bubbles.max, b2));
@@ -102,12 +126,13 @@ static void stages(const pp_report *r, FILE *out) {
     if (r->nstages == 0)
         return;
     char b1[16], b2[16], b3[16], b4[16];
+    cut c1;
     fprintf(out, "\nStages (in order of first appearance; time per batch)\n");
     fprintf(out, "%-16s %7s %10s %10s %10s %10s %5s %4s\n", "stage", "batches", "mean", "p50",
             "p95", "max", "bneck", "kind");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
-        fprintf(out, "%-16s %7llu %10s %10s %10s %10s %5llu %4s\n", fit(v->name, 16),
+        fprintf(out, "%-16s %7llu %10s %10s %10s %10s %5llu %4s\n", fit(v->name, 16, &c1),
                 (unsigned long long)v->time.n, ns(v->time.mean, b1), ns(v->time.p50, b2),
                 ns(v->time.p95, b3), ns(v->time.max, b4),
                 (unsigned long long)v->bottleneck_count,
@@ -117,7 +142,7 @@ static void stages(const pp_report *r, FILE *out) {
             "xfer%", "pen.mean", "pen.p95", "pen%");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
-        fprintf(out, "%-16s %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", fit(v->name, 16),
+        fprintf(out, "%-16s %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", fit(v->name, 16, &c1),
                 (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
                 ns(v->hw_ns, b1), 100 * an_ratio(v->xfer_ns, v->hw_ns), ns(v->penalty.mean, b2),
                 ns(v->penalty.p95, b3), v->penalty_pct_wall);
@@ -148,6 +173,7 @@ static void cycles(const pp_report *r, FILE *out) {
 
 static void data_parallel(const pp_report *r, FILE *out) {
     char b[5][16], name[160];
+    cut c1;
     for (size_t i = 0; i < r->ndp; i++) {
         const pp_dp_stats *v = &r->dp[i];
         fprintf(out, "\nData-parallel stage \"%s\" (%llu batches, imbalance %.2fx)\n",
@@ -160,28 +186,58 @@ static void data_parallel(const pp_report *r, FILE *out) {
         fprintf(out, "  %-24s %10s %8s %10s\n", "device", "wall", "share", "suggested");
         for (size_t d = 0; d < v->ndevices; d++) {
             an_device_label(r, v->devices[d].device, name, sizeof name);
-            fprintf(out, "  %-24s %10s %8.3f %10.3f\n", fit(name, 24),
+            fprintf(out, "  %-24s %10s %8.3f %10.3f\n", fit(name, 24, &c1),
                     ns(v->devices[d].wall_ns, b[0]), v->devices[d].share,
                     v->devices[d].suggested_share);
         }
     }
 }
 
-static void ops(const pp_report *r, FILE *out) {
-    if (r->nops == 0)
-        return;
-    char b[4][16], name[160];
-    size_t shown = r->nops < 10 ? r->nops : 10;
-    fprintf(out, "\nOps (top %zu of %zu by total)\n", shown, r->nops);
-    fprintf(out, "%-12s %-18s %7s %9s %9s %9s %9s\n", "device", "op", "count", "total", "mean",
-            "p95", "max");
-    for (size_t i = 0; i < shown; i++) {
-        const pp_op_stats *o = &r->ops[i];
-        an_device_label(r, o->device, name, sizeof name);
-        fprintf(out, "%-12s %-18s %7llu %9s %9s %9s %9s\n", fit(name, 12), fit(o->name, 18),
-                (unsigned long long)o->count, ns(o->total, b[0]), ns(o->mean, b[1]),
-                ns(o->p95, b[2]), ns(o->max, b[3]));
+/* One op table, in sections per device (the device's name is the section
+ * heading, so it is never cut); at most 10 rows per device. */
+static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t n, int by_type) {
+    char b[5][16], name[160];
+    cut c1, c2;
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        size_t rows = 0, shown = 0;
+        for (size_t i = 0; i < n; i++)
+            rows += o[i].device == d;
+        if (rows == 0)
+            continue;
+        an_device_label(r, d, name, sizeof name);
+        fprintf(out, "\nOps on %s by %s (top %zu of %zu by total)\n", name,
+                by_type ? "type" : "name", rows < 10 ? rows : (size_t)10, rows);
+        if (by_type)
+            fprintf(out, "%-14s %-14s %6s %10s %10s %10s %10s\n", "type", "exec type", "count",
+                    "total", "mean", "max", "cpu");
+        else
+            fprintf(out, "%-17s %6s %10s %10s %10s %10s %10s\n", "op", "count", "total", "mean",
+                    "p95", "max", "cpu");
+        for (size_t i = 0; i < n && shown < 10; i++) {
+            const pp_op_stats *v = &o[i];
+            if (v->device != d)
+                continue;
+            shown++;
+            const char *cpu = v->cpu_count ? ns(v->cpu_total, b[4]) : "-";
+            if (by_type)
+                fprintf(out, "%-14s %-14s %6llu %10s %10s %10s %10s\n", fit(v->type, 14, &c1),
+                        fit(v->exec_type, 14, &c2), (unsigned long long)v->count,
+                        ns(v->total, b[0]), ns(v->mean, b[1]), ns(v->max, b[2]), cpu);
+            else
+                fprintf(out, "%-17s %6llu %10s %10s %10s %10s %10s\n", fit(v->name, 17, &c1),
+                        (unsigned long long)v->count, ns(v->total, b[0]), ns(v->mean, b[1]),
+                        ns(v->p95, b[2]), ns(v->max, b[3]), cpu);
+        }
     }
+}
+
+static void ops(const pp_report *r, FILE *out) {
+    op_table(r, out, r->ops, r->nops, 0);
+    int typed = 0;
+    for (size_t i = 0; i < r->nop_types; i++)
+        typed |= r->op_types[i].type[0] || r->op_types[i].exec_type[0];
+    if (typed) /* without type annotations the table would repeat the totals */
+        op_table(r, out, r->op_types, r->nop_types, 1);
 }
 
 int pp_report_write_text(const pp_report *r, FILE *out) {

@@ -5,6 +5,7 @@
 
 #include "analyze/report.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 void pp_analyze_options_init(pp_analyze_options *o) {
     memset(o, 0, sizeof *o);
@@ -60,6 +61,10 @@ uint32_t an_stage_intern(pp_report *r, const char *name, size_t len) {
         if (!first)
             return AN_NONE;
         r->stage_first = first;
+        uint8_t *inside = realloc(r->stage_inside, cap * sizeof *inside);
+        if (!inside)
+            return AN_NONE;
+        r->stage_inside = inside;
         r->stage_cap = cap;
     }
     char *copy = malloc(len + 1);
@@ -69,7 +74,42 @@ uint32_t an_stage_intern(pp_report *r, const char *name, size_t len) {
     copy[len] = '\0';
     r->stage_names[r->nstages] = copy;
     r->stage_first[r->nstages] = INT64_MAX;
+    r->stage_inside[r->nstages] = 0;
     return (uint32_t)r->nstages++;
+}
+
+const char *an_keep_text(pp_report *r, const char *text) {
+    if (pp_grow((void **)&r->texts, &r->captexts, r->ntexts, sizeof *r->texts) != PP_OK)
+        return NULL;
+    char *copy = an_strdupf("%s", text);
+    if (copy)
+        r->texts[r->ntexts++] = copy;
+    return copy;
+}
+
+/* What only the build needs: freed before the report is handed out. */
+static void build_state_free(pp_report *r) {
+    free(r->bmap.sorted);
+    an_buf *bufs[] = {&r->sort_tmp, &r->values, &r->spans, &r->spans2, &r->index, &r->hist};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        free(bufs[i]->p);
+        *bufs[i] = (an_buf){0};
+    }
+    free(r->execs);
+    free(r->track_device);
+    free(r->stage_of_string);
+    free(r->stage_first);
+    free(r->stage_inside);
+    free(r->dp_rows);
+    free(r->dp_walls);
+    r->bmap = (an_batch_map){0};
+    r->execs = NULL;
+    r->track_device = r->stage_of_string = NULL;
+    r->stage_first = NULL;
+    r->stage_inside = NULL;
+    r->dp_rows = NULL;
+    r->dp_walls = NULL;
+    r->m = NULL;
 }
 
 int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
@@ -83,29 +123,32 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     pp_report *r = calloc(1, sizeof *r);
     if (!r)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
+    r->m = m;
+    pp_model_columns(m, &r->c);
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
     int rc = r->source ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
     if (rc == PP_OK)
-        rc = an_window_select(r, m, o, err);
+        rc = an_window_select(r, o, err);
     if (rc == PP_OK)
-        rc = an_execs_collect(r, m, err);
+        rc = an_execs_collect(r, err);
     if (rc == PP_OK && o->batch_pattern)
-        rc = an_foreign_label(r, m, o->batch_pattern, err);
+        rc = an_foreign_label(r, o->batch_pattern, err);
     if (rc == PP_OK)
-        rc = an_stage_order(r, m, err);
+        rc = an_stage_order(r, err);
     if (rc == PP_OK)
-        rc = an_devices_compute(r, m, err);
+        rc = an_devices_compute(r, err);
     if (rc == PP_OK)
-        rc = an_stages_compute(r, m, err);
+        rc = an_stages_compute(r, err);
     if (rc == PP_OK)
-        rc = an_cycles_compute(r, m, err);
+        rc = an_cycles_compute(r, err);
     if (rc == PP_OK)
-        rc = an_dp_compute(r, m, err);
+        rc = an_dp_compute(r, err);
     if (rc == PP_OK)
-        rc = an_ops_compute(r, m, err);
+        rc = an_ops_compute(r, err);
     if (rc == PP_OK)
         rc = an_findings_compute(r, err);
+    build_state_free(r);
     if (rc != PP_OK) {
         pp_report_free(r);
         return rc;
@@ -123,11 +166,9 @@ static void free_strings(char **s, size_t n) {
 void pp_report_free(pp_report *r) {
     if (!r)
         return;
+    build_state_free(r);
     free(r->how);
     free(r->source);
-    free(r->execs);
-    free(r->track_device);
-    free(r->stage_of_string);
     for (size_t i = 0; i < r->ndevices; i++)
         free((char *)r->devices[i].name);
     free(r->devices);
@@ -136,16 +177,14 @@ void pp_report_free(pp_report *r) {
     free(r->tracks);
     free(r->gaps);
     free_strings(r->stage_names, r->nstages);
-    free(r->stage_first);
     free(r->stages);
     free(r->times);
-    free(r->dp_rows);
-    free(r->dp_walls);
     free(r->batches);
     free(r->dp);
     free(r->dp_devices);
     free(r->ops);
-    free_strings(r->op_names, r->nops);
+    free(r->op_types);
+    free_strings(r->texts, r->ntexts);
     free_strings(r->findings, r->nfindings);
     free(r);
 }
@@ -188,6 +227,11 @@ const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n) {
 const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n) {
     *n = r->nops;
     return r->ops;
+}
+
+const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n) {
+    *n = r->nop_types;
+    return r->op_types;
 }
 
 const char *const *pp_report_findings(const pp_report *r, size_t *n) {

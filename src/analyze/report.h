@@ -1,8 +1,15 @@
 /* report.h — the report's layout and the steps that fill it.
  *
  * pp_report_build (report.c) runs the steps in order: window, exec view,
- * devices and tracks, stage times, cycles, data-parallel breakdown, op
- * statistics, findings. Each step reads what earlier ones filled in. */
+ * foreign labels, stage order, devices and tracks, stage times, cycles,
+ * data-parallel breakdown, op statistics, findings. Each step reads what
+ * earlier ones filled in.
+ *
+ * Speed: a 10M-event trace is analyzed in a few linear passes over the
+ * model's columns. Grouping uses counting sorts over dense indexes (tracks,
+ * (stage, batch) cells), sorting uses radix sorts, and the large scratch
+ * arrays are reused from step to step instead of being allocated (and
+ * page-faulted in) again by each one (bench/bench_analyze.c measures it). */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 
@@ -10,14 +17,29 @@
 
 #define AN_NONE UINT32_MAX
 
+/* Large tables (memory.c): malloc / calloc of n items of `size` bytes,
+ * advised into huge pages when large; NULL on no memory or overflow. Free
+ * them with free(). */
+void *an_alloc(size_t n, size_t size);
+void *an_calloc(size_t n, size_t size);
+
+/* A buffer reused by the steps; an_buf_get grows it (contents are not kept)
+ * and returns NULL on no memory. */
+typedef struct an_buf {
+    void *p;
+    size_t cap;
+} an_buf;
+void *an_buf_get(an_buf *b, size_t bytes);
+
 /* One exec span as the analysis sees it: stage is a report stage index
- * (AN_NONE when unlabeled), inside is 1 when it lies entirely inside W. */
+ * (AN_NONE when unlabeled) and batch may come from --batch-pattern; inside
+ * is 1 when it lies entirely inside W. hw_ns and xfer_ns are read from the
+ * model's columns at `event`. */
 typedef struct an_exec {
     int64_t start, end, batch;
-    uint64_t hw, xfer;
     size_t event;
     uint32_t track, device, stage;
-    int inside;
+    uint8_t inside;
 } an_exec;
 
 /* One bubble of a device: [start, end). */
@@ -41,6 +63,26 @@ typedef struct an_dp_wall {
     double share;              /* of the batch's work: "share" annotation, else 1/ndev */
 } an_dp_wall;
 
+/* Batch numbers -> 0..count-1 in ascending order: a direct offset when the
+ * numbers are dense (the usual 0..N-1), else a search in the sorted distinct
+ * numbers. */
+typedef struct an_batch_map {
+    int64_t base;              /* dense: index = batch - base */
+    size_t count;
+    int64_t *sorted;           /* sparse: the distinct numbers; NULL when dense */
+} an_batch_map;
+#define AN_NO_BATCH SIZE_MAX
+/* A dense map of [lo, hi] when that range is at most 4x the number of
+ * things numbered (+1024), or an empty one for none; else returns 0, and the
+ * caller hands the numbers to an_batch_map_sparse, which sorts them in place
+ * and keeps the distinct ones. */
+int an_batch_map_dense(an_batch_map *bm, int64_t lo, int64_t hi, size_t nitems);
+int an_batch_map_sparse(pp_report *r, an_batch_map *bm, int64_t *values, size_t n);
+/* Index of `batch`, or AN_NO_BATCH when it is not in the map. */
+size_t an_batch_index(const an_batch_map *bm, int64_t batch);
+/* The batch number of index i. */
+int64_t an_batch_number(const an_batch_map *bm, size_t i);
+
 struct pp_report {
     pp_window window;
     char *how, *source;
@@ -50,49 +92,60 @@ struct pp_report {
     size_t nexecs;
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
     uint32_t *stage_of_string; /* model string id -> stage index, AN_NONE */
+    /* how many things inside W have a stage and a batch, and their batch range */
+    size_t nlabeled;
+    int64_t label_lo, label_hi;
 
     pp_device_stats *devices;
     size_t ndevices;
     pp_track_stats *tracks;
     size_t ntracks;
-    an_gap *gaps;
+    an_gap *gaps;              /* every device bubble, device by device */
     size_t ngaps;
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
+    uint8_t *stage_inside;     /* 1 when something of the stage lies inside W */
     size_t stage_cap;
     pp_stage_stats *stages;
     size_t nstages;
     pp_stage_time *times;      /* sorted by (batch, stage) */
     size_t ntimes;
-    an_dp_row *dp_rows;
-    size_t ndp_rows;
+    an_dp_row *dp_rows;        /* in (batch, stage) order */
+    size_t ndp_rows, capdp_rows;
     an_dp_wall *dp_walls;
-    size_t ndp_walls;
+    size_t ndp_walls, capdp_walls;
     pp_batch_stats *batches;
     size_t nbatches;
     pp_cycle_stats cycles;
     pp_dp_stats *dp;
     size_t ndp;
     pp_dp_device *dp_devices;  /* dp[i].devices point here */
-    pp_op_stats *ops;
-    size_t nops;
-    char **op_names;
+    pp_op_stats *ops, *op_types;
+    size_t nops, nop_types;
+    char **texts;              /* owned strings of the op tables */
+    size_t ntexts, captexts;
     char **findings;
     size_t nfindings;
+
+    /* Valid only while pp_report_build runs: the model, its columns, the
+     * batch map of the stage step and the reused scratch buffers. */
+    const pp_model *m;
+    pp_event_columns c;
+    an_batch_map bmap;
+    an_buf sort_tmp, values, spans, spans2, index, hist;
 };
 
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
-int an_window_select(pp_report *r, const pp_model *m, const pp_analyze_options *o,
-                     pp_error *err);
-int an_execs_collect(pp_report *r, const pp_model *m, pp_error *err);
-int an_foreign_label(pp_report *r, const pp_model *m, const char *pattern, pp_error *err);
-int an_stage_order(pp_report *r, const pp_model *m, pp_error *err);
-int an_devices_compute(pp_report *r, const pp_model *m, pp_error *err);
-int an_stages_compute(pp_report *r, const pp_model *m, pp_error *err);
-int an_cycles_compute(pp_report *r, const pp_model *m, pp_error *err);
-int an_dp_compute(pp_report *r, const pp_model *m, pp_error *err);
-int an_ops_compute(pp_report *r, const pp_model *m, pp_error *err);
+int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err);
+int an_execs_collect(pp_report *r, pp_error *err);
+int an_foreign_label(pp_report *r, const char *pattern, pp_error *err);
+int an_stage_order(pp_report *r, pp_error *err);
+int an_devices_compute(pp_report *r, pp_error *err);
+int an_stages_compute(pp_report *r, pp_error *err);
+int an_cycles_compute(pp_report *r, pp_error *err);
+int an_dp_compute(pp_report *r, pp_error *err);
+int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
 
 /* Helpers shared by the steps. */
@@ -101,23 +154,33 @@ int an_findings_compute(pp_report *r, pp_error *err);
 uint32_t an_stage_intern(pp_report *r, const char *name, size_t len);
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
 int an_inside(const pp_report *r, int64_t ts, int64_t dur);
+/* Keeps a malloc'd string in the report (freed with it); NULL on no memory. */
+const char *an_keep_text(pp_report *r, const char *text);
 
-/* Merges `n` intervals (sorted in place by start) clipped to W; returns the
- * merged count written over the array, and the busy length in *busy. */
+/* Summarizes values[0..n), which it reorders and may overwrite (scratch from
+ * r; percentiles by selection for large sets). */
+int an_summary(pp_report *r, int64_t *values, size_t n, pp_summary *out);
+
 typedef struct an_span {
     int64_t start, end;
 } an_span;
-size_t an_intervals_merge(an_span *iv, size_t n, int64_t w0, int64_t w1, int64_t *busy);
-/* Bubbles of `n` merged intervals inside [w0, w1); PP_ENOMEM possible. */
-int an_gaps_summarize(const an_span *merged, size_t n, int64_t w0, int64_t w1,
+/* Clips `n` intervals to [w0, w1), sorts them by start and merges those
+ * that touch or overlap, in place; returns the merged count and the busy
+ * length in *busy. */
+int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t w1,
+                       size_t *merged, int64_t *busy);
+/* Bubbles of `n` merged intervals inside [w0, w1). */
+int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out);
 
 /* A 64-bit sort key with a payload (an index). */
 typedef struct an_kv {
     uint64_t key, val;
 } an_kv;
-/* Stable radix sort by key; PP_ENOMEM when the scratch space is missing. */
-int an_kv_sort(an_kv *a, size_t n);
+/* Stable radix sorts; `tmp` holds n records. */
+void an_kv_sort(an_kv *a, size_t n, an_kv *tmp);
+void an_span_sort(an_span *a, size_t n, an_span *tmp);
+void an_i64_sort(int64_t *a, size_t n, int64_t *tmp);
 /* The unsigned key that sorts like the signed value. */
 uint64_t an_key_i64(int64_t v);
 
@@ -131,7 +194,7 @@ char *an_strdupf(const char *fmt, ...)
 void an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len);
 /* A duration for people: "812 ns", "12.345 us", "1.234 ms", "2.500 s". */
 void an_format_ns(int64_t ns, char *buf, size_t len);
-/* Seconds as a double from integer ns, for ratios. */
+/* num / den as a double (0 when den is 0), for ratios. */
 double an_ratio(int64_t num, int64_t den);
 
 #endif

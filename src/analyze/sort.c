@@ -1,46 +1,81 @@
 /* sort.c — radix sorting for the large arrays of an analysis.
  *
- * A 10M-event trace sorts millions of durations and (stage, batch) keys;
+ * A 10M-event trace sorts millions of durations, gaps and interval starts;
  * comparison sorts spent most of the analysis time in qsort's callbacks. An
- * LSD radix sort on 64-bit keys is linear, stable, and skips every byte
- * position where all keys agree (the high bytes of durations and batch
- * numbers usually do). */
-#include <stdlib.h>
+ * LSD radix sort on a 64-bit key is linear and stable. A first pass finds
+ * the byte positions where keys differ (the high bytes of durations and
+ * timestamps usually agree); one more pass counts their histograms, and one
+ * scatter pass per such byte sorts.
+ *
+ * Records are 8 bytes (an int64 value) or 16 bytes (an an_kv or an an_span:
+ * the key first). The record size is a constant at each call of
+ * radix_records, so the compiler builds one specialized loop per size. */
 #include <string.h>
 
 #include "analyze/report.h"
 
-int an_kv_sort(an_kv *a, size_t n) {
+#define SIGN (UINT64_C(1) << 63)
+
+static inline uint64_t key_at(const unsigned char *rec, uint64_t flip) {
+    uint64_t k;
+    memcpy(&k, rec, sizeof k);
+    return k ^ flip;
+}
+
+/* Sorts n records of `size` bytes by their leading 64-bit key; `flip` is
+ * SIGN for signed keys (negative values first), 0 for unsigned ones. */
+static inline void radix_records(void *a, size_t n, size_t size, uint64_t flip, void *tmp) {
     if (n < 2)
-        return PP_OK;
-    an_kv *tmp = malloc(n * sizeof *tmp);
-    if (!tmp)
-        return PP_ENOMEM;
-    an_kv *src = a, *dst = tmp;
-    for (unsigned shift = 0; shift < 64; shift += 8) {
-        size_t count[256] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[(src[i].key >> shift) & 0xff]++;
-        if (count[(src[0].key >> shift) & 0xff] == n)
-            continue; /* every key has this byte: the pass would change nothing */
-        size_t pos = 0;
-        for (size_t b = 0; b < 256; b++) {
-            size_t c = count[b];
-            count[b] = pos;
-            pos += c;
+        return;
+    const unsigned char *in = a;
+    uint64_t all = ~UINT64_C(0), any = 0; /* bits set in every key, in some key */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = key_at(in + i * size, flip);
+        all &= k;
+        any |= k;
+    }
+    unsigned shift[8], nshift = 0; /* the byte positions where keys differ */
+    for (unsigned b = 0; b < 8; b++)
+        if (((all ^ any) >> (8 * b)) & 0xff)
+            shift[nshift++] = 8 * b;
+    size_t count[8][256] = {{0}}; /* 16 KiB of stack; no state between calls */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = key_at(in + i * size, flip);
+        for (unsigned p = 0; p < nshift; p++)
+            count[p][(k >> shift[p]) & 0xff]++;
+    }
+    unsigned char *src = a, *dst = tmp;
+    for (unsigned p = 0; p < nshift; p++) {
+        size_t *c = count[p], pos = 0;
+        for (size_t v = 0; v < 256; v++) {
+            size_t k = c[v];
+            c[v] = pos;
+            pos += k;
         }
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i].key >> shift) & 0xff]++] = src[i];
-        an_kv *t = src;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *rec = src + i * size;
+            memcpy(dst + c[(key_at(rec, flip) >> shift[p]) & 0xff]++ * size, rec, size);
+        }
+        unsigned char *t = src;
         src = dst;
         dst = t;
     }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-    return PP_OK;
+    if (src != (unsigned char *)a)
+        memcpy(a, src, n * size);
+}
+
+void an_kv_sort(an_kv *a, size_t n, an_kv *tmp) {
+    radix_records(a, n, sizeof *a, 0, tmp);
+}
+
+void an_span_sort(an_span *a, size_t n, an_span *tmp) {
+    radix_records(a, n, sizeof *a, SIGN, tmp);
+}
+
+void an_i64_sort(int64_t *a, size_t n, int64_t *tmp) {
+    radix_records(a, n, sizeof *a, SIGN, tmp);
 }
 
 uint64_t an_key_i64(int64_t v) {
-    return (uint64_t)v ^ (UINT64_C(1) << 63); /* negative values sort first */
+    return (uint64_t)v ^ SIGN; /* negative values sort first */
 }

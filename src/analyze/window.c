@@ -56,10 +56,9 @@ static int region_hull(const pp_model *m, const pp_event_columns *c,
                         name, names[0] ? names : "none");
 }
 
-int an_window_select(pp_report *r, const pp_model *m, const pp_analyze_options *o,
-                     pp_error *err) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
+int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err) {
+    const pp_model *m = r->m;
+    const pp_event_columns c = r->c;
     if (o->region && o->exclude_region)
         return pp_set_error(err, PP_EINVAL, "--region and --exclude-region exclude each other");
     int64_t t0 = 0, t1 = 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `pipeprof analyze` as a user meets it: the text report (80 columns,
 # findings first), --json that parses, --csv files with headers, the window
-# options, --batch-pattern on a PyTorch-profiler-shaped trace, and every
-# error a user can make (message and exit code 2).
+# options, --batch-pattern on a PyTorch-profiler-shaped trace, the report of
+# a real pipeline run, and every error a user can make (message and exit
+# code 2).
 set -uo pipefail
 # shellcheck source=tests/cli/lib.sh
 source "$PP_SOURCE_DIR/tests/cli/lib.sh"
@@ -47,14 +48,33 @@ expect "--csv writes the report too" 0 "Findings"
 for f in devices tracks stages batches gaps; do
     check "$f.csv exists with its header" grep -q '^[a-z_]*,' "csv/$f.csv"
 done
+for f in ops op_types; do
+    check "$f.csv exists with its header (and no ops in this trace)" \
+        test "$(cat "csv/$f.csv")" = "$(head -1 "csv/$f.csv")"
+done
 check "devices.csv has one row per device" test "$(wc -l <csv/devices.csv)" -eq 4
 # bubbles: CPU 3 (the warm-up exec, then 3 batches), NPU 2, GPU 1
 check "gaps.csv lists every device bubble" test "$(wc -l <csv/gaps.csv)" -eq 7
 check "batches.csv has a row per (batch, stage)" test "$(wc -l <csv/batches.csv)" -eq 9
 
-run "$P" analyze "$D/kineto_batches.json" --batch-pattern '^([a-z]+)/batch([0-9]+)$'
-expect "--batch-pattern labels kernels of a PyTorch trace" 0 "embed" "cls" \
-    "Cycles (3 batches, 2 complete)"
+run "$P" analyze "$D/kineto_pipeline.json" --batch-pattern '^(Stage[0-9]+_[A-Za-z]+)/batch([0-9]+)$'
+expect "--batch-pattern labels kernels of a PyTorch trace" 0 "Stage1_Embedding" \
+    "Stage2_~assifier" "Cycles (3 batches, 2 complete)" "GPU 0/stream 13"
+long=$(awk 'length > 80' <<<"$out")
+check "the foreign report fits 80 columns" test -z "$long"
+
+# a real pipeline run at level 2: ops tables, simulated devices named so
+run "$P" demo --out demo --batches 5 --level 2
+expect "demo runs" 0
+run "$P" analyze demo/trace.pptrace --exclude-region "warm up"
+expect "the report of a pipeline run" 0 "Bottleneck: stage" "GraphPrep" "Embedding" \
+    "Classifier" "Cycles (5 batches, 5 complete)" "Ops on NPU (simulated) by name" \
+    "Ops on CPU by type" "MatMul"
+long=$(awk 'length > 80' <<<"$out")
+check "the pipeline report fits 80 columns" test -z "$long"
+"$P" analyze demo/trace.json --exclude-region "warm up" --json >demo.json 2>err.txt
+check "its JSON parses, with op rows" "$PY" -c \
+    "import json,sys; d=json.load(open('demo.json')); sys.exit(not (d['ops'] and d['op_types'] and d['ops'][0]['type']))"
 
 # ---- errors -----------------------------------------------------------------
 run "$P" analyze

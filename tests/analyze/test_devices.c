@@ -111,25 +111,83 @@ static void test_epoch_nanoseconds_exact(void) {
     pp_model_free(m);
 }
 
-/* Op spans: per device and name, sorted by total. */
+/* An op span with its "type" and "exec_type" (strings) and "cpu_ns"
+ * (integer) annotations, as the pipeline executor records them. */
+static void b_op(pp_model *m, uint32_t track, const char *name, const char *type,
+                 const char *exec_type, int64_t start, int64_t end, int64_t cpu_ns) {
+    size_t e = b_span(m, track, PP_ROLE_OP, name, NULL, -1, start, end, 0, 0);
+    pp_annotation a = {.event = e, .key = b_str(m, "type"), .type = PP_VALUE_STR};
+    a.v.s = b_str(m, type);
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    a.key = b_str(m, "exec_type"), a.v.s = b_str(m, exec_type);
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    if (cpu_ns >= 0) {
+        a = (pp_annotation){.event = e, .key = b_str(m, "cpu_ns"), .type = PP_VALUE_INT};
+        a.v.i = cpu_ns;
+        EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    }
+}
+
+/* Op spans per device and name (with type and exec type), and per device,
+ * type and exec type; each sorted by total; CPU time where reported. */
 static void test_op_statistics(void) {
     pp_model *m = b_model();
     uint32_t c = b_device(m, "CPU", 0, 0);
     b_exec(m, c, NULL, -1, 0, 1000, 0, 0);
-    b_span(m, c, PP_ROLE_OP, "matmul", NULL, -1, 0, 300, 0, 0);
-    b_span(m, c, PP_ROLE_OP, "relu", NULL, -1, 300, 400, 0, 0);
-    b_span(m, c, PP_ROLE_OP, "matmul", NULL, -1, 400, 900, 0, 0);
+    b_op(m, c, "fc1", "MatMul", "jit_avx512_FP32", 0, 300, 250);
+    b_op(m, c, "relu", "Relu", "jit_avx512_FP32", 300, 400, -1);
+    b_op(m, c, "fc1", "MatMul", "jit_avx512_FP32", 400, 900, 450);
+    b_op(m, c, "fc2", "MatMul", "ref_any_FP32", 900, 960, -1);
     pp_report *r = b_report(m, NULL);
     size_t n;
     const pp_op_stats *o = pp_report_ops(r, &n);
-    EXPECT_EQ_U64(n, 2);
-    EXPECT_STR(o[0].name, "matmul");
+    EXPECT_EQ_U64(n, 3);
+    EXPECT_STR(o[0].name, "fc1");
+    EXPECT_STR(o[0].type, "MatMul");
+    EXPECT_STR(o[0].exec_type, "jit_avx512_FP32");
     EXPECT_EQ_U64(o[0].count, 2);
     EXPECT_EQ_I64(o[0].total, 800);
     EXPECT_EQ_I64(o[0].mean, 400);
     EXPECT_EQ_I64(o[0].p50, 300);
     EXPECT_EQ_I64(o[0].max, 500);
+    EXPECT_EQ_U64(o[0].cpu_count, 2);
+    EXPECT_EQ_I64(o[0].cpu_total, 700);
     EXPECT_STR(o[1].name, "relu");
+    EXPECT_EQ_U64(o[1].cpu_count, 0);
+    EXPECT_STR(o[2].name, "fc2");
+    /* by type: MatMul on jit (800) and on ref (60) stay apart */
+    o = pp_report_op_types(r, &n);
+    EXPECT_EQ_U64(n, 3);
+    EXPECT_STR(o[0].name, "");
+    EXPECT_STR(o[0].type, "MatMul");
+    EXPECT_STR(o[0].exec_type, "jit_avx512_FP32");
+    EXPECT_EQ_I64(o[0].total, 800);
+    EXPECT_STR(o[1].type, "Relu");
+    EXPECT_STR(o[2].exec_type, "ref_any_FP32");
+    EXPECT_EQ_I64(o[2].total, 60);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* The most idle device's finding says when it idles: in bubbles (the
+ * longest and where it lies in W), before its first exec, after its last. */
+static void test_most_idle_device_says_when(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    b_exec(m, gpu, NULL, -1, 0, 10000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 1000, 2000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 3000, 4000, 0, 0);
+    b_exec(m, cpu, NULL, -1, 7000, 8500, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const char *const *f = pp_report_findings(r, &n);
+    int said = 0;
+    for (size_t i = 0; i < n; i++)
+        said |= strcmp(f[i], "Most idle device: CPU is busy 35.0% of the window and idle "
+                             "6.500 us: 4.000 us in 2 bubbles between its execs (mean 2.000 "
+                             "us, the longest 3.000 us at +4.000 us into the window), 1.000 us "
+                             "before its first exec and 1.500 us after its last.") == 0;
+    EXPECT(said);
     pp_report_free(r);
     pp_model_free(m);
 }
@@ -140,5 +198,6 @@ int main(void) {
     RUN(test_unknown_hw_left_out);
     RUN(test_epoch_nanoseconds_exact);
     RUN(test_op_statistics);
+    RUN(test_most_idle_device_says_when);
     return pp_test_finish();
 }
