@@ -37,6 +37,12 @@ def _ns(delta):
     return ((delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1000
 
 
+def _perf_count_on(compiled):
+    # The property reads back as a bool or as "YES" / "NO", by version.
+    value = compiled.get_property("PERF_COUNT")
+    return value is True or str(value).upper() in ("YES", "TRUE")
+
+
 def request_profile(profiling_info):
     """(hw_ns, xfer_ns, executed ops) of one request's profiling_info."""
     hw = xfer = 0
@@ -68,8 +74,7 @@ class StageExecutor:
         else:
             if isinstance(model, ov.Model):
                 model = (core or ov.Core()).compile_model(model, device, {"PERF_COUNT": "YES"})
-            if profiler is not None and profiler.level >= 1 and \
-                    not model.get_property("PERF_COUNT"):
+            if profiler is not None and profiler.level >= 1 and not _perf_count_on(model):
                 raise ValueError(f"StageExecutor {stage or ''}: the model on {device} was "
                                  "compiled without PERF_COUNT=YES: no hardware time to record")
             self.queue = ov.AsyncInferQueue(model, requests)
