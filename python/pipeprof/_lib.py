@@ -186,6 +186,16 @@ pp_report_json = _proto("pp_report_json", c_int, R, POINTER(c_void_p), POINTER(c
 pp_report_json_free = _proto("pp_report_json_free", None, c_void_p)
 
 
+# The span hot path (Profiler.span) calls through a second handle of the same
+# library whose functions have no prototypes: ctypes then skips the argtypes
+# conversion, which is ~40% of a call's cost (bench/bench_python.py). Only for
+# calls whose arguments are a c_void_p session and ints that fit a C int
+# (track indices, string ids), and that return int.
+_unprototyped = ctypes.CDLL(LIBRARY_PATH)
+hot_push = _unprototyped.pp_push
+hot_pop = _unprototyped.pp_pop
+
+
 def strerror(code):
     return pp_strerror(code).decode()
 

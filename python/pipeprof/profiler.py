@@ -229,16 +229,10 @@ class Profiler:
         finally:
             _recorded(_lib.pp_region_end(self._handle, rid.value), f"region {label!r}")
 
-    @contextmanager
     def span(self, name, track=None):
         """A span on the calling thread's track (or `track`), timed by the C
-        library at enter and exit (pp_push / pp_pop)."""
-        _recorded(_lib.pp_push(self._handle, self.thread_track() if track is None else track,
-                               intern(name)), f"span {name!r}")
-        try:
-            yield
-        finally:
-            _recorded(_lib.pp_pop(self._handle), f"span {name!r}")
+        library at enter and exit (pp_push / pp_pop): `with prof.span("x"):`."""
+        return _Span(self._handle, self.thread_track() if track is None else track, intern(name))
 
     def add_span(self, name, ts_ns, dur_ns, track=None, stage=None, role=Role.USER, batch=-1,
                  hw_ns=0, xfer_ns=0, annotations=None):
@@ -293,6 +287,30 @@ class Profiler:
 
     def range_stop(self, range_id):
         _recorded(_lib.pp_range_stop(self._handle, range_id), "range_stop")
+
+
+class _Span:
+    """The context manager of Profiler.span: a class rather than a generator,
+    because this is the per-span hot path (bench/bench_python.py)."""
+    __slots__ = ("handle", "track", "name")
+
+    def __init__(self, handle, track, name):
+        self.handle, self.track, self.name = handle, track, name
+
+    def __enter__(self):
+        rc = _push(self.handle, self.track, self.name)
+        if rc:
+            _recorded(rc, "span")
+        return self
+
+    def __exit__(self, *exc):
+        rc = _pop(self.handle)
+        if rc:
+            _recorded(rc, "span")
+        return False
+
+
+_push, _pop = _lib.hot_push, _lib.hot_pop
 
 
 def default_profiler():
