@@ -21,7 +21,7 @@ case ${PP_SANITIZE:-} in
         # of the same build check leaks).
         asan=$(cc -print-file-name=libasan.so) ubsan=$(cc -print-file-name=libubsan.so)
         export LD_PRELOAD="$asan $ubsan"
-        export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+        export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
         ;;
     thread)
         echo "skipped: the Python tests do not run under ThreadSanitizer (Python is not built with it)"
@@ -32,4 +32,4 @@ export PIPEPROF_LIBRARY=$PP_BINARY_DIR/libpipeprof.so
 export PYTHONPATH=$PP_SOURCE_DIR/python${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONDONTWRITEBYTECODE=1
 cd "$PP_TEST_TMP" || exit 1
-exec "$py" -m pytest -q -p no:cacheprovider "$PP_SOURCE_DIR/tests/python"
+exec "$py" -m pytest -q -rs -p no:cacheprovider "$PP_SOURCE_DIR/tests/python"
