@@ -170,3 +170,20 @@ def test_a_failed_write_carries_the_c_message(tmp_path):
     assert e.value.code == -5
     assert not path.exists()
     prof.close()
+
+
+def test_any_output_format_passes_through_to_the_c_writers(tmp_path):
+    """.pftrace goes to the C library as is: written when the build has the
+    Perfetto writer, else refused at stop with its message and no file."""
+    path = tmp_path / "trace.pftrace"
+    prof = pipeprof.Profiler(path, level=1)
+    try:
+        with prof:
+            with prof.span("x"):
+                pass
+    except PipeprofError as e:
+        assert e.code == -9, str(e)  # PP_EUNSUPPORTED
+        assert not path.exists()
+    else:
+        assert path.stat().st_size > 0
+    prof.close()
