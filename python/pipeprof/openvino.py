@@ -96,21 +96,24 @@ class StageExecutor:
                             for i in range(self.requests)]
         self.queue.set_callback(self._done)
 
-    def start(self, inputs, batch=-1):
+    def start(self, inputs, batch=-1, share=None):
         """Starts one request on `inputs` (what start_async takes) for
-        `batch`; returns the key of its result (result(key) after wait)."""
+        `batch`; returns the key of its result (result(key) after wait).
+        `share`: the part of the batch's work this request does (0..1),
+        recorded as the exec's "share" annotation, from which the analyzer
+        computes data-parallel rates and the balanced split."""
         slot = self.queue.get_idle_request_id()
         key = self._next_key
         self._next_key += 1
-        self.queue.start_async(inputs, (key, slot, batch, now()))
+        self.queue.start_async(inputs, (key, slot, batch, share, now()))
         return key
 
     def _done(self, request, userdata):
         end = now()
-        key, slot, batch, start = userdata
+        key, slot, batch, share, start = userdata
         try:
             if self.profiler is not None:
-                self._record(request, slot, batch, start, end)
+                self._record(request, slot, batch, share, start, end)
             self._results[key] = [t.data.copy() for t in request.output_tensors]
         except Exception as e:  # surfaced by wait_all on the caller's thread
             self._errors.append(e)
@@ -118,7 +121,7 @@ class StageExecutor:
             w = self._window
             self._window = (start, end) if w is None else (min(w[0], start), max(w[1], end))
 
-    def _record(self, request, slot, batch, start, end):
+    def _record(self, request, slot, batch, share, start, end):
         prof = self.profiler
         hw = xfer = 0
         ops = []
@@ -126,7 +129,8 @@ class StageExecutor:
             hw, xfer, ops = request_profile(request.profiling_info)
         track = self._tracks[slot]
         kept = prof.add_span(self.name, start, end - start, track=track, stage=self.stage,
-                             role=Role.EXEC, batch=batch, hw_ns=hw, xfer_ns=xfer)
+                             role=Role.EXEC, batch=batch, hw_ns=hw, xfer_ns=xfer,
+                             annotations=None if share is None else {"share": float(share)})
         if not kept or self._level < 2:
             return
         t = start
@@ -178,7 +182,9 @@ class DataParallelStage:
     pp_stage_run records it: partition and merge spans when there is more
     than one request slot, and a stage span with partition_ns,
     max_device_ns, merge_ns and total_ns (= partition + max device wall +
-    merge; with one slot, the stage span's wall). One executor makes a
+    merge; with one slot, the stage span's wall); each exec carries its
+    "share" of the batch's rows, so the report's rates and suggested split
+    follow the split actually used. One executor makes a
     plain single-device stage. `partition(data) -> [rows per device]` and
     `merge([output per request]) -> output` replace the defaults.
     """
@@ -209,7 +215,9 @@ class DataParallelStage:
         chunks = [[c for c in np.array_split(part, ex.requests) if len(c)]
                   for ex, part in zip(self.executors, self._partition(data))]
         partitioned = now()
-        keys = [[ex.start({0: c}, batch) for c in cs] for ex, cs in zip(self.executors, chunks)]
+        rows = max(len(data), 1)
+        keys = [[ex.start({0: c}, batch, share=len(c) / rows) for c in cs]
+                for ex, cs in zip(self.executors, chunks)]
         device_ns = []
         for ex in self.executors:
             window = ex.wait_all()

@@ -129,7 +129,8 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     report = trace.summary()
     (dp,) = report["data_parallel"]
     assert dp["stage"] == "embed" and dp["batches"] == 3
-    assert {d["device"] for d in dp["devices"]} == {"CPU", "AUTO:CPU"}
+    shares = {d["device"]: d["share"] for d in dp["devices"]}
+    assert shares == {"CPU": 0.75, "AUTO:CPU": 0.25}  # split=[3, 1] of 40 rows
     notes = trace.to_dataframe("annotations")
     stage_spans = df[df["role"] == "stage"]
     totals = notes[notes["event"].isin(stage_spans.index) & (notes["key"] == "total_ns")]
