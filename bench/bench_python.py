@@ -11,7 +11,8 @@ Prints BENCH lines (ratio = value / baseline, below 1: pipeprof is cheaper):
   python_paused_span_ns `with prof.span(name):` while paused
                         vs the same recorder, recording
 
-Each figure is the best of ROUNDS rounds of N spans. Run from bench/run,
+Each figure is the best of ROUNDS rounds of N spans, rounds of the two
+sides taken in turn. Run from bench/run,
 which points it at the build's library; alone:
   PYTHONPATH=python PIPEPROF_LIBRARY=build/libpipeprof.so .venv/bin/python bench/bench_python.py
 """
@@ -21,7 +22,7 @@ import time
 import pipeprof
 
 N = 200_000
-ROUNDS = 5
+ROUNDS = 7
 
 
 @dataclasses.dataclass
@@ -60,10 +61,15 @@ class _PyRange:
         return False
 
 
-def best_ns(fn):
-    """Best per-span time of ROUNDS rounds; fn(n) returns the ns its loop of
-    n spans took (setup and teardown are not timed)."""
-    return min(fn(N) for _ in range(ROUNDS)) / N
+def best_ns(fn, baseline_fn):
+    """Best per-span times of ROUNDS rounds of fn and baseline_fn, taken in
+    turn so that both see the same load on a shared machine; each returns
+    the ns its loop of n spans took (setup and teardown are not timed)."""
+    value = baseline = float("inf")
+    for _ in range(ROUNDS):
+        value = min(value, fn(N) / N)
+        baseline = min(baseline, baseline_fn(N) / N)
+    return value, baseline
 
 
 def fresh_profiler():
@@ -121,7 +127,7 @@ def python_add_spans(n):
 
 
 def bench(name, fn, baseline_name, baseline_fn):
-    value, baseline = best_ns(fn), best_ns(baseline_fn)
+    value, baseline = best_ns(fn, baseline_fn)
     print(f"BENCH {name} value={value:.1f} unit=ns baseline={baseline_name}:{baseline:.1f} "
           f"ratio={value / baseline:.2f}", flush=True)
 

@@ -14,6 +14,7 @@ Where the library comes from, first match wins:
 import ctypes
 import ctypes.util
 import os
+import struct
 from ctypes import (POINTER, Structure, Union, c_char, c_char_p, c_double, c_int, c_int64,
                     c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
 
@@ -194,6 +195,11 @@ pp_report_json_free = _proto("pp_report_json_free", None, c_void_p)
 _unprototyped = ctypes.CDLL(LIBRARY_PATH)
 hot_push = _unprototyped.pp_push
 hot_pop = _unprototyped.pp_pop
+# pp_span takes its pp_span_rec from a buffer packed with SPAN_LAYOUT: packing
+# is a quarter of the cost of building a SpanRec (a ctypes Structure).
+hot_span = _unprototyped.pp_span
+SPAN_LAYOUT = struct.Struct("=IIIiqqqQQ")
+assert SPAN_LAYOUT.size == ctypes.sizeof(SpanRec)
 
 
 def strerror(code):

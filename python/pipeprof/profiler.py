@@ -7,6 +7,7 @@ session's order raise PipeprofError with PP_ESTATE.
 """
 import ctypes
 import enum
+import struct
 import threading
 from contextlib import contextmanager
 
@@ -239,12 +240,18 @@ class Profiler:
         """One finished span with the pipeline fields (pp_span). Annotations
         ({key: int | float | str}) go onto this span. Returns False when the
         record was dropped because the budget is spent."""
-        rec = _lib.SpanRec(self.thread_track() if track is None else track, intern(name),
-                           intern(stage) if stage else 0, int(role), ts_ns, dur_ns, batch,
-                           hw_ns, xfer_ns)
-        before = _lib.pp_span(self._handle, ctypes.byref(rec))
-        _recorded(before, f"span {name!r}")
-        if before != _lib.PP_OK:
+        rec = getattr(self._local, "rec", None)
+        if rec is None:
+            rec = self._local.rec = ctypes.create_string_buffer(_lib.SPAN_LAYOUT.size)
+        try:
+            _lib.SPAN_LAYOUT.pack_into(rec, 0, self.thread_track() if track is None else track,
+                                       intern(name), intern(stage) if stage else 0, role, ts_ns,
+                                       dur_ns, batch, hw_ns, xfer_ns)
+        except struct.error as e:
+            raise PipeprofError(_lib.PP_EINVAL, f"span {name!r}: {e}") from None
+        rc = _lib.hot_span(self._handle, rec)
+        _recorded(rc, f"span {name!r}")
+        if rc != _lib.PP_OK:
             return False
         if annotations:
             for key, value in annotations.items():
