@@ -89,8 +89,8 @@ class Trace:
         the numbers of `pipeprof analyze --json` for the same options."""
         key = (region, exclude_region, from_ns, to_ns, batch_pattern)
         if key not in self._reports:
-            self._reports[key] = json.loads(self._report_json(*key))
-        return self._reports[key]
+            self._reports[key] = self._report_json(*key)
+        return json.loads(self._reports[key])  # a fresh dict: the caller may change it
 
     def findings(self, **window):
         """The ranked findings (plain statements), data loss first."""
