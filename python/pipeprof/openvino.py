@@ -65,7 +65,8 @@ class StageExecutor:
     `model` is an ov.Model (compiled here on `device` with PERF_COUNT=YES),
     an ov.CompiledModel (compiled with PERF_COUNT=YES), or an
     ov.AsyncInferQueue (then `device` names its device and `requests` is its
-    size). `profiler` may be None: then nothing is recorded.
+    size; the executor sets the queue's callback). `profiler` may be None:
+    then nothing is recorded.
     """
 
     def __init__(self, profiler, model, device="CPU", stage=None, requests=1, core=None):

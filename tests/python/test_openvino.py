@@ -158,3 +158,18 @@ def test_model_compiled_without_perf_count_is_refused(core, weights):
         DataParallelStage(prof, "embed", [StageExecutor(None, compiled, "CPU")], split=[1, 1])
     prof.stop()
     prof.close()
+
+
+def test_executor_wraps_an_existing_async_infer_queue(core, weights):
+    prof = pipeprof.Profiler(None).start()
+    compiled = core.compile_model(dense_relu(weights), "CPU", {"PERF_COUNT": "YES"})
+    ex = StageExecutor(prof, ov.AsyncInferQueue(compiled, 3), "CPU", stage="q")
+    assert ex.requests == 3
+    x = np.ones((6, 16), np.float32)
+    assert_close(ex.run({0: x}, batch=9)[0], x, weights)
+    prof.stop()
+    execs = prof.trace().to_dataframe()
+    execs = execs[execs["role"] == "exec"]
+    assert execs[["stage", "batch"]].values.tolist() == [["q", 9]]
+    assert len(prof.trace().to_dataframe("track_info").query("device == 'CPU'")) == 3
+    prof.close()
