@@ -187,6 +187,12 @@ const char *const *pp_report_findings(const pp_report *r, size_t *n);
  * return PP_EIO when writing fails. */
 int pp_report_write_text(const pp_report *r, FILE *out);
 int pp_report_write_json(const pp_report *r, FILE *out);
+/* The same JSON in memory, for bindings that have no FILE* (the Python
+ * package parses it): *out receives a NUL-terminated buffer of *len bytes
+ * (len may be NULL) that the caller frees with pp_report_json_free. */
+int pp_report_json(const pp_report *r, char **out, size_t *len);
+/* Accepts NULL. */
+void pp_report_json_free(char *json);
 /* Writes devices.csv, tracks.csv, stages.csv, batches.csv and gaps.csv into
  * the existing directory `dir`, each atomically. */
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);

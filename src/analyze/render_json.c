@@ -220,3 +220,28 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     fputs("\n}\n", out);
     return ferror(out) ? PP_EIO : PP_OK;
 }
+
+int pp_report_json(const pp_report *r, char **out, size_t *len) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return PP_ENOMEM;
+    int rc = pp_report_write_json(r, f);
+    /* The buffer and its size are only final after fclose; a failure there
+     * is a failed allocation (memory streams do no I/O). */
+    if (fclose(f) != 0 && rc == PP_OK)
+        rc = PP_ENOMEM;
+    if (rc != PP_OK) {
+        free(buf);
+        return rc == PP_EIO ? PP_ENOMEM : rc;
+    }
+    *out = buf;
+    if (len)
+        *len = n;
+    return PP_OK;
+}
+
+void pp_report_json_free(char *json) {
+    free(json);
+}

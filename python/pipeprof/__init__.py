@@ -1,0 +1,29 @@
+"""pipeprof: a profiler for multi-stage inference pipelines, from Python.
+
+A thin layer over libpipeprof (docs/python.md):
+
+    import pipeprof
+    with pipeprof.Profiler("trace.pptrace", level=1) as prof:
+        with prof.record("warm up"):
+            ...
+        with prof.span("preprocess"):
+            ...
+    trace = pipeprof.load("trace.pptrace")
+    trace.summary()["cycles"]            # the numbers of `pipeprof analyze`
+    trace.to_dataframe("stages")         # pandas
+
+Importing the package loads the library; with PIPEPROF_OUTPUT set that
+starts the default session (default_profiler()), written at exit.
+OpenVINO helpers: pipeprof.openvino (StageExecutor, DataParallelStage).
+"""
+from ._lib import LIBRARY_PATH, PipeprofError
+from ._lib import pp_features as _features
+from ._lib import pp_version as _version
+from .profiler import FlowPhase, Profiler, Role, default_profiler, intern, now
+from .trace import TABLES, Trace, load
+
+__version__ = _version().decode()
+features = _features().decode()
+
+__all__ = ["Profiler", "Role", "FlowPhase", "PipeprofError", "Trace", "TABLES", "load",
+           "default_profiler", "intern", "now", "LIBRARY_PATH", "features"]

@@ -1,0 +1,220 @@
+"""ctypes binding of libpipeprof: finding the library, the C structs the
+package passes, the prototypes, and turning status codes into exceptions.
+
+Nothing here records or computes: every figure comes from the C library.
+The library is loaded when the package is imported, so that a program run
+with PIPEPROF_OUTPUT set gets the library's default session (env
+activation, docs/recording.md) exactly as a C program does.
+
+Where the library comes from, first match wins:
+  1. $PIPEPROF_LIBRARY (a path; tests point it at a build tree)
+  2. libpipeprof.so shipped inside this package (pip install, wheels)
+  3. the system's libpipeprof (ctypes.util.find_library)
+"""
+import ctypes
+import ctypes.util
+import os
+import struct
+from ctypes import (POINTER, Structure, Union, c_char, c_char_p, c_double, c_int, c_int64,
+                    c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
+
+
+class PipeprofError(Exception):
+    """A pipeprof call failed. `code` is the C status (PP_E*, negative),
+    `name` its pp_strerror text; str() is the C library's message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.name = strerror(code)
+
+
+def _find_library():
+    explicit = os.environ.get("PIPEPROF_LIBRARY")
+    if explicit:
+        return explicit
+    here = os.path.dirname(os.path.abspath(__file__))
+    shipped = os.path.join(here, "libpipeprof.so")
+    if os.path.exists(shipped):
+        return shipped
+    found = ctypes.util.find_library("pipeprof")
+    if found:
+        return found
+    raise ImportError("pipeprof: libpipeprof.so not found: not shipped in " + here +
+                      ", not on the system, and PIPEPROF_LIBRARY is not set "
+                      "(install with `pip install ./python`, see docs/python.md)")
+
+
+LIBRARY_PATH = _find_library()
+try:
+    lib = ctypes.CDLL(LIBRARY_PATH)
+except OSError as e:
+    raise ImportError(f"pipeprof: cannot load {LIBRARY_PATH}: {e}") from e
+
+# ---- status codes (pipeprof/common.h) ----
+PP_OK = 0
+PP_EINVAL = -1
+PP_ESTATE = -2
+PP_ENOMEM = -3
+PP_EFULL = -4
+PP_EIO = -5
+PP_EFORMAT = -6
+PP_ETRUNCATED = -7
+PP_ENOTFOUND = -8
+PP_EUNSUPPORTED = -9
+
+
+class Error(Structure):
+    _fields_ = [("msg", c_char * 512)]
+
+
+class SessionConfig(Structure):
+    _fields_ = [("output", c_char_p), ("level", c_int), ("max_records", c_uint64),
+                ("overflow", c_int), ("process_name", c_char_p)]
+
+
+class SpanRec(Structure):
+    _fields_ = [("track", c_uint32), ("name", c_uint32), ("stage", c_uint32), ("role", c_int),
+                ("ts_ns", c_int64), ("dur_ns", c_int64), ("batch", c_int64),
+                ("hw_ns", c_uint64), ("xfer_ns", c_uint64)]
+
+
+class SessionStats(Structure):
+    _fields_ = [("recorded", c_uint64), ("dropped", c_uint64), ("threads", c_uint32)]
+
+
+class EventColumns(Structure):
+    _fields_ = [("count", c_size_t),
+                ("ts_ns", c_void_p), ("dur_ns", c_void_p), ("batch", c_void_p),
+                ("hw_ns", c_void_p), ("xfer_ns", c_void_p), ("id", c_void_p),
+                ("value", c_void_p),
+                ("name", c_void_p), ("stage", c_void_p), ("track", c_void_p),
+                ("kind", c_void_p), ("role", c_void_p), ("phase", c_void_p)]
+
+
+class TrackInfo(Structure):
+    _fields_ = [("kind", c_uint8), ("flags", c_uint32), ("process", c_uint32),
+                ("name", c_uint32), ("device", c_uint32), ("stream", ctypes.c_int32),
+                ("pid", c_int64), ("tid", c_int64), ("sort_index", ctypes.c_int32)]
+
+
+class ModelMeta(Structure):
+    _fields_ = [("level", c_int), ("process_name", c_uint32), ("dropped_records", c_uint64),
+                ("truncated_bytes", c_uint64), ("ignored_events", c_uint64),
+                ("unmatched_ends", c_uint64)]
+
+
+class _AnnotationValue(Union):
+    _fields_ = [("i", c_int64), ("d", c_double), ("s", c_uint32)]
+
+
+class Annotation(Structure):
+    _fields_ = [("event", c_uint64), ("key", c_uint32), ("type", c_uint8),
+                ("v", _AnnotationValue)]
+
+
+class AnalyzeOptions(Structure):
+    _fields_ = [("region", c_char_p), ("exclude_region", c_char_p),
+                ("has_from", c_int), ("has_to", c_int), ("from_ns", c_int64), ("to_ns", c_int64),
+                ("batch_pattern", c_char_p), ("source", c_char_p)]
+
+
+def _proto(name, restype, *argtypes):
+    fn = getattr(lib, name)
+    fn.restype = restype
+    fn.argtypes = list(argtypes)
+    return fn
+
+
+S = c_void_p   # pp_session *
+M = c_void_p   # pp_model *
+R = c_void_p   # pp_report *
+ERR = POINTER(Error)
+
+pp_strerror = _proto("pp_strerror", c_char_p, c_int)
+pp_version = _proto("pp_version", c_char_p)
+pp_features = _proto("pp_features", c_char_p)
+
+pp_session_config_init = _proto("pp_session_config_init", None, POINTER(SessionConfig))
+pp_session_open = _proto("pp_session_open", c_int, POINTER(SessionConfig), POINTER(S))
+pp_session_start = _proto("pp_session_start", c_int, S)
+pp_session_pause = _proto("pp_session_pause", c_int, S)
+pp_session_resume = _proto("pp_session_resume", c_int, S)
+pp_session_stop = _proto("pp_session_stop", c_int, S, ERR)
+pp_session_write = _proto("pp_session_write", c_int, S, c_char_p, ERR)
+pp_session_close = _proto("pp_session_close", None, S)
+pp_session_level = _proto("pp_session_level", c_int, S)
+pp_default_session = _proto("pp_default_session", S)
+pp_session_stats_get = _proto("pp_session_stats_get", c_int, S, POINTER(SessionStats))
+pp_now = _proto("pp_now", c_int64)
+pp_intern = _proto("pp_intern", c_uint32, c_char_p)
+
+pp_track_device = _proto("pp_track_device", c_int, S, c_char_p, c_int, c_char_p, c_uint32,
+                         POINTER(c_uint32))
+pp_track_thread = _proto("pp_track_thread", c_int, S, c_char_p, POINTER(c_uint32))
+pp_track_regions = _proto("pp_track_regions", c_int, S, POINTER(c_uint32))
+
+pp_span = _proto("pp_span", c_int, S, POINTER(SpanRec))
+pp_mark = _proto("pp_mark", c_int, S, c_uint32, c_uint32, c_int64)
+pp_counter = _proto("pp_counter", c_int, S, c_uint32, c_uint32, c_int64, c_double)
+pp_flow = _proto("pp_flow", c_int, S, c_uint32, c_uint32, c_int64, c_uint64, c_int)
+pp_push = _proto("pp_push", c_int, S, c_uint32, c_uint32)
+pp_pop = _proto("pp_pop", c_int, S)
+pp_range_start = _proto("pp_range_start", c_int, S, c_uint32, POINTER(c_uint64))
+pp_range_stop = _proto("pp_range_stop", c_int, S, c_uint64)
+pp_region_begin = _proto("pp_region_begin", c_int, S, c_uint32, POINTER(c_uint64))
+pp_region_end = _proto("pp_region_end", c_int, S, c_uint64)
+pp_annotate_int = _proto("pp_annotate_int", c_int, S, c_uint32, c_int64)
+pp_annotate_double = _proto("pp_annotate_double", c_int, S, c_uint32, c_double)
+pp_annotate_str = _proto("pp_annotate_str", c_int, S, c_uint32, c_uint32)
+
+pp_format_from_path = _proto("pp_format_from_path", c_int, c_char_p)
+pp_trace_read = _proto("pp_trace_read", c_int, c_char_p, POINTER(M), ERR)
+pp_model_from_session = _proto("pp_model_from_session", c_int, S, POINTER(M))
+pp_model_free = _proto("pp_model_free", None, M)
+pp_model_string = _proto("pp_model_string", c_char_p, M, c_uint32)
+pp_model_string_count = _proto("pp_model_string_count", c_size_t, M)
+pp_model_track_count = _proto("pp_model_track_count", c_size_t, M)
+pp_model_track = _proto("pp_model_track", POINTER(TrackInfo), M, c_uint32)
+pp_model_columns = _proto("pp_model_columns", None, M, POINTER(EventColumns))
+pp_model_annotations = _proto("pp_model_annotations", POINTER(Annotation), M, POINTER(c_size_t))
+pp_model_meta_get = _proto("pp_model_meta_get", POINTER(ModelMeta), M)
+
+pp_analyze_options_init = _proto("pp_analyze_options_init", None, POINTER(AnalyzeOptions))
+pp_report_build = _proto("pp_report_build", c_int, M, POINTER(AnalyzeOptions), POINTER(R), ERR)
+pp_report_free = _proto("pp_report_free", None, R)
+pp_report_json = _proto("pp_report_json", c_int, R, POINTER(c_void_p), POINTER(c_size_t))
+pp_report_json_free = _proto("pp_report_json_free", None, c_void_p)
+
+
+# The span hot path (Profiler.span) calls through a second handle of the same
+# library whose functions have no prototypes: ctypes then skips the argtypes
+# conversion, which is ~40% of a call's cost (bench/bench_python.py). Only for
+# calls whose arguments are a c_void_p session and ints that fit a C int
+# (track indices, string ids), and that return int.
+_unprototyped = ctypes.CDLL(LIBRARY_PATH)
+hot_push = _unprototyped.pp_push
+hot_pop = _unprototyped.pp_pop
+# pp_span takes its pp_span_rec from a buffer packed with SPAN_LAYOUT: packing
+# is a quarter of the cost of building a SpanRec (a ctypes Structure).
+hot_span = _unprototyped.pp_span
+SPAN_LAYOUT = struct.Struct("=IIIiqqqQQ")
+assert SPAN_LAYOUT.size == ctypes.sizeof(SpanRec)
+
+
+def strerror(code):
+    return pp_strerror(code).decode()
+
+
+def check(code, what, err=None):
+    """Raises PipeprofError for a failed status: the C message when the call
+    filled one, else `what` and the status name."""
+    if code == PP_OK:
+        return
+    msg = err.msg.decode(errors="replace") if err is not None and err.msg else ""
+    raise PipeprofError(code, msg or f"{what}: {strerror(code)}")
+
+
+def encode(text):
+    """A str or path as bytes for C (None stays NULL)."""
+    return None if text is None else os.fsencode(text)

@@ -1,0 +1,250 @@
+"""OpenVINO helpers: the seeds' StageExecutor and DataParallelStage, recording
+through libpipeprof with the fields, roles and tracks of the C pipeline
+runtime (include/pipeprof/pipeline.h), so that a Python pipeline's trace
+and report read like `pipeprof run`'s:
+
+  exec       one span per request on its device row ("CPU/req 0"), named
+             after the stage, role exec, with stage, batch, hw_ns, xfer_ns;
+             wall = right before start_async to the completion callback
+  op         at level 2, one span per EXECUTED op inside its exec, with
+             "type", "exec_type" and "cpu_ns" annotations
+  partition, merge, stage
+             on the host thread that runs the stage; the stage span carries
+             partition_ns, max_device_ns, merge_ns and total_ns
+
+Hardware time comes from request.profiling_info (compile with
+PERF_COUNT=YES): hw_ns = the sum of real_time over EXECUTED ops, xfer_ns =
+the part of it spent in ops that move or convert data rather than compute
+(TRANSFER_TYPES: Reorder, Convert, and the Parameter / Result marshalling of
+the request's tensors) — the rule of the C openvino backend
+(docs/openvino.md). OpenVINO reports no per-op start time, so op spans are
+laid end to end from the exec's start, in reported order, clipped to the
+exec's end.
+"""
+import threading
+
+import numpy as np
+import openvino as ov
+
+from .profiler import Role, now
+
+TRANSFER_TYPES = frozenset(("Reorder", "Convert", "Parameter", "Result"))
+_EXECUTED = ov.ProfilingInfo.Status.EXECUTED
+
+
+def _ns(delta):
+    """A datetime.timedelta (profiling_info times) in integer nanoseconds."""
+    return ((delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1000
+
+
+def _perf_count_on(compiled):
+    # The property reads back as a bool or as "YES" / "NO", by version.
+    value = compiled.get_property("PERF_COUNT")
+    return value is True or str(value).upper() in ("YES", "TRUE")
+
+
+def request_profile(profiling_info):
+    """(hw_ns, xfer_ns, executed ops) of one request's profiling_info."""
+    hw = xfer = 0
+    ops = []
+    for info in profiling_info:
+        if info.status != _EXECUTED:
+            continue
+        real = _ns(info.real_time)
+        hw += real
+        if info.node_type in TRANSFER_TYPES:
+            xfer += real
+        ops.append(info)
+    return hw, xfer, ops
+
+
+class StageExecutor:
+    """One device, `requests` requests in flight (an AsyncInferQueue); one
+    exec span per request on the row of its request slot.
+
+    `model` is an ov.Model (compiled here on `device` with PERF_COUNT=YES),
+    an ov.CompiledModel (compiled with PERF_COUNT=YES), or an
+    ov.AsyncInferQueue (then `device` names its device and `requests` is its
+    size; the executor sets the queue's callback). `profiler` may be None:
+    then nothing is recorded.
+    """
+
+    def __init__(self, profiler, model, device="CPU", stage=None, requests=1, core=None):
+        if isinstance(model, ov.AsyncInferQueue):
+            self.queue = model
+        else:
+            if isinstance(model, ov.Model):
+                model = (core or ov.Core()).compile_model(model, device, {"PERF_COUNT": "YES"})
+            if profiler is not None and profiler.level >= 1 and not _perf_count_on(model):
+                raise ValueError(f"StageExecutor {stage or ''}: the model on {device} was "
+                                 "compiled without PERF_COUNT=YES: no hardware time to record")
+            self.queue = ov.AsyncInferQueue(model, requests)
+        self.profiler = profiler
+        self.device = device
+        self.stage = stage
+        self.name = stage or "infer"
+        self.requests = len(self.queue)
+        self._level = profiler.level if profiler is not None else 0
+        self._results = {}
+        self._errors = []
+        self._window = None
+        self._lock = threading.Lock()
+        self._next_key = 0
+        self._tracks = []
+        if profiler is not None:
+            first = profiler.reserve_streams(device, self.requests)
+            self._tracks = [profiler.device_track(device, first + i, f"req {first + i}")
+                            for i in range(self.requests)]
+        self.queue.set_callback(self._done)
+
+    def start(self, inputs, batch=-1, share=None):
+        """Starts one request on `inputs` (what start_async takes) for
+        `batch`; returns the key of its result (result(key) after wait).
+        `share`: the part of the batch's work this request does (0..1),
+        recorded as the exec's "share" annotation, from which the analyzer
+        computes data-parallel rates and the balanced split."""
+        slot = self.queue.get_idle_request_id()
+        key = self._next_key
+        self._next_key += 1
+        self.queue.start_async(inputs, (key, slot, batch, share, now()))
+        return key
+
+    def _done(self, request, userdata):
+        end = now()
+        key, slot, batch, share, start = userdata
+        try:
+            if self.profiler is not None:
+                self._record(request, slot, batch, share, start, end)
+            self._results[key] = [t.data.copy() for t in request.output_tensors]
+        except Exception as e:  # surfaced by wait_all on the caller's thread
+            self._errors.append(e)
+        with self._lock:
+            w = self._window
+            self._window = (start, end) if w is None else (min(w[0], start), max(w[1], end))
+
+    def _record(self, request, slot, batch, share, start, end):
+        prof = self.profiler
+        hw = xfer = 0
+        ops = []
+        if self._level >= 1:
+            hw, xfer, ops = request_profile(request.profiling_info)
+        track = self._tracks[slot]
+        kept = prof.add_span(self.name, start, end - start, track=track, stage=self.stage,
+                             role=Role.EXEC, batch=batch, hw_ns=hw, xfer_ns=xfer,
+                             annotations=None if share is None else {"share": float(share)})
+        if not kept or self._level < 2:
+            return
+        t = start
+        for info in ops:
+            real = min(_ns(info.real_time), max(end - t, 0))
+            annotations = {"type": info.node_type, "exec_type": info.exec_type}
+            cpu = _ns(info.cpu_time)
+            if cpu:
+                annotations["cpu_ns"] = cpu
+            prof.add_span(info.node_name, t, real, track=track, stage=self.stage, role=Role.OP,
+                          batch=batch, hw_ns=real,
+                          xfer_ns=real if info.node_type in TRANSFER_TYPES else 0,
+                          annotations=annotations)
+            t += real
+
+    def wait_all(self):
+        """Waits for every request in flight; returns (first start, last end)
+        of the requests finished since the previous wait (None if none).
+        Raises the first error a completion callback met."""
+        self.queue.wait_all()
+        if self._errors:
+            error, self._errors = self._errors[0], []
+            raise error
+        with self._lock:
+            window, self._window = self._window, None
+        return window
+
+    def result(self, key):
+        """The output arrays of a finished request (once)."""
+        return self._results.pop(key)
+
+    def run(self, inputs, batch=-1):
+        """One request, start to wait: its output arrays."""
+        key = self.start(inputs, batch)
+        self.wait_all()
+        return self.result(key)
+
+
+def _split_rows(data, shares):
+    bounds = np.rint(np.cumsum(shares) / np.sum(shares) * len(data)).astype(int)
+    return np.split(data, bounds[:-1])
+
+
+class DataParallelStage:
+    """One stage run by K executors for one batch at a time: partition the
+    batch's rows on the host (by `split` shares, equal by default; each
+    device's rows evenly over its requests), start every request, wait for
+    all, merge the outputs (concatenated rows). Recorded as the C
+    pp_stage_run records it: partition and merge spans when there is more
+    than one request slot, and a stage span with partition_ns,
+    max_device_ns, merge_ns and total_ns (= partition + max device wall +
+    merge; with one slot, the stage span's wall); each exec carries its
+    "share" of the batch's rows, so the report's rates and suggested split
+    follow the split actually used. One executor makes a
+    plain single-device stage. `partition(data) -> [rows per device]` and
+    `merge([output per request]) -> output` replace the defaults.
+    """
+
+    def __init__(self, profiler, name, executors, split=None, partition=None, merge=None):
+        if not executors:
+            raise ValueError(f"DataParallelStage {name}: needs at least one executor")
+        if split is not None and (len(split) != len(executors) or min(split) < 0 or
+                                  sum(split) <= 0):
+            raise ValueError(f"DataParallelStage {name}: split {list(split)} must have one "
+                             f"non-negative share per executor ({len(executors)}), not all 0")
+        self.profiler = profiler
+        self.name = name
+        self.executors = list(executors)
+        self.split = list(split) if split is not None else [1] * len(executors)
+        self._partition = partition or (lambda data: _split_rows(data, self.split))
+        self._merge = merge or (lambda outputs: np.concatenate(outputs, axis=0))
+        self.slots = sum(ex.requests for ex in self.executors)
+        self.last_timing = None
+
+    def run(self, data, batch):
+        """Runs one batch; returns the merged output. last_timing holds
+        start_ns, end_ns, partition_ns, device_ns (per executor),
+        max_device_ns, merge_ns and total_ns."""
+        prof = self.profiler
+        track = prof.thread_track(self.name) if prof is not None else None
+        start = now()
+        chunks = [[c for c in np.array_split(part, ex.requests) if len(c)]
+                  for ex, part in zip(self.executors, self._partition(data))]
+        partitioned = now()
+        rows = max(len(data), 1)
+        keys = [[ex.start({0: c}, batch, share=len(c) / rows) for c in cs]
+                for ex, cs in zip(self.executors, chunks)]
+        device_ns = []
+        for ex in self.executors:
+            window = ex.wait_all()
+            device_ns.append(window[1] - window[0] if window else 0)
+        merge_start = now()
+        out = self._merge([ex.result(k)[0] for ex, ks in zip(self.executors, keys) for k in ks])
+        end = now()
+        t = {"start_ns": start, "end_ns": end, "partition_ns": 0, "merge_ns": 0,
+             "device_ns": device_ns, "max_device_ns": max(device_ns), "total_ns": end - start}
+        if self.slots > 1:
+            t["partition_ns"] = partitioned - start
+            t["merge_ns"] = end - merge_start
+            t["total_ns"] = t["partition_ns"] + t["max_device_ns"] + t["merge_ns"]
+        if prof is not None:
+            self._record(track, batch, t, partitioned, merge_start)
+        self.last_timing = t
+        return out
+
+    def _record(self, track, batch, t, partitioned, merge_start):
+        prof = self.profiler
+        if self.slots > 1:
+            prof.add_span("partition", t["start_ns"], partitioned - t["start_ns"], track=track,
+                          stage=self.name, role=Role.PARTITION, batch=batch)
+            prof.add_span("merge", merge_start, t["end_ns"] - merge_start, track=track,
+                          stage=self.name, role=Role.MERGE, batch=batch)
+        prof.add_span(self.name, t["start_ns"], t["end_ns"] - t["start_ns"], track=track,
+                      stage=self.name, role=Role.STAGE, batch=batch,
+                      annotations={k: t[k] for k in ("partition_ns", "max_device_ns",
+                                                     "merge_ns", "total_ns")})

@@ -1,0 +1,227 @@
+"""Analysis from Python: a Trace is one C trace model (pp_model).
+
+summary() is the C analyzer's JSON report (pp_report_json, the bytes
+`pipeprof analyze --json` prints, schema in docs/report-json.md) parsed
+into a dict; every metric table of to_dataframe() is built from it, and the
+events table is built from the model's columns. No figure is computed here.
+"""
+import ctypes
+import json
+import warnings
+
+from . import _lib
+from ._lib import check
+
+KINDS = ("span", "instant", "counter", "flow", "range", "region")
+ROLES = ("none", "exec", "partition", "merge", "stage", "op", "user")
+PHASES = ("begin", "step", "end")
+TRACK_KINDS = ("device", "thread", "regions", "async")
+
+# Report tables: the JSON key of each list of rows (docs/report-json.md).
+REPORT_TABLES = ("devices", "tracks", "stages", "stage_times", "batches", "data_parallel",
+                 "ops", "op_types")
+# Tables derived from the report: one-row cycles, the data-parallel devices
+# with their stage, the findings in rank order.
+DERIVED_TABLES = ("cycles", "dp_devices", "findings")
+TABLES = ("events", "annotations", "track_info") + REPORT_TABLES + DERIVED_TABLES
+
+
+def load(path):
+    """Reads any trace pipeprof reads (.pptrace, Chrome JSON, .json.gz).
+    A truncated .pptrace loads every complete block and warns; anything
+    unreadable raises PipeprofError with the reader's message (file, offset,
+    problem)."""
+    model = ctypes.c_void_p()
+    err = _lib.Error()
+    rc = _lib.pp_trace_read(_lib.encode(path), ctypes.byref(model), ctypes.byref(err))
+    if rc == _lib.PP_ETRUNCATED and model:
+        warnings.warn(f"{err.msg.decode(errors='replace')} (analyzing the rest; the report "
+                      "states the loss)", stacklevel=2)
+    else:
+        if rc != _lib.PP_OK:
+            _lib.pp_model_free(model)
+        check(rc, f"load {path}", err)
+    return Trace(model, source=str(path))
+
+
+def _column(ptr, ctype, n):
+    import numpy as np
+    if n == 0:
+        return np.zeros(0, dtype=np.dtype(ctype))
+    return np.ctypeslib.as_array((ctype * n).from_address(ptr)).copy()
+
+
+class Trace:
+    """A loaded trace: its events and the C analyzer's report over a window.
+
+    Window options, taken by summary(), findings() and to_dataframe() for
+    report tables, as `pipeprof analyze` takes them: region="warm up" (W =
+    hull of those regions), exclude_region="warm up", from_ns / to_ns, and
+    batch_pattern (a regex labeling foreign execs, docs/analysis.md)."""
+
+    def __init__(self, model, source):
+        self._model = model
+        self.source = source
+        self._reports = {}
+
+    def close(self):
+        if self._model:
+            _lib.pp_model_free(self._model)
+        self._model = None
+
+    def __del__(self):
+        if getattr(self, "_model", None):
+            self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    # ---- the report ----
+
+    def summary(self, region=None, exclude_region=None, from_ns=None, to_ns=None,
+                batch_pattern=None):
+        """The report as a dict: window, data_loss, findings, devices, tracks,
+        stages, stage_times, batches, cycles, data_parallel, ops, op_types —
+        the numbers of `pipeprof analyze --json` for the same options."""
+        key = (region, exclude_region, from_ns, to_ns, batch_pattern)
+        if key not in self._reports:
+            self._reports[key] = self._report_json(*key)
+        return json.loads(self._reports[key])  # a fresh dict: the caller may change it
+
+    def findings(self, **window):
+        """The ranked findings (plain statements), data loss first."""
+        return list(self.summary(**window)["findings"])
+
+    def _report_json(self, region, exclude_region, from_ns, to_ns, batch_pattern):
+        opt = _lib.AnalyzeOptions()
+        _lib.pp_analyze_options_init(ctypes.byref(opt))
+        opt.region = _lib.encode(region)
+        opt.exclude_region = _lib.encode(exclude_region)
+        opt.has_from, opt.from_ns = (from_ns is not None), from_ns or 0
+        opt.has_to, opt.to_ns = (to_ns is not None), to_ns or 0
+        opt.batch_pattern = _lib.encode(batch_pattern)
+        opt.source = _lib.encode(self.source)
+        report = ctypes.c_void_p()
+        err = _lib.Error()
+        check(_lib.pp_report_build(self._model, ctypes.byref(opt), ctypes.byref(report),
+                                   ctypes.byref(err)), f"analyze {self.source}", err)
+        text = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        try:
+            check(_lib.pp_report_json(report, ctypes.byref(text), ctypes.byref(size)),
+                  f"analyze {self.source}: rendering the report")
+            return ctypes.string_at(text, size.value).decode()
+        finally:
+            _lib.pp_report_json_free(text)
+            _lib.pp_report_free(report)
+
+    # ---- the model ----
+
+    def meta(self):
+        """Recording level (-1: foreign) and what was lost on the way."""
+        m = _lib.pp_model_meta_get(self._model).contents
+        return {"level": m.level, "process_name": self._string(m.process_name),
+                "dropped_records": m.dropped_records, "truncated_bytes": m.truncated_bytes,
+                "ignored_events": m.ignored_events, "unmatched_ends": m.unmatched_ends}
+
+    def _string(self, sid):
+        return _lib.pp_model_string(self._model, sid).decode(errors="replace")
+
+    def _strings(self):
+        import numpy as np
+        n = _lib.pp_model_string_count(self._model)
+        return np.array([self._string(i) for i in range(n)], dtype=object)
+
+    def _tracks(self):
+        rows = []
+        for i in range(_lib.pp_model_track_count(self._model)):
+            t = _lib.pp_model_track(self._model, i).contents
+            process, name = self._string(t.process), self._string(t.name)
+            rows.append({"track": i, "kind": TRACK_KINDS[t.kind],
+                         "track_name": f"{process}/{name}" if process else name,
+                         "process": process, "name": name, "device": self._string(t.device),
+                         "stream": t.stream, "pid": t.pid, "tid": t.tid,
+                         "simulated": bool(t.flags & 1), "sort_index": t.sort_index})
+        return rows
+
+    def _events(self, pd):
+        import numpy as np
+        c = _lib.EventColumns()
+        _lib.pp_model_columns(self._model, ctypes.byref(c))
+        n = c.count
+        i64, u64, u32, u8 = ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint8
+        strings = self._strings()
+        tracks = self._tracks()
+        track = _column(c.track, u32, n)
+        track_names = np.array([t["track_name"] for t in tracks], dtype=object)
+        devices = np.array([t["device"] for t in tracks], dtype=object)
+        return pd.DataFrame({
+            "kind": pd.Categorical.from_codes(_column(c.kind, u8, n), KINDS),
+            "name": strings[_column(c.name, u32, n)],
+            "ts_ns": _column(c.ts_ns, i64, n),
+            "dur_ns": _column(c.dur_ns, i64, n),
+            "track": track,
+            "track_name": track_names[track],
+            "device": devices[track],
+            "role": pd.Categorical.from_codes(_column(c.role, u8, n), ROLES),
+            "stage": strings[_column(c.stage, u32, n)],
+            "batch": _column(c.batch, i64, n),
+            "hw_ns": _column(c.hw_ns, u64, n),
+            "xfer_ns": _column(c.xfer_ns, u64, n),
+            "id": _column(c.id, u64, n),
+            "value": _column(c.value, ctypes.c_double, n),
+            "phase": _column(c.phase, u8, n),
+        })
+
+    def _annotations(self, pd):
+        count = ctypes.c_size_t()
+        table = _lib.pp_model_annotations(self._model, ctypes.byref(count))
+        rows = []
+        for i in range(count.value):
+            a = table[i]
+            value = (a.v.i, a.v.d, self._string(a.v.s))[a.type]
+            rows.append({"event": a.event, "key": self._string(a.key), "value": value})
+        return pd.DataFrame(rows, columns=["event", "key", "value"])
+
+    # ---- DataFrames ----
+
+    def to_dataframe(self, table="events", **window):
+        """A pandas DataFrame of one table (TABLES):
+          events       one row per event, from the model's columns
+          annotations  event index, key, value
+          track_info   the model's tracks
+          devices, tracks, stages, stage_times, batches, data_parallel, ops,
+          op_types     the report's tables; nested summaries are flattened
+                       ("time_ns" -> time_ns_min, time_ns_p50, ...)
+          cycles       one row: the cycle figures
+          dp_devices   the data-parallel devices, with their stage
+          findings     rank and text
+        Report tables take the window options of summary()."""
+        import pandas as pd
+        if table not in TABLES:
+            raise ValueError(f"to_dataframe: unknown table {table!r}; one of {', '.join(TABLES)}")
+        if table == "events":
+            return self._events(pd)
+        if table == "annotations":
+            return self._annotations(pd)
+        if table == "track_info":
+            return pd.DataFrame(self._tracks())
+        report = self.summary(**window)
+        if table == "cycles":
+            return pd.json_normalize(report["cycles"], sep="_")
+        if table == "findings":
+            return pd.DataFrame({"rank": range(1, len(report["findings"]) + 1),
+                                 "finding": report["findings"]})
+        if table == "dp_devices":
+            rows = [dict(d, stage=dp["stage"]) for dp in report["data_parallel"]
+                    for d in dp["devices"]]
+            return pd.DataFrame(rows, columns=["stage", "device", "wall_ns", "share",
+                                               "rate_per_s", "suggested_share"])
+        rows = report[table]
+        if table == "data_parallel":
+            rows = [{k: v for k, v in dp.items() if k != "devices"} for dp in rows]
+        return pd.json_normalize(rows, sep="_") if rows else pd.DataFrame()

@@ -1,0 +1,175 @@
+"""The OpenVINO helpers on the CPU device, with models built in the test
+from OpenVINO's Python opset: what they compute, and what they record."""
+import os
+
+import numpy as np
+import pytest
+
+import pipeprof
+
+if os.environ.get("PP_SANITIZE") == "address":
+    pytest.skip("OpenVINO's TBB dlopens a library with RTLD_DEEPBIND, which AddressSanitizer "
+                "cannot run (google/sanitizers#611); the plain suite runs these tests",
+                allow_module_level=True)
+ov = pytest.importorskip("openvino", reason="openvino is not installed (run scripts/setup)")
+from openvino import opset13 as ops  # noqa: E402
+
+from pipeprof.openvino import (TRANSFER_TYPES, DataParallelStage, StageExecutor,  # noqa: E402
+                               request_profile)
+
+
+def dense_relu(weights):
+    """relu(x @ weights) for any number of rows x."""
+    x = ops.parameter(ov.PartialShape([-1, weights.shape[0]]), np.float32, "x")
+    y = ops.relu(ops.matmul(x, ops.constant(weights), False, False))
+    return ov.Model([ops.result(y)], [x], "dense_relu")
+
+
+@pytest.fixture(scope="module")
+def core():
+    return ov.Core()
+
+
+@pytest.fixture
+def weights():
+    rng = np.random.default_rng(1)
+    return rng.standard_normal((16, 8)).astype(np.float32)
+
+
+def expected(x, w):
+    return np.maximum(x @ w, 0)
+
+
+def assert_close(got, x, w):
+    # The CPU plugin may compute in bf16 (3 significant digits).
+    np.testing.assert_allclose(got, expected(x, w), rtol=2e-2, atol=0.1)
+
+
+def test_executor_records_one_exec_per_request_with_hw_time(core, weights):
+    prof = pipeprof.Profiler(None, level=1).start()
+    ex = StageExecutor(prof, dense_relu(weights), "CPU", stage="embed", requests=2, core=core)
+    x = np.random.default_rng(2).standard_normal((32, 16)).astype(np.float32)
+    keys = [ex.start({0: x}, batch=b) for b in range(4)]
+    window = ex.wait_all()
+    outs = [ex.result(k)[0] for k in keys]
+    for out in outs:
+        assert_close(out, x, weights)
+    prof.stop()
+    df = prof.trace().to_dataframe()
+    execs = df[df["role"] == "exec"]
+    assert sorted(execs["batch"]) == [0, 1, 2, 3]
+    assert set(execs["name"]) == {"embed"} and set(execs["stage"]) == {"embed"}
+    assert set(execs["track_name"]) <= {"CPU/req 0", "CPU/req 1"}
+    assert (execs["hw_ns"] > 0).all()
+    assert (execs["xfer_ns"] <= execs["hw_ns"]).all()
+    assert window[0] == execs["ts_ns"].min()
+    assert window[1] == (execs["ts_ns"] + execs["dur_ns"]).max()
+    prof.close()
+
+
+def test_hw_and_transfer_follow_the_rule(core, weights):
+    compiled = core.compile_model(dense_relu(weights), "CPU", {"PERF_COUNT": "YES"})
+    request = compiled.create_infer_request()
+    request.infer({0: np.ones((4, 16), np.float32)})
+    info = request.profiling_info
+    hw, xfer, ops_run = request_profile(info)
+    executed = [i for i in info if i.status == ov.ProfilingInfo.Status.EXECUTED]
+    assert hw == sum(int(i.real_time.total_seconds() * 1e6) * 1000 for i in executed)
+    assert xfer == sum(int(i.real_time.total_seconds() * 1e6) * 1000 for i in executed
+                       if i.node_type in TRANSFER_TYPES)
+    assert [i.node_name for i in ops_run] == [i.node_name for i in executed]
+
+
+def test_level_2_records_op_spans_inside_each_exec(core, weights):
+    prof = pipeprof.Profiler(None, level=2).start()
+    ex = StageExecutor(prof, dense_relu(weights), "CPU", stage="embed", core=core)
+    ex.run({0: np.ones((8, 16), np.float32)}, batch=0)
+    prof.stop()
+    trace = prof.trace()
+    df = trace.to_dataframe()
+    exec_row = df[df["role"] == "exec"].iloc[0]
+    op_rows = df[df["role"] == "op"]
+    assert len(op_rows) > 0
+    assert (op_rows["ts_ns"] >= exec_row["ts_ns"]).all()
+    assert ((op_rows["ts_ns"] + op_rows["dur_ns"]) <= exec_row["ts_ns"] + exec_row["dur_ns"]).all()
+    assert op_rows["hw_ns"].sum() <= exec_row["hw_ns"]
+    notes = trace.to_dataframe("annotations")
+    types = notes[(notes["event"].isin(op_rows.index)) & (notes["key"] == "type")]
+    assert len(types) == len(op_rows)
+    op_table = trace.to_dataframe("op_types")
+    assert set(op_table["type"]) == set(types["value"])
+
+
+def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
+    """Two devices: OpenVINO's CPU plugin and its AUTO plugin over the CPU
+    (the only hardware here), so the stage is data parallel in the report."""
+    prof = pipeprof.Profiler(None, level=1).start()
+    cpu = StageExecutor(prof, dense_relu(weights), "CPU", stage="embed", requests=2, core=core)
+    auto = StageExecutor(prof, core.compile_model(dense_relu(weights), "AUTO:CPU",
+                                                  {"PERF_COUNT": "YES"}),
+                         "AUTO:CPU", stage="embed", core=core)
+    stage = DataParallelStage(prof, "embed", [cpu, auto], split=[3, 1])
+    rng = np.random.default_rng(3)
+    for batch in range(3):
+        x = rng.standard_normal((40, 16)).astype(np.float32)
+        assert_close(stage.run(x, batch), x, weights)
+        t = stage.last_timing
+        assert t["total_ns"] == t["partition_ns"] + t["max_device_ns"] + t["merge_ns"]
+    prof.stop()
+    trace = prof.trace()
+    df = trace.to_dataframe()
+    host = df[df["role"].isin(["partition", "merge", "stage"])]
+    assert set(host["track_name"]) == {host["track_name"].iloc[0]}
+    assert not host["track_name"].iloc[0].startswith(("CPU/", "AUTO:CPU/"))
+    for role in ("partition", "merge", "stage"):
+        assert sorted(df[df["role"] == role]["batch"]) == [0, 1, 2]
+    execs = df[df["role"] == "exec"]
+    assert len(execs) == 9  # per batch: 2 requests on CPU, 1 on AUTO:CPU
+    assert set(execs["track_name"]) == {"CPU/req 0", "CPU/req 1", "AUTO:CPU/req 0"}
+    report = trace.summary()
+    (dp,) = report["data_parallel"]
+    assert dp["stage"] == "embed" and dp["batches"] == 3
+    shares = {d["device"]: d["share"] for d in dp["devices"]}
+    assert shares == {"CPU": 0.75, "AUTO:CPU": 0.25}  # split=[3, 1] of 40 rows
+    notes = trace.to_dataframe("annotations")
+    stage_spans = df[df["role"] == "stage"]
+    totals = notes[notes["event"].isin(stage_spans.index) & (notes["key"] == "total_ns")]
+    assert len(totals) == 3
+
+
+def test_single_executor_stage_has_no_partition_or_merge(core, weights):
+    prof = pipeprof.Profiler(None).start()
+    stage = DataParallelStage(prof, "classify", [StageExecutor(prof, dense_relu(weights), "CPU",
+                                                               stage="classify", core=core)])
+    stage.run(np.ones((5, 16), np.float32), 0)
+    prof.stop()
+    roles = set(prof.trace().to_dataframe()["role"])
+    assert roles == {"exec", "stage"}
+    assert stage.last_timing["partition_ns"] == 0
+    prof.close()
+
+
+def test_model_compiled_without_perf_count_is_refused(core, weights):
+    prof = pipeprof.Profiler(None).start()
+    compiled = core.compile_model(dense_relu(weights), "CPU")
+    with pytest.raises(ValueError, match="without PERF_COUNT=YES"):
+        StageExecutor(prof, compiled, "CPU", stage="embed")
+    with pytest.raises(ValueError, match="one non-negative share per executor"):
+        DataParallelStage(prof, "embed", [StageExecutor(None, compiled, "CPU")], split=[1, 1])
+    prof.stop()
+    prof.close()
+
+
+def test_executor_wraps_an_existing_async_infer_queue(core, weights):
+    prof = pipeprof.Profiler(None).start()
+    compiled = core.compile_model(dense_relu(weights), "CPU", {"PERF_COUNT": "YES"})
+    ex = StageExecutor(prof, ov.AsyncInferQueue(compiled, 3), "CPU", stage="q")
+    assert ex.requests == 3
+    x = np.ones((6, 16), np.float32)
+    assert_close(ex.run({0: x}, batch=9)[0], x, weights)
+    prof.stop()
+    execs = prof.trace().to_dataframe()
+    execs = execs[execs["role"] == "exec"]
+    assert execs[["stage", "batch"]].values.tolist() == [["q", 9]]
+    assert len(prof.trace().to_dataframe("track_info").query("device == 'CPU'")) == 3
+    prof.close()
