@@ -271,6 +271,7 @@ static void cpu_free_compiled(pp_compiled *c) {
 }
 
 static int cpu_compile(pp_compiled *c, pp_error *err) {
+    pp_k_init();
     cpu_model *m = model_create(c);
     if (!m)
         return pp_set_error(err, PP_ENOMEM, "cpu: out of memory building the %s model",
