@@ -146,7 +146,7 @@ static void test_pipeline_stops_with_the_error(void) {
 }
 
 int main(void) {
-    alarm(60);  /* a slot left reserved blocks the next acquire for ever */
+    alarm(60); /* a slot left reserved blocks the next acquire for ever */
     add_flaky_backend();
     RUN(test_stage_returns_the_error_and_frees_every_slot);
     RUN(test_pipeline_stops_with_the_error);
