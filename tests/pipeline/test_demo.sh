@@ -69,7 +69,7 @@ run "$P" run bad_syntax.json
 expect "syntax error gives line and column" 2 "bad_syntax.json:2:"
 
 run "$P" run missing.json
-expect "missing file" 1 "missing.json"
+expect "missing file" 2 "missing.json: cannot open"
 run "$P" run
 expect "run needs a file" 2 "run: expected a pipeline file"
 
