@@ -4,16 +4,15 @@
  * OpenBLAS (docs/backends.md), and rerunning this shows whether they still
  * hold on a new machine or compiler.
  *
- *
  * Sizes are the MatMuls the cpu models run: the demo pipeline's (1024-node
  * batches, 64 features: GraphPrep 1024x64x64, the cpu half of Embedding
  * 512x64x64, Classifier 1024x64x16) and the seeds' GNN test cases (1k..10k
  * nodes, 500 features). Both run the way the backend runs a request: one
  * compute on the calling thread. OpenBLAS is therefore held to one thread
- * (pp_k_init: openblas_set_num_threads(1)): the backend already runs one worker per
- * request slot, so BLAS threads would oversubscribe the cores, and hw_ns is
- * the worker's own CPU time (CLOCK_THREAD_CPUTIME_ID), which would not see
- * work done on OpenBLAS's threads.
+ * (pp_k_init: openblas_set_num_threads(1)), as in the backend: it runs one
+ * worker per request slot already, so BLAS threads would oversubscribe the
+ * cores, and hw_ns is the worker's own CPU time (CLOCK_THREAD_CPUTIME_ID),
+ * which would not see work done on OpenBLAS's threads.
  *
  * Each figure is the median over samples of the thread CPU time of one call
  * (CPU time, like hw_ns, is not inflated by other processes taking the core);
