@@ -60,9 +60,14 @@ pp_compiled *pp_executor_compiled(pp_executor *ex);
  * slot first): fill its input, then pp_executor_start it. */
 pp_request *pp_executor_acquire(pp_executor *ex);
 /* Starts an acquired request for `batch`. The exec span's wall runs from
- * right before the backend's start to the completion callback. */
+ * right before the backend's start to the completion callback. On failure
+ * the slot is idle again (no span, no callback) and the backend's code is
+ * returned. */
 int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_done_fn done,
                       void *ctx);
+/* Hands an acquired request back without starting it, e.g. when a batch is
+ * abandoned after another request failed to start. */
+void pp_executor_release(pp_executor *ex, pp_request *r);
 /* Waits until no request is in flight; `win` (may be NULL) receives the
  * window of the execs finished since the last wait. Returns the first
  * failure among them. */

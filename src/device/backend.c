@@ -9,19 +9,36 @@
 
 #include "core/error.h"
 
-static const pp_backend *const backends[] = {&pp_backend_cpu, &pp_backend_sim};
-#define NBACKENDS (sizeof backends / sizeof backends[0])
+#define MAX_BACKENDS 8
 
 /* Open devices by canonical spec. A second open of a spec returns the same
- * device, so every user of "sim:NPU" in a process shares one NPU. */
+ * device, so every user of "sim:NPU" in a process shares one NPU. The lock
+ * also guards the backend list. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pp_device *registry;
+static const pp_backend *backends[MAX_BACKENDS] = {&pp_backend_cpu, &pp_backend_sim};
+static size_t nbackends = 2;
 
+/* Caller holds registry_lock. */
 static const pp_backend *find_backend(const char *name, size_t len) {
-    for (size_t i = 0; i < NBACKENDS; i++)
+    for (size_t i = 0; i < nbackends; i++)
         if (strlen(backends[i]->name) == len && strncmp(backends[i]->name, name, len) == 0)
             return backends[i];
     return NULL;
+}
+
+int pp_backend_add(const pp_backend *b, pp_error *err) {
+    int rc = PP_OK;
+    pthread_mutex_lock(&registry_lock);
+    if (find_backend(b->name, strlen(b->name)))
+        rc = pp_set_error(err, PP_EINVAL, "backend \"%s\" exists already", b->name);
+    else if (nbackends == MAX_BACKENDS)
+        rc = pp_set_error(err, PP_ENOMEM, "backend \"%s\": room for %d backends only", b->name,
+                          MAX_BACKENDS);
+    else
+        backends[nbackends++] = b;
+    pthread_mutex_unlock(&registry_lock);
+    return rc;
 }
 
 /* Splits a spec into its backend and device name (the backend's default
@@ -31,15 +48,16 @@ static int parse_spec(const char *spec, const pp_backend **backend, char name[32
         return pp_set_error(err, PP_EINVAL, "device: no spec given");
     const char *colon = strchr(spec, ':');
     size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    char have[128] = "";
+    pthread_mutex_lock(&registry_lock);
     const pp_backend *b = find_backend(spec, len);
-    if (!b) {
-        char have[64] = "";
-        for (size_t i = 0; i < NBACKENDS; i++)
-            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "",
-                     backends[i]->name);
+    for (size_t i = 0; !b && i < nbackends; i++)
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "",
+                 backends[i]->name);
+    pthread_mutex_unlock(&registry_lock);
+    if (!b)
         return pp_set_error(err, PP_ENOTFOUND, "unknown backend \"%.*s\" (have: %s)", (int)len,
                             spec, have);
-    }
     const char *arg = colon ? colon + 1 : NULL;
     if (arg && (!*arg || strlen(arg) >= 32))
         return pp_set_error(err, PP_EINVAL,

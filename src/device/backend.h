@@ -36,6 +36,12 @@ typedef struct pp_backend {
 extern const pp_backend pp_backend_cpu;
 extern const pp_backend pp_backend_sim;
 
+/* Adds a backend beside cpu and sim (up to 8 in all), for specs naming
+ * b->name; `b` must outlive every device opened from it. For backends built
+ * outside this layer, such as the tests' fault-injecting one. PP_EINVAL when
+ * the name is taken. */
+int pp_backend_add(const pp_backend *b, pp_error *err);
+
 struct pp_device {
     const pp_backend *backend;
     char spec[48];     /* canonical: "cpu", "sim:NPU" */

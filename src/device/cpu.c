@@ -6,7 +6,8 @@
  * a core. Wall time beyond it is waiting for a core, i.e. contention with the
  * other threads of the machine. The first op copies the request's input into
  * the model's own buffer (the "reorder" that real runtimes do to change
- * layout); it is the transfer part. */
+ * layout); it is the transfer part. MatMuls run on OpenBLAS, held to the
+ * worker thread (kernels.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,7 @@ typedef struct cpu_model {
     float *bias;
     int32_t *src, *dst;
     float *inv_count;
-    pp_str op_name[PP_MAX_OPS], op_type[PP_MAX_OPS];
-    pp_str exec_type;
+    pp_str op_name[PP_MAX_OPS], op_type[PP_MAX_OPS], op_exec_type[PP_MAX_OPS];
 } cpu_model;
 
 typedef struct cpu_worker {
@@ -250,12 +250,15 @@ static cpu_model *model_create(const pp_compiled *c) {
         pp_wl_graph(w, m->src, m->dst);
         pp_k_inv_count(m->dst, w->edges, w->nodes, m->inv_count);
     }
-    m->exec_type = pp_intern("ref_c_FP32");
+    /* exec types say which code ran the op, as OpenVINO's do */
+    pp_str plain = pp_intern("ref_c_FP32"), blas = pp_intern("openblas_FP32");
     m->op_name[0] = pp_intern("reorder_input");
     m->op_type[0] = pp_intern("Reorder");
+    m->op_exec_type[0] = plain;
     for (size_t i = 0; i < c->nplan; i++) {
         m->op_name[1 + i] = pp_intern(c->plan[i].name);
         m->op_type[1 + i] = pp_intern(c->plan[i].type);
+        m->op_exec_type[1 + i] = c->plan[i].kind == PP_WL_MATMUL ? blas : plain;
     }
     return m;
 fail:
@@ -271,6 +274,7 @@ static void cpu_free_compiled(pp_compiled *c) {
 }
 
 static int cpu_compile(pp_compiled *c, pp_error *err) {
+    pp_k_init();
     cpu_model *m = model_create(c);
     if (!m)
         return pp_set_error(err, PP_ENOMEM, "cpu: out of memory building the %s model",
@@ -281,7 +285,8 @@ static int cpu_compile(pp_compiled *c, pp_error *err) {
         r->nops = 1 + c->nplan;
         for (size_t k = 0; k < r->nops; k++)
             r->ops[k] = (pp_op_profile){.name = m->op_name[k], .type = m->op_type[k],
-                                        .exec_type = m->exec_type, .status = PP_OP_EXECUTED,
+                                        .exec_type = m->op_exec_type[k],
+                                        .status = PP_OP_EXECUTED,
                                         .transfer = k == 0};
         if (worker_create(r) != PP_OK) {
             cpu_free_compiled(c);

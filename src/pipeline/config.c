@@ -3,6 +3,7 @@
  * "pipeline.json: stages[1].split: 3 values for 2 devices". Range checks
  * are left to pp_pipeline_create and pp_pipeline_add_stage, whose messages
  * use the same key names. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -265,13 +266,20 @@ static int read_pipeline(loader *ld, json_t *root, pp_pipeline **out) {
 }
 
 int pp_pipeline_load(const char *path, pp_pipeline **out, pp_error *err) {
+    /* Opened here rather than by jansson, so that errno says whether the
+     * file is missing (bad input, as for every command) or unreadable. */
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
+                            path, strerror(errno));
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) {
-        if (jerr.line < 0)
-            return pp_set_error(err, PP_EIO, "%s: %s", path, jerr.text);
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+    int read_failed = ferror(f);
+    fclose(f);
+    if (read_failed)
+        return pp_set_error(err, PP_EIO, "%s: read error", path);
+    if (!root)
         return pp_set_error(err, PP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-    }
     loader ld = {.path = path, .err = err};
     int rc = read_pipeline(&ld, root, out);
     json_decref(root);

@@ -120,6 +120,18 @@ pp_request *pp_executor_acquire(pp_executor *ex) {
     }
 }
 
+/* Marks slot i idle and wakes acquirers and waiters. */
+static void release_slot(pp_executor *ex, int i) {
+    pthread_mutex_lock(&ex->lock);
+    ex->idle[i] = 1;
+    pthread_cond_broadcast(&ex->changed);
+    pthread_mutex_unlock(&ex->lock);
+}
+
+void pp_executor_release(pp_executor *ex, pp_request *r) {
+    release_slot(ex, pp_request_index(r));
+}
+
 /* The exec span and, at level 2, one op span per executed op with its type,
  * exec type and CPU time as annotations. */
 static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, int64_t end) {
@@ -198,9 +210,8 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
     if (rc != PP_OK) {
         pthread_mutex_lock(&ex->lock);
         ex->inflight--;
-        ex->idle[slot->index] = 1;
-        pthread_cond_broadcast(&ex->changed);
         pthread_mutex_unlock(&ex->lock);
+        release_slot(ex, slot->index);
     }
     return rc;
 }

@@ -160,19 +160,28 @@ static void partition(pp_stage *st, const float *in) {
     }
 }
 
-/* Starts every request the partition filled, device after device. */
+/* Starts every request the partition filled, device after device. When a
+ * start fails, the requests not yet started are handed back unstarted (the
+ * failed one is already), so that every slot is free again once the caller
+ * has waited for those that did start. */
 static int dispatch(pp_stage *st, int64_t batch, pp_error *err) {
+    int rc = PP_OK;
     for (int d = 0; d < st->cfg.ndevices; d++) {
         stage_device *sd = &st->dev[d];
         for (int r = 0; r < st->cfg.requests; r++) {
-            int rc = pp_executor_start(sd->ex, sd->acquired[r], batch, NULL, NULL);
+            if (rc != PP_OK) {
+                pp_executor_release(sd->ex, sd->acquired[r]);
+                continue;
+            }
+            rc = pp_executor_start(sd->ex, sd->acquired[r], batch, NULL, NULL);
             if (rc != PP_OK)
-                return pp_set_error(err, rc, "%s: cannot start a request on %s: %s",
-                                    pp_str_text(st->name),
-                                    pp_device_name(st->cfg.devices[d]), pp_strerror(rc));
+                pp_set_error(err, rc, "%s: cannot start request %d on %s for batch %lld: %s",
+                             pp_str_text(st->name), pp_request_index(sd->acquired[r]),
+                             pp_device_name(st->cfg.devices[d]), (long long)batch,
+                             pp_strerror(rc));
         }
     }
-    return PP_OK;
+    return rc;
 }
 
 static void collect(pp_stage *st, float *out) {

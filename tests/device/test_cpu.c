@@ -1,6 +1,7 @@
 /* The cpu backend computes the dummy models correctly (against naive
  * reference loops written here from the models' definitions) and reports a
  * profile whose parts add up. */
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -43,7 +44,7 @@ static void run_and_wait(pp_compiled *c, int i) {
     EXPECT_EQ_I64(pp_request_wait(r), PP_OK);
 }
 
-/* 37 rows (not a multiple of the kernel's 4-row block) through three layers. */
+/* 37 rows, odd sizes (no multiple of any block size), three layers. */
 static void test_matmul_chain_matches_naive_product(void) {
     pp_workload w;
     pp_workload_init(&w);
@@ -136,6 +137,8 @@ static void test_profile_parts_add_up(void) {
     EXPECT_STR(pp_str_text(prof.ops[0].type), "Reorder");
     EXPECT_STR(pp_str_text(prof.ops[2].type), "MatMul");
     EXPECT_STR(pp_str_text(prof.ops[4].name), "relu");
+    EXPECT_STR(pp_str_text(prof.ops[0].exec_type), "ref_c_FP32");
+    EXPECT_STR(pp_str_text(prof.ops[2].exec_type), "openblas_FP32");
     uint64_t sum = 0;
     int64_t prev_end = t0;
     for (size_t i = 0; i < prof.nops; i++) {
@@ -151,6 +154,20 @@ static void test_profile_parts_add_up(void) {
     EXPECT_EQ_U64(prof.hw_ns, sum);
     EXPECT_EQ_U64(prof.xfer_ns, prof.ops[0].hw_ns);
     EXPECT(prof.hw_ns > 0);
+    pp_compiled_free(c);
+    pp_device_close(d);
+}
+
+/* A request's MatMul runs on its worker thread alone: OpenBLAS must not hand
+ * work to threads of its own, whose CPU time the worker's hw_ns would miss
+ * and which would compete with the other workers for the cores. */
+static void test_openblas_is_held_to_one_thread(void) {
+    pp_workload w;
+    pp_workload_init(&w);
+    pp_device *d = open_cpu();
+    pp_compiled *c = NULL;
+    EXPECT_EQ_I64(pp_compiled_create(d, &w, 1, &c, NULL), PP_OK);
+    EXPECT_EQ_I64(openblas_get_num_threads(), 1);
     pp_compiled_free(c);
     pp_device_close(d);
 }
@@ -200,6 +217,7 @@ int main(void) {
     RUN(test_matmul_chain_matches_naive_product);
     RUN(test_sage_layer_matches_naive_definition);
     RUN(test_profile_parts_add_up);
+    RUN(test_openblas_is_held_to_one_thread);
     RUN(test_concurrent_requests_each_complete_once);
     return pp_test_finish();
 }

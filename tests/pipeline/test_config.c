@@ -1,6 +1,9 @@
 /* Pipeline files: a valid file becomes the pipeline it describes, and every
  * mistake is reported with the file and the key that holds it. */
-#include "pipeprof/pipeline.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pipeline/pipeline_impl.h"
 #include "testutil.h"
 
 /* Writes `json` to a fresh file named `name` and loads it. */
@@ -122,17 +125,57 @@ static void test_duplicate_key_gives_the_position(void) {
     EXPECT_CONTAINS(err.msg, "duplicate object key");
 }
 
-static void test_missing_file_is_an_io_error(void) {
+static void test_missing_file_is_not_found(void) {
     pp_pipeline *p = NULL;
     pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_pipeline_load(pp_test_path("none.json"), &p, &err), PP_EIO);
-    EXPECT_CONTAINS(err.msg, "none.json: unable to open");
+    EXPECT_EQ_I64(pp_pipeline_load(pp_test_path("none.json"), &p, &err), PP_ENOTFOUND);
+    EXPECT_CONTAINS(err.msg, "none.json: cannot open: No such file");
+}
+
+/* examples/demo_pipeline.json is `pipeprof demo`'s pipeline, field by field. */
+static void test_demo_example_file_is_the_builtin_demo(void) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/examples/demo_pipeline.json", getenv("PP_SOURCE_DIR"));
+    pp_pipeline *file = NULL, *demo = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_pipeline_load(path, &file, &err), PP_OK);
+    EXPECT_EQ_I64(pp_pipeline_demo(&demo, &err), PP_OK);
+    if (!file || !demo)
+        return;
+    const pp_pipeline_config *a = &file->cfg, *b = &demo->cfg;
+    EXPECT_STR(a->name, b->name);
+    EXPECT_EQ_I64(a->nodes, b->nodes);
+    EXPECT_EQ_I64(a->edges, b->edges);
+    EXPECT_EQ_I64(a->features, b->features);
+    EXPECT_EQ_I64(a->batches, b->batches);
+    EXPECT_EQ_I64(a->warmup, b->warmup);
+    EXPECT_EQ_I64(a->queue_depth, b->queue_depth);
+    EXPECT_EQ_U64(a->seed, b->seed);
+    EXPECT_EQ_U64(a->devices.nsim, b->devices.nsim);
+    EXPECT_NEAR(a->devices.sim_bus_gbps, b->devices.sim_bus_gbps, 0);
+    EXPECT_EQ_I64(file->nstages, demo->nstages);
+    for (int i = 0; i < file->nstages && i < demo->nstages; i++) {
+        const pp_stage_spec *x = &file->stages[i].spec, *y = &demo->stages[i].spec;
+        EXPECT_STR(x->name, y->name);
+        EXPECT_EQ_I64(x->ndevices, y->ndevices);
+        for (int d = 0; d < x->ndevices && d < y->ndevices; d++) {
+            EXPECT_STR(x->devices[d], y->devices[d]);
+            EXPECT_NEAR(x->split[d], y->split[d], 0);
+        }
+        EXPECT_EQ_I64(x->requests, y->requests);
+        EXPECT_EQ_I64(x->kind, y->kind);
+        EXPECT_EQ_I64(x->out_dim, y->out_dim);
+        EXPECT_EQ_I64(x->layers, y->layers);
+    }
+    pp_pipeline_free(file);
+    pp_pipeline_free(demo);
 }
 
 int main(void) {
     RUN(test_valid_file_describes_the_pipeline);
     RUN(test_mistakes_name_the_file_and_key);
     RUN(test_duplicate_key_gives_the_position);
-    RUN(test_missing_file_is_an_io_error);
+    RUN(test_missing_file_is_not_found);
+    RUN(test_demo_example_file_is_the_builtin_demo);
     return pp_test_finish();
 }

@@ -34,10 +34,13 @@ expect "demo refuses an unknown flag" 2 "demo: unknown option \"--frobnicate\""
 run "$P" demo --out
 expect "demo needs the value of --out" 2 "demo: option --out needs a value"
 
-run "$P" run "$PP_SOURCE_DIR/examples/demo_pipeline.json" --out r --batches 5
+run "$P" run "$PP_SOURCE_DIR/examples/gnn_pipeline.json" --out r --batches 5
 expect "run executes the example pipeline file" 0 "gnn: 5 batches streaming" "Postprocess" \
     "VPU (simulated)"
 check "run wrote trace.json" test -s r/trace.json
+run "$P" run "$PP_SOURCE_DIR/examples/demo_pipeline.json" --out rd --batches 5
+expect "the demo's pipeline as a file runs" 0 "demo: 5 batches streaming" "Embedding" \
+    "NPU (simulated)" "GPU (simulated)"
 
 printf '{"stages": [{"name": "A", "device": "cpu", "out_dim": 8},\n {"name": "B", "devices": ["opnvino"], "out_dim": 8}]}' >bad_backend.json
 run "$P" run bad_backend.json
@@ -69,7 +72,7 @@ run "$P" run bad_syntax.json
 expect "syntax error gives line and column" 2 "bad_syntax.json:2:"
 
 run "$P" run missing.json
-expect "missing file" 1 "missing.json"
+expect "missing file" 2 "missing.json: cannot open"
 run "$P" run
 expect "run needs a file" 2 "run: expected a pipeline file"
 
