@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeprof/analyze.h"
 #include "pipeprof/common.h"
 #include "pipeprof/pipeline.h"
 
@@ -105,13 +106,14 @@ typedef struct pp_lookup pp_lookup;
 /* Reads a lookup_table.json. */
 int pp_lookup_load(const char *path, pp_lookup **out, pp_error *err);
 void pp_lookup_free(pp_lookup *l);
-/* The mean isolated hardware time of `stage` on the device whose track
- * name is `device_name` ("NPU", "CPU") at (nodes, edges): PP_ENOTFOUND when
- * the table has no successful entry for it. With nodes = 0, the entry must
- * be the table's only size for that stage and device (PP_EINVAL if it has
- * several). */
-int pp_lookup_isolated_hw(const pp_lookup *l, const char *stage, const char *device_name,
-                          int64_t nodes, int64_t edges, int64_t *hw_ns);
+/* The isolated hardware times the analyzer's contention factor needs
+ * (pp_analyze_options.isolated): one per stage and device of the table that
+ * reports hardware time, the device named by its track name ("NPU"), at
+ * size (nodes, edges), or with nodes = 0 at the only size the table has for
+ * that stage and device (PP_EINVAL naming them when it has several). *out
+ * is freed with free(); its strings belong to the table. */
+int pp_lookup_isolated(const pp_lookup *l, int64_t nodes, int64_t edges, pp_isolated_hw **out,
+                       size_t *n, pp_error *err);
 
 /* 1 when the table's entries on device spec `device` ran on a simulated
  * device (every output labels it so), else 0. */

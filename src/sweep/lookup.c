@@ -88,23 +88,44 @@ void pp_lookup_free(pp_lookup *l) {
     free(l);
 }
 
-int pp_lookup_isolated_hw(const pp_lookup *l, const char *stage, const char *device_name,
-                          int64_t nodes, int64_t edges, int64_t *hw_ns) {
-    const lk_entry *found = NULL;
+int pp_lookup_isolated(const pp_lookup *l, int64_t nodes, int64_t edges, pp_isolated_hw **out,
+                       size_t *n, pp_error *err) {
+    const lk_entry **pick = calloc(l->n, sizeof *pick);
+    if (!pick)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    size_t k = 0;
     for (size_t i = 0; i < l->n; i++) {
         const lk_entry *e = &l->entries[i];
-        if (!e->ok || e->hw_ns < 0 || strcmp(e->stage, stage) != 0 ||
-            strcmp(e->device_name, device_name) != 0)
+        if (!e->ok || e->hw_ns <= 0 || (nodes > 0 && (e->nodes != nodes || e->edges != edges)))
             continue;
-        if (nodes > 0 && (e->nodes != nodes || e->edges != edges))
-            continue;
-        if (found && (found->nodes != e->nodes || found->edges != e->edges))
-            return PP_EINVAL; /* several sizes: the caller must say which */
-        found = e;
+        size_t j = 0;
+        while (j < k && (strcmp(pick[j]->stage, e->stage) != 0 ||
+                         strcmp(pick[j]->device_name, e->device_name) != 0))
+            j++;
+        if (j < k) { /* a second size of the same stage and device */
+            const lk_entry *first = pick[j];
+            free(pick);
+            return pp_set_error(err, PP_EINVAL,
+                                "the table has stage \"%s\" on %s at more than one size "
+                                "(%lld,%lld and %lld,%lld); choose one with --lookup-size "
+                                "NODES,EDGES",
+                                e->stage, e->device, (long long)first->nodes,
+                                (long long)first->edges, (long long)e->nodes,
+                                (long long)e->edges);
+        }
+        pick[k++] = e;
     }
-    if (!found)
-        return PP_ENOTFOUND;
-    *hw_ns = found->hw_ns;
+    pp_isolated_hw *iso = calloc(k ? k : 1, sizeof *iso);
+    if (!iso) {
+        free(pick);
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++)
+        iso[i] = (pp_isolated_hw){.stage = pick[i]->stage, .device = pick[i]->device_name,
+                                  .hw_ns = pick[i]->hw_ns};
+    free(pick);
+    *out = iso;
+    *n = k;
     return PP_OK;
 }
 

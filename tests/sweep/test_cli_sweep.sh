@@ -81,6 +81,29 @@ expect "--out is required" 2 "expected a config and --out DIR"
 run "$PP_CLI" sweep --help
 expect "sweep --help has examples" 0 "pipeprof sweep merge s1 s2 --out calib"
 
+# The contention factor: one stage alone in a pipeline on sim:A runs as it
+# did in the sweep (exact model, nothing else on the bus), so it is exactly 1.
+cat >"$tmp/alone.json" <<'EOF'
+{"name": "alone", "nodes": 32, "edges": 64, "features": 16, "batches": 5, "warmup": 1,
+ "sim_bus_gbps": 1, "sim_devices": [{"name": "A", "launch_ns": 50000, "gflops": 1}],
+ "stages": [{"name": "mm", "device": "sim:A", "model": "matmul", "out_dim": 16}]}
+EOF
+run "$PP_CLI" run "$tmp/alone.json" --out "$tmp/alone"
+expect "the one-stage pipeline runs" 0 "alone: 5 batches"
+run "$PP_CLI" analyze "$tmp/alone/trace.pptrace" --exclude-region "warm up" \
+    --lookup "$tmp/whole/lookup_table.json" --lookup-size 32,64
+expect "analyze --lookup adds the contention table" 0 \
+    "Contention (mean hw in the pipeline / hw alone" "A (simulated)" "1.00x"
+"$PP_CLI" analyze "$tmp/alone/trace.pptrace" --exclude-region "warm up" --json \
+    --lookup "$tmp/whole/lookup_table.json" --lookup-size 32,64 >"$tmp/alone.report.json"
+check "the JSON contention factor of a stage alone is 1" test \
+    "$(json_get "$tmp/alone.report.json" '[(c["stage"], c["device"], c["factor"], c["mean_hw_ns"] == c["isolated_hw_ns"]) for c in d["contention"]]')" \
+    = "[('mm', 'A', 1.0, True)]"
+run "$PP_CLI" analyze "$tmp/alone/trace.pptrace" --lookup "$tmp/whole/lookup_table.json"
+expect "a table of several sizes needs --lookup-size" 2 "at more than one size" "--lookup-size NODES,EDGES"
+run "$PP_CLI" analyze "$tmp/alone/trace.pptrace" --lookup "$tmp/whole/lookup_table.json" --lookup-size 32
+expect "a bad --lookup-size exits 2" 2 "expected NODES,EDGES"
+
 # A stage that is 50x faster on FAST: the plan puts both stages there, and
 # --verify runs it.
 cat >"$tmp/plan_sweep.json" <<'EOF'
