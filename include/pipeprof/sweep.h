@@ -64,6 +64,7 @@ typedef struct pp_sweep_progress {
     size_t ran;         /* measured by this run */
     const char *key;    /* the combination just finished */
     int failed;         /* it was recorded as failed */
+    int simulated;      /* it ran on a simulated device */
     int64_t elapsed_ns; /* since this run started */
 } pp_sweep_progress;
 

@@ -11,7 +11,8 @@
 #include "pipeprof/sweep.h"
 
 typedef struct progress {
-    int tty; /* stderr is a terminal: redraw one bar line */
+    int tty;   /* stderr is a terminal: redraw one bar line */
+    int drawn; /* a bar line is on the terminal, not yet ended */
 } progress;
 
 static void format_time(char *buf, size_t len, double s) {
@@ -24,15 +25,15 @@ static void format_time(char *buf, size_t len, double s) {
 }
 
 static void show_progress(void *ctx, const pp_sweep_progress *p) {
-    const progress *pr = ctx;
+    progress *pr = ctx;
     double elapsed = (double)p->elapsed_ns / 1e9;
     /* this run's pace: resumed combinations took no time here */
     double eta = elapsed / (double)p->ran * (double)(p->total - p->done);
     char eta_text[32];
     format_time(eta_text, sizeof eta_text, eta);
     if (!pr->tty) {
-        fprintf(stderr, "sweep: %zu/%zu %s%s (ETA %s)\n", p->done, p->total, p->key,
-                p->failed ? " FAILED" : "", eta_text);
+        fprintf(stderr, "sweep: %zu/%zu %s%s%s (ETA %s)\n", p->done, p->total, p->key,
+                p->simulated ? " (simulated)" : "", p->failed ? " FAILED" : "", eta_text);
         return;
     }
     enum { WIDTH = 30 };
@@ -41,9 +42,13 @@ static void show_progress(void *ctx, const pp_sweep_progress *p) {
     for (size_t i = 0; i < WIDTH; i++)
         bar[i] = i < full ? '#' : '.';
     bar[WIDTH] = '\0';
-    fprintf(stderr, "\r[%s] %zu/%zu %3d%% ETA %-8s %-40.40s", bar, p->done, p->total,
-            (int)(p->total ? 100 * p->done / p->total : 100), eta_text, p->key);
-    if (p->done == p->total)
+    char what[128];
+    snprintf(what, sizeof what, "%s%s%s", p->key, p->simulated ? " (simulated)" : "",
+             p->failed ? " FAILED" : "");
+    fprintf(stderr, "\r[%s] %zu/%zu %3d%% ETA %-8s %-52.52s", bar, p->done, p->total,
+            (int)(p->total ? 100 * p->done / p->total : 100), eta_text, what);
+    pr->drawn = p->done < p->total;
+    if (!pr->drawn)
         fputc('\n', stderr);
     fflush(stderr);
 }
@@ -162,9 +167,9 @@ static int run_sweep(int argc, char **argv) {
     pp_sweep_result res;
     rc = pp_sweep_run(c, out, &o, &res, &err);
     pp_sweep_config_free(c);
+    if (pr.drawn) /* stopped before the end: finish the bar's line */
+        fputc('\n', stderr);
     if (rc != PP_OK) {
-        if (pr.tty)
-            fputc('\n', stderr);
         cli_error("sweep: %s", err.msg);
         return cli_exit_code(rc);
     }

@@ -130,7 +130,9 @@ static int measure_all(const pp_sweep_config *c, const pp_sweep_options *o, int 
         if (o->progress) {
             pp_sweep_progress p = {.done = res->done, .total = res->total, .ran = ran,
                                    .key = json_string_value(json_object_get(rec, "key")),
-                                   .failed = bad, .elapsed_ns = pp_now() - t0};
+                                   .failed = bad,
+                                   .simulated = json_is_true(json_object_get(rec, "simulated")),
+                                   .elapsed_ns = pp_now() - t0};
             o->progress(o->progress_ctx, &p);
         }
     }

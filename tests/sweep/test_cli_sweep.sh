@@ -32,8 +32,15 @@ EOF
 
 run "$PP_CLI" sweep "$tmp/sweep.json" --out "$tmp/whole"
 expect "a whole sweep completes" 0 "24 of 24 combinations recorded" "wrote $tmp/whole/lookup_table.json"
-expect "progress is one plain line per combination off a terminal" 0 "sweep: 1/24 16,32,sim:A,mm" \
-    "sweep: 24/24 96,192,sim:B,sg"
+expect "progress is one plain line per combination off a terminal" 0 \
+    "sweep: 1/24 16,32,sim:A,mm (simulated) (ETA " "sweep: 24/24 96,192,sim:B,sg (simulated) (ETA 0.0s)"
+if command -v script >/dev/null; then
+    script -qec "'$PP_CLI' sweep '$tmp/sweep.json' --out '$tmp/tty' --limit 3" /dev/null >"$tmp/tty.log" 2>&1
+    check "on a terminal the progress is one redrawn bar with ETA" \
+        grep -q $'\r\\[#.*\\] 3/24  12% ETA .* 16,32,sim:B,mm (simulated)' "$tmp/tty.log"
+else
+    skip_part "no script(1) to give the sweep a terminal"
+fi
 check "the report labels simulated devices" grep -q "16,32,sim:A,mm (simulated)" "$tmp/whole/report.txt"
 
 "$PP_CLI" sweep "$tmp/sweep.json" --out "$tmp/killed" >"$tmp/killed.log" 2>&1 &
