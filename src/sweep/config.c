@@ -78,8 +78,9 @@ static int read_devices(pp_json_loader *ld, json_t *list, pp_sweep_config *c, in
             return pp_set_error(ld->err, PP_EINVAL, "%s: devices[%zu]: %s", ld->path, i, why.msg);
         for (size_t j = 0; j < i; j++)
             if (strcmp(c->devices[j], spec) == 0)
-                return pp_set_error(ld->err, PP_EINVAL, "%s: devices[%zu]: \"%s\" repeats devices[%zu]",
-                                    ld->path, i, spec, j);
+                return pp_set_error(ld->err, PP_EINVAL,
+                                    "%s: devices[%zu]: \"%s\" repeats devices[%zu]", ld->path, i,
+                                    spec, j);
         snprintf(c->devices[i], SW_NAME_MAX, "%s", spec);
     }
     c->ndevices = n;

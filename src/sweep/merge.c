@@ -74,8 +74,9 @@ static int gather(const pp_sweep_config *c, const char *const *dirs, const sw_st
         rc = sw_raw_read(dir, c, one, &have, &end, err);
         for (size_t i = 0; i < n; i++) {
             if (one[i] && i % shards != k && rc == PP_OK)
-                rc = pp_set_error(err, PP_EINVAL, "%s/%s: holds combination %zu, not of shard %zu/%zu",
-                                  dir, SW_RAW, i, k + 1, shards);
+                rc = pp_set_error(err, PP_EINVAL,
+                                  "%s/%s: holds combination %zu, not of shard %zu/%zu", dir,
+                                  SW_RAW, i, k + 1, shards);
             recs[i] = recs[i] ? recs[i] : one[i];
             if (recs[i] != one[i])
                 json_decref(one[i]);
@@ -96,7 +97,8 @@ int pp_sweep_merge(const char *const *dirs, size_t n, const char *out, pp_error 
         return pp_set_error(err, PP_EINVAL, "merge: no shard directories given");
     sw_state *st = calloc(n, sizeof *st);
     pp_sweep_config *c = NULL;
-    int rc = st ? load_dir(dirs[0], &st[0], &c, err) : pp_set_error(err, PP_ENOMEM, "out of memory");
+    int rc = st ? load_dir(dirs[0], &st[0], &c, err)
+                : pp_set_error(err, PP_ENOMEM, "out of memory");
     for (size_t i = 1; rc == PP_OK && i < n; i++) {
         rc = sw_state_read(dirs[i], &st[i], err);
         if (rc == PP_ENOTFOUND)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "device/workload.h"
 #include "pipeline/pipeline_impl.h"
 #include "sweep/lookup.h"
 
@@ -44,11 +45,14 @@ typedef struct estimate {
     int interpolated, extrapolated;
 } estimate;
 
-static void estimator_init(estimator *es) {
+static int estimator_init(estimator *es) {
     size_t ok = 0;
-    double *x = malloc(3 * (es->n + 1) * sizeof *x), *yw = x + es->n + 1, *yb = yw + es->n + 1;
+    double *x = malloc(3 * (es->n + 1) * sizeof *x);
+    if (!x)
+        return PP_ENOMEM;
+    double *yw = x + es->n + 1, *yb = yw + es->n + 1;
     es->hw_known = 1;
-    for (size_t i = 0; x && i < es->n; i++) {
+    for (size_t i = 0; i < es->n; i++) {
         if (!es->e[i]->ok)
             continue;
         x[ok] = (double)es->e[i]->bytes;
@@ -57,9 +61,10 @@ static void estimator_init(estimator *es) {
         es->hw_known &= es->e[i]->hw_ns >= 0;
         ok++;
     }
-    es->have_fit = x && pp_fit_linear(x, yw, ok, &es->wall) == PP_OK;
-    es->have_busy_fit = x && es->hw_known && pp_fit_linear(x, yb, ok, &es->busy) == PP_OK;
+    es->have_fit = pp_fit_linear(x, yw, ok, &es->wall) == PP_OK;
+    es->have_busy_fit = es->hw_known && pp_fit_linear(x, yb, ok, &es->busy) == PP_OK;
     free(x);
+    return PP_OK;
 }
 
 /* The estimate for (nodes, edges) of workload w on this device; 0 when the
@@ -77,7 +82,7 @@ static int estimate_at(const estimator *es, const pp_workload *w, estimate *out)
     }
     if (!es->have_fit)
         return 0;
-    double bytes = (double)(w->nodes * (w->in_dim + w->out_dim) * (int64_t)sizeof(float));
+    double bytes = (double)sw_bytes(w);
     const pp_fit *busy = es->have_busy_fit ? &es->busy : &es->wall;
     *out = (estimate){.wall_ns = fmax(0.0, es->wall.a * bytes + es->wall.b),
                       .busy_ns = fmax(0.0, busy->a * bytes + busy->b), .interpolated = 1,
@@ -165,8 +170,8 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
         op->dev[0] = (int)d, op->dev[1] = -1;
         op->busy[0] = e.busy_ns;
     }
-    double part = (double)(w.nodes * w.in_dim) * 4.0 / copy_rate * 1e9;
-    double merge = (double)(w.nodes * w.out_dim) * 4.0 / copy_rate * 1e9;
+    double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
+    double merge = (double)pp_wl_output_bytes(&w) / copy_rate * 1e9;
     int requests = p->stages[s].spec.requests > 0 ? p->stages[s].spec.requests : 1;
     for (size_t a = 0; a < nd; a++) {
         for (size_t b = a + 1; b < nd; b++) {
@@ -187,7 +192,8 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
                 snprintf(op->st.devices[0], sizeof op->st.devices[0], "%s", devices[a]);
                 snprintf(op->st.devices[1], sizeof op->st.devices[1], "%s", devices[b]);
                 op->st.split[0] = r, op->st.split[1] = 1.0 - r;
-                op->st.device_ns[0] = llround(ea.wall_ns), op->st.device_ns[1] = llround(eb.wall_ns);
+                op->st.device_ns[0] = llround(ea.wall_ns);
+                op->st.device_ns[1] = llround(eb.wall_ns);
                 op->st.partition_ns = llround(part), op->st.merge_ns = llround(merge);
                 op->st.time_ns = llround(part + fmax(ea.wall_ns, eb.wall_ns) + merge);
                 op->st.interpolated = ea.interpolated || eb.interpolated;
@@ -324,7 +330,8 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
             rc = pp_set_error(err, PP_EINVAL, "stage \"%s\" is not in the table; sweep it first",
                               spec->name);
         for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++)
-            estimator_init(&es[d]);
+            if (estimator_init(&es[d]) != PP_OK)
+                rc = pp_set_error(err, PP_ENOMEM, "plan: out of memory");
         if (rc == PP_OK)
             rc = stage_options(p, s, es, S->ndevices, S->devices, o, rate, &S->opts[s],
                                &S->nopts[s], err);
@@ -350,8 +357,9 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     S.opts = calloc((size_t)p->nstages, sizeof *S.opts);
     S.nopts = calloc((size_t)p->nstages, sizeof *S.nopts);
     S.busy = calloc(l->n, sizeof *S.busy);
-    int rc = devices && S.opts && S.nopts && S.busy ? PP_OK
-                                                    : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
+    int rc = devices && S.opts && S.nopts && S.busy
+                 ? PP_OK
+                 : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
         S.ndevices = table_devices(l, devices);
         S.devices = devices;

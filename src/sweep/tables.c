@@ -106,14 +106,16 @@ static json_t *tables_bandwidth(const pp_sweep_config *c, const fits *fs) {
         for (size_t t = 0; t < c->nstages; t++) {
             const fits *f = &fs[d * c->nstages + t];
             int hw = f->have_hw;
+            json_t *latency = fit_json(hw ? 1 : f->have_wall, hw ? &f->hw : &f->wall);
             json_t *e = json_pack("{sssssssosososo}", "device", c->devices[d], "stage",
                                   c->stages[t].name, "latency_from", hw ? "hw" : "wall",
-                                  "latency", fit_json(hw ? 1 : f->have_wall, hw ? &f->hw : &f->wall),
+                                  "latency", latency,
                                   "wall", fit_json(f->have_wall, &f->wall), "hw",
                                   fit_json(f->have_hw, &f->hw), "transfer",
                                   fit_json(f->have_xfer, &f->xfer));
             json_t *label = f->any ? json_object_get(f->any, "label") : NULL;
-            json_object_set_new(e, "label", label ? json_incref(label) : json_string(c->devices[d]));
+            json_object_set_new(e, "label",
+                                label ? json_incref(label) : json_string(c->devices[d]));
             json_object_set_new(e, "simulated",
                                 json_boolean(f->any &&
                                              json_is_true(json_object_get(f->any, "simulated"))));

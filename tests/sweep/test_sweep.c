@@ -272,7 +272,8 @@ static void test_bad_configs_name_the_key(void) {
         {"{\"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": [\"cpu\"], \"stages\": "
          "[{\"name\": \"a\", \"out_dim\": 4}], \"featurs\": 4}",
          "featurs: unknown key"},
-        {"{\"features\": 4, \"devices\": [\"cpu\"], \"stages\": [{\"name\": \"a\", \"out_dim\": 4}]}",
+        {"{\"features\": 4, \"devices\": [\"cpu\"], \"stages\": [{\"name\": \"a\", "
+         "\"out_dim\": 4}]}",
          "sizes: expected a list of 1.."},
         {"{\"features\": 4, \"sizes\": [{\"nodes\": 8}], \"devices\": [\"cpu\"], \"stages\": "
          "[{\"name\": \"a\", \"out_dim\": 4}]}",
