@@ -315,11 +315,47 @@ static void test_bad_configs_name_the_key(void) {
     EXPECT_EQ_I64(pp_sweep_config_load(pp_test_path("no_such.json"), &c, &err), PP_ENOTFOUND);
 }
 
+static const char *fingerprint_of(const char *text) {
+    static char fp[3][17];
+    static int next;
+    const char *path = pp_test_path("sweep_fp.json");
+    pp_test_write_file(path, text, strlen(text));
+    pp_sweep_config *c = NULL;
+    pp_error err = {{0}};
+    char *out = fp[next++ % 3];
+    out[0] = '\0';
+    if (pp_sweep_config_load(path, &c, &err) == PP_OK)
+        snprintf(out, 17, "%s", pp_sweep_config_fingerprint(c));
+    else
+        pp_test_fail(__FILE__, __LINE__, "config: %s", err.msg);
+    pp_sweep_config_free(c);
+    return out;
+}
+
+/* The fingerprint is of what the config says, not how: defaults written
+ * out, keys reordered and spacing change nothing; a changed value does. */
+static void test_fingerprint_follows_meaning(void) {
+    const char *a = fingerprint_of(
+        "{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": "
+        "[\"cpu\"], \"stages\": [{\"name\": \"a\", \"out_dim\": 4}]}");
+    const char *b = fingerprint_of(
+        "{\"stages\": [{\"out_dim\": 4, \"name\": \"a\", \"model\": \"matmul\", \"layers\": 1}],"
+        "\n \"devices\": [\"cpu\"], \"warmup\": 10, \"iterations\": 50, \"seed\": 1,\n"
+        " \"sizes\": [{\"edges\": 8, \"nodes\": 8, \"features\": 4}], \"name\": \"sweep\"}");
+    EXPECT_STR(a, b);
+    EXPECT_EQ_I64(strlen(a), 16);
+    const char *c = fingerprint_of(
+        "{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": "
+        "[\"cpu\"], \"stages\": [{\"name\": \"a\", \"out_dim\": 4}], \"iterations\": 51}");
+    EXPECT(strcmp(a, c) != 0);
+}
+
 int main(void) {
     RUN(test_whole_sweep_models_times_exactly);
     RUN(test_interrupted_sweep_resumes_to_same_tables);
     RUN(test_shards_merge_to_the_whole_sweep);
     RUN(test_directory_guards_its_sweep);
     RUN(test_bad_configs_name_the_key);
+    RUN(test_fingerprint_follows_meaning);
     return pp_test_finish();
 }
