@@ -140,6 +140,7 @@ typedef struct pp_plan {
     int nstages;
     pp_plan_stage stages[PP_PIPELINE_MAX_STAGES];
     int64_t cycle_ns;      /* estimated cycle latency */
+    int64_t work_ns;       /* sum of the stage times: ranks plans of equal cycle */
     double throughput;     /* 1e9 / cycle_ns batches per second */
     int bottleneck_stage;  /* the stage whose time is the cycle (upstream on ties), or -1 */
     char bottleneck_device[64]; /* or the device whose summed stage times are, else "" */

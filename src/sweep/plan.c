@@ -15,9 +15,10 @@
  *                           sharing a device take turns on it
  *   cycle latency         = max(max over stages of time, max over devices of
  *                           busy), and throughput = 1 / cycle latency.
- * Both maxima only grow as stages are added, so a depth-first search that
- * drops every partial plan already worse than the k-th best finds the exact
- * best k. */
+ * Plans of equal cycle rank by the sum of their stage times (less work
+ * first). The cycle and the sum only grow as stages are added, so a
+ * depth-first search that drops every partial plan already ranking after
+ * the k-th best finds the exact best k. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,14 +237,28 @@ static double cycle_of(const search *S, int upto, int *stage, int *device) {
     return worst;
 }
 
+/* The sum of the chosen stages' times: among plans of one cycle, the one
+ * that does less work in all is ranked first. */
+static int64_t work_of(const search *S, int upto) {
+    int64_t total = 0;
+    for (int s = 0; s < upto; s++)
+        total += S->opts[s][S->choice[s]].st.time_ns;
+    return total;
+}
+
+/* Whether (cycle, work) ranks strictly before plan p. */
+static int before(int64_t cycle, int64_t work, const pp_plan *p) {
+    return cycle < p->cycle_ns || (cycle == p->cycle_ns && work < p->work_ns);
+}
+
 static void keep(search *S) {
     int stage, device;
     double cycle = cycle_of(S, S->nstages, &stage, &device);
-    int64_t ns = llround(cycle);
-    if (S->nbest == (size_t)S->top && ns >= S->best[S->nbest - 1].cycle_ns)
+    int64_t ns = llround(cycle), work = work_of(S, S->nstages);
+    if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
         return;
     size_t at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
-    while (at > 0 && S->best[at - 1].cycle_ns > ns) {
+    while (at > 0 && before(ns, work, &S->best[at - 1])) {
         S->best[at] = S->best[at - 1];
         at--;
     }
@@ -256,6 +271,7 @@ static void keep(search *S) {
         pl->extrapolated |= pl->stages[s].extrapolated;
     }
     pl->cycle_ns = ns;
+    pl->work_ns = work;
     pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
     pl->bottleneck_stage = stage;
     if (device >= 0)
@@ -274,7 +290,8 @@ static void descend(search *S, int s) {
             S->busy[op->dev[k]] += op->busy[k];
         int stage, device;
         double partial = cycle_of(S, s + 1, &stage, &device);
-        if (S->nbest < (size_t)S->top || llround(partial) < S->best[S->nbest - 1].cycle_ns)
+        if (S->nbest < (size_t)S->top ||
+            before(llround(partial), work_of(S, s + 1), &S->best[S->nbest - 1]))
             descend(S, s + 1);
         for (int k = 0; k < op->st.ndevices; k++)
             S->busy[op->dev[k]] -= op->busy[k];

@@ -1,6 +1,7 @@
 /* The tables of a complete sweep: lookup_table.json (one entry per
  * combination), bandwidth_table.json (one least-squares fit per device and
  * stage) and report.txt. docs/sweep.md gives their exact schemas. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,8 @@ static void report_fit(FILE *f, const char *what, int have, const pp_fit *fit) {
         fprintf(f, "    %-9s needs two or more sizes that ran\n", what);
         return;
     }
-    fprintf(f, "    %-9s %.6g ns/byte + %.0f ns, R^2 %.4f, ", what, fit->a, fit->b, fit->r2);
+    fprintf(f, "    %-9s %.6g ns/byte + %lld ns, R^2 %.4f, ", what, fit->a,
+            (long long)llround(fit->b), fit->r2);
     if (fit->a > 0)
         fprintf(f, "bandwidth %.1f MB/s\n", 1e3 / fit->a);
     else

@@ -102,6 +102,32 @@ static void test_best_plan_balances_devices(void) {
     pp_lookup_free(l);
 }
 
+/* s1 takes 500 us on either device, s2 100 on the NPU and 200 on the GPU.
+ * s1 on the NPU with s2 on the GPU and the reverse both cycle in 500 us;
+ * the reverse does 600 us of work in all against 700, so it ranks first. */
+static void test_equal_cycles_rank_by_total_work(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 500000, 1}, {"sim:GPU", "s1", 100, 200, 500000, 1},
+        {"sim:NPU", "s2", 100, 200, 100000, 1}, {"sim:GPU", "s2", 100, 200, 200000, 1},
+    };
+    pp_lookup *l = table(e, 4);
+    pp_pipeline *p = pipeline(100, 200, 2);
+    pp_plan_options o = options(2, 9);
+    pp_plan plans[2];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 2);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 500000);
+    EXPECT_EQ_I64(plans[0].work_ns, 600000);
+    EXPECT_STR(plans[0].stages[0].devices[0], "sim:GPU");
+    EXPECT_STR(plans[0].stages[1].devices[0], "sim:NPU");
+    EXPECT_EQ_I64(plans[1].cycle_ns, 500000);
+    EXPECT_EQ_I64(plans[1].work_ns, 700000);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
 /* Wall = 1 ns/byte on the NPU and 3 ns/byte on the GPU (128 bytes a node),
  * measured at 100 and 1000 nodes. For 400 nodes the NPU alone needs 51.2 us;
  * giving it 3/4 of the rows and the GPU 1/4 takes max(300*128, 3*100*128) =
@@ -169,6 +195,7 @@ static void test_unrunnable_and_unknown_stages(void) {
 
 int main(void) {
     RUN(test_best_plan_balances_devices);
+    RUN(test_equal_cycles_rank_by_total_work);
     RUN(test_data_parallel_split_from_fits);
     RUN(test_unrunnable_and_unknown_stages);
     return pp_test_finish();
