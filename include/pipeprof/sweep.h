@@ -166,9 +166,16 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
 /* A copy of pipeline `p` with its stages mapped as `plan` says. */
 int pp_plan_apply(const pp_pipeline *p, const pp_plan *plan, pp_pipeline **out, pp_error *err);
 
-/* Runs pipeline `p` (recorded, at level 1) and measures its mean cycle
- * latency over the measured batches, as `pipeprof analyze` computes it. */
-int pp_plan_measure(pp_pipeline *p, int64_t *mean_cycle_ns, pp_error *err);
+/* What a run of a pipeline measured, as `pipeprof analyze` computes it
+ * over its measured batches (warm-up excluded). */
+typedef struct pp_plan_measured {
+    uint64_t batches;
+    int64_t cycle_ns;                          /* mean cycle latency */
+    int64_t stage_ns[PP_PIPELINE_MAX_STAGES];  /* mean stage time of stage i; -1 if none */
+} pp_plan_measured;
+
+/* Runs pipeline `p`, recorded at level 1, and analyzes the recording. */
+int pp_plan_measure(pp_pipeline *p, pp_plan_measured *out, pp_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,18 +14,26 @@ typedef struct plan_args {
     int verify;
 } plan_args;
 
-static void print_devices(const pp_lookup *l, const pp_plan_stage *st) {
-    char text[200] = "";
-    for (int d = 0; d < st->ndevices; d++) {
-        size_t len = strlen(text);
-        if (st->ndevices > 1)
-            snprintf(text + len, sizeof text - len, "%s%s%s %.2f", d ? " + " : "", st->devices[d],
-                     pp_lookup_simulated(l, st->devices[d]) ? " (simulated)" : "", st->split[d]);
-        else
-            snprintf(text + len, sizeof text - len, "%s%s", st->devices[d],
-                     pp_lookup_simulated(l, st->devices[d]) ? " (simulated)" : "");
+static const char *sim(const pp_lookup *l, const char *device) {
+    return pp_lookup_simulated(l, device) ? " (simulated)" : "";
+}
+
+/* One stage of a plan: name, estimated time, devices, and for a
+ * data-parallel stage a second line with the estimate's parts. */
+static void print_stage(const pp_lookup *l, const pp_plan_stage *st) {
+    const char *flag = st->extrapolated   ? " [extrapolated]"
+                       : st->interpolated ? " [interpolated]"
+                                          : "";
+    printf("    %-14s %9.3f ms  ", st->stage, (double)st->time_ns / 1e6);
+    if (st->ndevices == 1) {
+        printf("%s%s%s\n", st->devices[0], sim(l, st->devices[0]), flag);
+        return;
     }
-    printf("  %-44s", text);
+    printf("%s%s %.2f + %s%s %.2f%s\n", st->devices[0], sim(l, st->devices[0]), st->split[0],
+           st->devices[1], sim(l, st->devices[1]), st->split[1], flag);
+    printf("    %-14s %12s  = partition %.3f + max(%.3f, %.3f) + merge %.3f ms\n", "", "",
+           (double)st->partition_ns / 1e6, (double)st->device_ns[0] / 1e6,
+           (double)st->device_ns[1] / 1e6, (double)st->merge_ns / 1e6);
 }
 
 static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
@@ -35,41 +43,38 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
         printf("stage %s", pl->stages[pl->bottleneck_stage].stage);
     else
         printf("device %s%s (its stages' summed time)", pl->bottleneck_device,
-               pp_lookup_simulated(l, pl->bottleneck_device) ? " (simulated)" : "");
+               sim(l, pl->bottleneck_device));
     printf("%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "");
-    for (int s = 0; s < pl->nstages; s++) {
-        const pp_plan_stage *st = &pl->stages[s];
-        printf("    %-14s", st->stage);
-        print_devices(l, st);
-        printf(" %9.3f ms", (double)st->time_ns / 1e6);
-        if (st->ndevices > 1)
-            printf(" (partition %.3f + max(%.3f, %.3f) + merge %.3f)",
-                   (double)st->partition_ns / 1e6, (double)st->device_ns[0] / 1e6,
-                   (double)st->device_ns[1] / 1e6, (double)st->merge_ns / 1e6);
-        printf("%s\n", st->extrapolated   ? " [extrapolated]"
-                       : st->interpolated ? " [interpolated]"
-                                          : "");
-    }
+    for (int s = 0; s < pl->nstages; s++)
+        print_stage(l, &pl->stages[s]);
+}
+
+static double error_of(int64_t predicted, int64_t measured) {
+    return measured > 0 ? 100.0 * ((double)predicted - (double)measured) / (double)measured : 0.0;
 }
 
 static int verify(const pp_pipeline *p, const pp_plan *best) {
     pp_pipeline *q = NULL;
     pp_error err = {{0}};
-    int64_t measured = 0;
+    pp_plan_measured m;
     int rc = pp_plan_apply(p, best, &q, &err);
     if (rc == PP_OK)
-        rc = pp_plan_measure(q, &measured, &err);
+        rc = pp_plan_measure(q, &m, &err);
     pp_pipeline_free(q);
     if (rc != PP_OK) {
         cli_error("plan: --verify: %s", err.msg);
         return cli_exit_code(rc);
     }
-    double error = measured > 0 ? ((double)best->cycle_ns - (double)measured) / (double)measured
-                                : 0.0;
-    printf("\nverify #1: predicted mean cycle %.3f ms, measured %.3f ms over %d batches, "
-           "error %+.1f%%\n",
-           (double)best->cycle_ns / 1e6, (double)measured / 1e6,
-           pp_pipeline_config_get(p)->batches, 100.0 * error);
+    printf("\nverify #1 (%llu measured batches):\n    %-14s %12s %12s %8s\n",
+           (unsigned long long)m.batches, "", "predicted", "measured", "error");
+    for (int s = 0; s < best->nstages; s++) {
+        const pp_plan_stage *st = &best->stages[s];
+        if (m.stage_ns[s] >= 0)
+            printf("    %-14s %9.3f ms %9.3f ms %+7.1f%%\n", st->stage, (double)st->time_ns / 1e6,
+                   (double)m.stage_ns[s] / 1e6, error_of(st->time_ns, m.stage_ns[s]));
+    }
+    printf("    %-14s %9.3f ms %9.3f ms %+7.1f%%\n", "mean cycle", (double)best->cycle_ns / 1e6,
+           (double)m.cycle_ns / 1e6, error_of(best->cycle_ns, m.cycle_ns));
     return CLI_OK;
 }
 

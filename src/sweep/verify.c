@@ -2,6 +2,7 @@
  * its mean cycle latency measured the way `pipeprof analyze` computes it
  * (DESIGN §4), so predicted and measured figures mean the same thing. */
 #include <stdio.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "pipeline/pipeline_impl.h"
@@ -33,24 +34,34 @@ int pp_plan_apply(const pp_pipeline *p, const pp_plan *plan, pp_pipeline **out, 
     return PP_OK;
 }
 
-static int analyze(pp_session *s, int warmup, int64_t *mean, pp_error *err) {
+static int analyze(const pp_pipeline *p, pp_session *s, pp_plan_measured *out, pp_error *err) {
     pp_model *m = NULL;
     int rc = pp_model_from_session(s, &m);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "plan: cannot read back the recording: %s", pp_strerror(rc));
     pp_analyze_options opt;
     pp_analyze_options_init(&opt);
-    opt.exclude_region = warmup > 0 ? "warm up" : NULL;
+    opt.exclude_region = p->cfg.warmup > 0 ? "warm up" : NULL;
     pp_report *r = NULL;
     rc = pp_report_build(m, &opt, &r, err);
-    if (rc == PP_OK)
-        *mean = pp_report_cycles(r)->cycle.mean;
+    if (rc == PP_OK) {
+        out->batches = pp_report_cycles(r)->batches;
+        out->cycle_ns = pp_report_cycles(r)->cycle.mean;
+        size_t n = 0;
+        const pp_stage_stats *st = pp_report_stages(r, &n);
+        for (int i = 0; i < p->nstages; i++) {
+            out->stage_ns[i] = -1;
+            for (size_t k = 0; k < n; k++)
+                if (strcmp(st[k].name, p->stages[i].spec.name) == 0)
+                    out->stage_ns[i] = st[k].time.mean;
+        }
+    }
     pp_report_free(r);
     pp_model_free(m);
     return rc;
 }
 
-int pp_plan_measure(pp_pipeline *p, int64_t *mean_cycle_ns, pp_error *err) {
+int pp_plan_measure(pp_pipeline *p, pp_plan_measured *out, pp_error *err) {
     pp_session_config scfg;
     pp_session_config_init(&scfg);
     scfg.level = 1;
@@ -68,7 +79,7 @@ int pp_plan_measure(pp_pipeline *p, int64_t *mean_cycle_ns, pp_error *err) {
     if (rc == PP_OK)
         rc = pp_session_stop(s, err);
     if (rc == PP_OK)
-        rc = analyze(s, p->cfg.warmup, mean_cycle_ns, err);
+        rc = analyze(p, s, out, err);
     pp_session_close(s);
     return rc;
 }

@@ -132,10 +132,11 @@ EOF
 run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan"
 expect "the planning sweep completes" 0 "8 of 8 combinations"
 run "$PP_CLI" plan "$tmp/plan/lookup_table.json" "$tmp/pipeline.json" --top 2 --verify
-expect "plan ranks and verifies" 0 "#1  cycle" "#2  cycle" "verify #1: predicted mean cycle" "error"
+expect "plan ranks and verifies" 0 "#1  cycle" "#2  cycle" "verify #1 (10 measured batches)" \
+    "predicted     measured    error" "mean cycle"
 best=$(printf '%s\n' "$out" | sed -n '/^#1 /,/^#2 /p')
-check "the best plan runs big on FAST" grep -Eq "^ +big +sim:FAST \(simulated\) +[0-9.]+ ms$" <<<"$best"
-check "the best plan runs small on FAST" grep -Eq "^ +small +sim:FAST \(simulated\) +[0-9.]+ ms$" <<<"$best"
+check "the best plan runs big on FAST" grep -Eq "^ +big +[0-9.]+ ms  sim:FAST \(simulated\)$" <<<"$best"
+check "the best plan runs small on FAST" grep -Eq "^ +small +[0-9.]+ ms  sim:FAST \(simulated\)$" <<<"$best"
 sed 's/"out_dim": 8}/"out_dim": 16}/' "$tmp/pipeline.json" >"$tmp/pipeline16.json"
 run "$PP_CLI" plan "$tmp/plan/lookup_table.json" "$tmp/pipeline16.json"
 expect "plan refuses a stage the table measured with other dims" 2 \
