@@ -263,6 +263,53 @@ static void test_directory_guards_its_sweep(void) {
     pp_sweep_config_free(c);
 }
 
+static void append(const char *dir, const char *name, const char *text) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "ab");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Only a kill's cut-off last line is dropped: a damaged line before other
+ * records, or a record given twice, is refused naming the line, and a
+ * raw.jsonl without its fingerprint.json is not taken for any sweep. */
+static void test_damaged_records_are_refused(void) {
+    pp_sweep_config *c = load(3);
+    const char *dir = fresh_dir("sweep_damaged");
+    pp_sweep_result res;
+    pp_error err = {{0}};
+    pp_sweep_options o = {.limit = 2};
+    EXPECT_EQ_I64(run(c, dir, &o, &res, &err), PP_OK);
+    char path[600], *text;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/raw.jsonl", dir);
+    text = pp_test_read_file(path, &len);
+    char *second = text ? strchr(text, '\n') + 1 : NULL;
+
+    /* the first record again, after the second */
+    char *first = text ? strndup(text, (size_t)(second - text)) : NULL;
+    append(dir, "raw.jsonl", first ? first : "");
+    o.resume = 1;
+    EXPECT_EQ_I64(run(c, dir, &o, &res, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "raw.jsonl:3: a second record of the same combination");
+
+    /* a line that is not a record, with a record after it */
+    pp_test_write_file(path, text, (size_t)(second - text));
+    append(dir, "raw.jsonl", "{\"index\": 1, \"key\": \"64,128,sim:A,sg\", \"status\": \"ok\"}\n");
+    append(dir, "raw.jsonl", second);
+    EXPECT_EQ_I64(run(c, dir, &o, &res, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "raw.jsonl:2: not a record of this sweep's config");
+
+    snprintf(path, sizeof path, "%s/fingerprint.json", dir);
+    remove(path);
+    EXPECT_EQ_I64(run(c, dir, &o, &res, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "has raw.jsonl but no fingerprint.json");
+    free(first);
+    free(text);
+    pp_sweep_config_free(c);
+}
+
 /* Every mistake a config can hold is reported against its key. */
 static void test_bad_configs_name_the_key(void) {
     static const struct {
@@ -355,6 +402,7 @@ int main(void) {
     RUN(test_interrupted_sweep_resumes_to_same_tables);
     RUN(test_shards_merge_to_the_whole_sweep);
     RUN(test_directory_guards_its_sweep);
+    RUN(test_damaged_records_are_refused);
     RUN(test_bad_configs_name_the_key);
     RUN(test_fingerprint_follows_meaning);
     return pp_test_finish();
