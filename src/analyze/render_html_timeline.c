@@ -123,7 +123,8 @@ static void scan(tl *t) {
 }
 
 /* The run of fine bins with at most HTML_SPAN_CAP starts and the most exec
- * time (the earliest of equals); all of W when everything fits. */
+ * time (the earliest of equals), widened over the empty bins around it; all
+ * of W when everything fits. */
 static void choose_detail(tl *t) {
     t->first = 0;
     t->last = FINE;
@@ -145,6 +146,8 @@ static void choose_detail(tl *t) {
             t->last = b + 1;
         }
     }
+    while (t->last < FINE && t->starts[t->last] == 0) /* up to the next start */
+        t->last++;
 }
 
 static uint32_t page_str(tl *t, uint32_t id) {

@@ -123,14 +123,16 @@ PROBE = """JSON.stringify({
   data: JSON.parse(document.getElementById("pp-data").textContent)
 })"""
 
-# A point inside the first span of the first row that has one, in page
-# coordinates (the page's top-level bindings are visible to evaluate).
+# The middle of the first span at least 4 px wide, in whole page pixels (as
+# the mouse events carry them); the page's top-level bindings are visible to
+# evaluate.
 SPAN_POINT = """(() => {
-  const L = layout.find((l) => l.row !== undefined && byRow[l.row].some((s) => s.depth === 0 && toX(s[1]) > LABEL_W));
-  const s = byRow[L.row].find((s) => s.depth === 0 && toX(s[1]) > LABEL_W);
+  const wide = (s) => s.depth === 0 && toX(s[1]) > LABEL_W + 2 && toX(s[1] + s[2]) - toX(s[1]) >= 4;
+  const L = layout.find((l) => l.row !== undefined && byRow[l.row].some(wide));
+  const s = byRow[L.row].find(wide);
   const r = canvas.getBoundingClientRect();
-  const x = Math.min(toX(s[1]) + 1, (toX(s[1]) + toX(s[1] + s[2])) / 2);
-  return JSON.stringify([r.left + x, r.top + L.y + 2 + LANE / 2, TL.strings[s[3]]]);
+  return JSON.stringify([Math.round(r.left + (toX(s[1]) + toX(s[1] + s[2])) / 2),
+                         Math.round(r.top + L.y + 2 + LANE / 2), TL.strings[s[3]]]);
 })()"""
 
 
@@ -166,6 +168,9 @@ def main():
         check("a banner names the simulated devices",
               bool(sim) and all(n in dom["banner"] for n in sim) and "imulated" in dom["banner"],
               repr(dom["banner"]))
+        lost = any(data["data_loss"].values())
+        check("the banner states data loss exactly when there is some",
+              lost == ("Data loss" in dom["banner"]), repr(dom["banner"]))
         check("the timeline is drawn with a row per track",
               dom["canvas_h"] > 20 * len(data["timeline"]["rows"]), "height %s for %d rows"
               % (dom["canvas_h"], len(data["timeline"]["rows"])))
