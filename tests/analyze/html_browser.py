@@ -123,13 +123,15 @@ PROBE = """JSON.stringify({
   data: JSON.parse(document.getElementById("pp-data").textContent)
 })"""
 
-# The middle of the first span at least 4 px wide, in whole page pixels (as
-# the mouse events carry them); the page's top-level bindings are visible to
-# evaluate.
+# Zooms the timeline onto the first span in view (a third of the plot
+# wide) and returns its middle in whole page pixels, as mouse events carry
+# them; the page's top-level bindings are visible to evaluate.
 SPAN_POINT = """(() => {
-  const wide = (s) => s.depth === 0 && toX(s[1]) > LABEL_W + 2 && toX(s[1] + s[2]) - toX(s[1]) >= 4;
-  const L = layout.find((l) => l.row !== undefined && byRow[l.row].some(wide));
-  const s = byRow[L.row].find(wide);
+  const ok = (s) => s.depth === 0 && s[2] > 0 && s[1] >= view[0];
+  const L = layout.find((l) => l.row !== undefined && byRow[l.row].some(ok));
+  const s = byRow[L.row].find(ok);
+  view = [s[1] - s[2], s[1] + 2 * s[2]];
+  draw();
   const r = canvas.getBoundingClientRect();
   return JSON.stringify([Math.round(r.left + (toX(s[1]) + toX(s[1] + s[2])) / 2),
                          Math.round(r.top + L.y + 2 + LANE / 2), TL.strings[s[3]]]);
@@ -140,7 +142,7 @@ def evaluate(b, session, expr):
     res = b.call("Runtime.evaluate", session, expression=expr, returnByValue=True)
     if "exceptionDetails" in res:
         raise RuntimeError("evaluate: %s" % res["exceptionDetails"])
-    return res["result"]["value"]
+    return res["result"].get("value")
 
 
 def main():
@@ -213,6 +215,12 @@ def main():
         after = evaluate(b, session, "JSON.stringify(view)")
         v0, v1 = json.loads(before), json.loads(after)
         check("the wheel zooms in", v1[1] - v1[0] < v0[1] - v0[0], "%s -> %s" % (before, after))
+
+        evaluate(b, session, "document.getElementById('tl-reset').click()")
+        back = json.loads(evaluate(b, session, "JSON.stringify(view)"))
+        want = tl["detail"] if tl["detail"][1] > tl["detail"][0] else [0, tl["duration_ns"]]
+        check("'busiest window' returns to the stretch drawn in full", back == want,
+              "%s, expected %s" % (back, want))
 
         requests = [e["params"]["request"]["url"] for e in b.events
                     if e.get("method") == "Network.requestWillBeSent"]
