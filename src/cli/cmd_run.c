@@ -1,6 +1,6 @@
 /* pipeprof run: run a pipeline described in a JSON file on its devices,
- * record it, write DIR/trace.json and DIR/trace.pptrace and print the
- * analysis. `demo` does the same with the built-in pipeline, through
+ * record it, write DIR/trace.json, DIR/trace.pptrace and DIR/report.html and
+ * print the analysis. `demo` does the same with the built-in pipeline, through
  * cli_run_pipeline below. */
 #include <errno.h>
 #include <stdio.h>
@@ -121,9 +121,10 @@ static void run_help(FILE *out) {
     fprintf(out,
             "usage: pipeprof run PIPELINE.json [--out DIR] [--batches N] [--level L] [--serial]\n\n"
             "Runs the pipeline the file describes (docs/pipeline.md) on its devices,\n"
-            "records it, writes DIR/trace.json (Perfetto UI, chrome://tracing) and\n"
-            "DIR/trace.pptrace, and prints the analysis of the measured batches\n"
-            "(warm-up excluded). Simulated devices are labeled \"(simulated)\".\n"
+            "records it, writes DIR/trace.json (Perfetto UI, chrome://tracing),\n"
+            "DIR/trace.pptrace and DIR/report.html (docs/report-html.md), and prints\n"
+            "the analysis of the measured batches (warm-up excluded). Simulated\n"
+            "devices are labeled \"(simulated)\".\n"
             "Exit status: 0 ok, 1 a failure of the machine, 2 bad input.\n\n"
             "options:\n"
             "  --out DIR      where the traces go (default: pipeprof-run)\n"
