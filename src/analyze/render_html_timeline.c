@@ -74,8 +74,9 @@ static int row_cmp(const void *a, const void *b) {
 }
 
 /* The report's device of each track: from its track table (tracks with
- * execs in W), else by the device name of a device track. */
-static void map_devices(tl *t, size_t ntracks) {
+ * execs in W), else by the device name of a device track. PP_EINVAL when the
+ * report names a track the model lacks (not the report's model). */
+static int map_devices(tl *t, size_t ntracks, pp_error *err) {
     for (size_t k = 0; k < ntracks; k++) {
         const pp_track_info *ti = pp_model_track(t->m, (uint32_t)k);
         const char *name = pp_model_string(t->m, ti->device);
@@ -84,8 +85,14 @@ static void map_devices(tl *t, size_t ntracks) {
             if (strcmp(t->r->devices[d].name, name) == 0)
                 t->dev[k] = (uint32_t)d;
     }
-    for (size_t i = 0; i < t->r->ntracks; i++)
+    for (size_t i = 0; i < t->r->ntracks; i++) {
+        if (t->r->tracks[i].track >= ntracks)
+            return pp_set_error(err, PP_EINVAL, "HTML report: the model is not the one the "
+                                "report was built from (it lacks track %u)",
+                                (unsigned)t->r->tracks[i].track);
         t->dev[t->r->tracks[i].track] = t->r->tracks[i].device;
+    }
+    return PP_OK;
 }
 
 /* Pass 1: which tracks have something to draw, and the fine bins. */
@@ -318,8 +325,9 @@ int html_write_timeline(const pp_report *r, const pp_model *m, pp_outfile *o, pp
     } else {
         memset(t.row_of, 0xff, ntracks * sizeof *t.row_of);
         memset(t.str_of, 0xff, nstrings * sizeof *t.str_of);
-        map_devices(&t, ntracks);
-        rc = write_all(&t, o, err);
+        rc = map_devices(&t, ntracks, err);
+        if (rc == PP_OK)
+            rc = write_all(&t, o, err);
     }
     free(t.row_of);
     free(t.dev);

@@ -156,10 +156,29 @@ static void test_unwritable_path_fails_cleanly(void) {
     pp_model_free(m);
 }
 
+/* A model other than the report's is refused, not read out of bounds. */
+static void test_another_model_is_refused(void) {
+    pp_model *m = b_model();
+    b_device(m, "CPU", 0, 0);
+    uint32_t gpu = b_device(m, "GPU", 0, 0);
+    b_exec(m, gpu, "S", 0, 0, 100, 0, 0);
+    pp_model *other = b_model();
+    pp_report *r = b_report(m, NULL);
+    pp_error err = {{0}};
+    const char *path = pp_test_path("other.html");
+    EXPECT_EQ_I64(pp_report_write_html(r, other, path, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "not the one the report was built from");
+    EXPECT(access(path, F_OK) != 0);
+    pp_report_free(r);
+    pp_model_free(other);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_page_holds_the_report_figures);
     RUN(test_hostile_names_cannot_break_out);
     RUN(test_large_timeline_keeps_the_busiest_stretch);
     RUN(test_unwritable_path_fails_cleanly);
+    RUN(test_another_model_is_refused);
     return pp_test_finish();
 }
