@@ -17,6 +17,7 @@ expect "demo runs and prints the per-stage analysis" 0 "10 batches streaming" \
     "GraphPrep" "Embedding" "Classifier" "NPU (simulated)" "GPU (simulated)" "Bottleneck"
 check "demo wrote trace.json" test -s d/trace.json
 check "demo wrote trace.pptrace" test -s d/trace.pptrace
+check "demo wrote report.html" grep -q '^<!DOCTYPE html>' d/report.html
 check "trace.json parses and has events" \
     test "$(json_get d/trace.json "len(d['traceEvents']) > 0")" = True
 run "$P" analyze d/trace.pptrace --exclude-region "warm up"
