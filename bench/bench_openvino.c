@@ -8,22 +8,35 @@
  *   BENCH perf_count_<model> value=<requests/s> unit=requests/s
  *         baseline=perf_count_off:<requests/s> ratio=<on / off>
  * (a rate: above 1 is better; 1 - ratio is PERF_COUNT's cost, reading the
- * profiling info after each request included). The profiler's overhead on a
+ * profiling info after each request included). Throughput on a shared
+ * 2-core machine moves by several percent from round to round, so the
+ * process CPU time per request (user + system, getrusage) comes beside it:
+ *   BENCH perf_count_<model>_cpu_per_request value=<us> unit=us
+ *         baseline=perf_count_off:<us> ratio=<on / off>
+ * (a time: below 1 is better). The profiler's overhead on a
  * whole OpenVINO pipeline is bench_overhead's openvino_pipeline_level* lines.
  * Prints a note and nothing else when built without OpenVINO. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "device/workload.h"
 #include "pipeprof/device.h"
 
-#define ROUNDS 9
+#define ROUNDS 15
 #define INFLIGHT 2
 
+static double cpu_us(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 /* Requests per second of w compiled at `level` on d, over `requests`
- * requests with INFLIGHT in flight. */
-static double rate(pp_device *d, const pp_workload *w, int level, int requests) {
+ * requests with INFLIGHT in flight, and the CPU time per request (*cpu). */
+static double rate(pp_device *d, const pp_workload *w, int level, int requests, double *cpu) {
     pp_compiled *c = NULL;
     pp_error err = {{0}};
     if (pp_compiled_create_level(d, w, INFLIGHT, level, &c, &err) != PP_OK) {
@@ -32,6 +45,7 @@ static double rate(pp_device *d, const pp_workload *w, int level, int requests) 
     }
     for (int i = 0; i < INFLIGHT; i++)
         pp_wl_fill_input(w, (uint64_t)i, pp_request_input(pp_compiled_request(c, i)));
+    double cpu0 = cpu_us();
     int64_t t0 = pp_now();
     int failed = 0;
     for (int k = 0; k < requests; k++) {
@@ -43,6 +57,7 @@ static double rate(pp_device *d, const pp_workload *w, int level, int requests) 
     for (int i = 0; i < INFLIGHT; i++)
         failed |= pp_request_wait(pp_compiled_request(c, i)) != PP_OK;
     int64_t t1 = pp_now();
+    *cpu = (cpu_us() - cpu0) / requests;
     pp_compiled_free(c);
     if (failed) {
         fprintf(stderr, "bench_openvino: a request failed\n");
@@ -56,17 +71,22 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static double median(double *v) {
+    qsort(v, ROUNDS, sizeof v[0], by_value);
+    return v[ROUNDS / 2];
+}
+
 static void bench_model(pp_device *d, const char *name, const pp_workload *w, int requests) {
-    double on[ROUNDS], off[ROUNDS];
+    double on[ROUNDS], off[ROUNDS], cpu_on[ROUNDS], cpu_off[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
-        off[r] = rate(d, w, 0, requests);
-        on[r] = rate(d, w, 1, requests);
+        off[r] = rate(d, w, 0, requests, &cpu_off[r]);
+        on[r] = rate(d, w, 1, requests, &cpu_on[r]);
     }
-    qsort(on, ROUNDS, sizeof on[0], by_value);
-    qsort(off, ROUNDS, sizeof off[0], by_value);
-    double a = on[ROUNDS / 2], b = off[ROUNDS / 2];
+    double a = median(on), b = median(off), ca = median(cpu_on), cb = median(cpu_off);
     printf("BENCH perf_count_%s value=%.1f unit=requests/s baseline=perf_count_off:%.1f "
            "ratio=%.3f\n", name, a, b, a / b);
+    printf("BENCH perf_count_%s_cpu_per_request value=%.1f unit=us baseline=perf_count_off:%.1f "
+           "ratio=%.3f\n", name, ca, cb, ca / cb);
 }
 
 int main(void) {
