@@ -1,6 +1,8 @@
 /* ov_internal.h — the openvino backend's parts (built when CMake finds
  * OpenVINO's C API; docs/backends.md):
- *   ov_backend.c  devices, compiled models, requests (the pp_backend table)
+ *   ov_backend.c  requests, and the pp_backend table
+ *   ov_device.c   the shared ov_core, device names, listing
+ *   ov_model.c    reading, checking and compiling a model
  *   ov_ir.c       the dummy models as IR XML + weights, read from memory
  *   ov_profile.c  a request's profiling info -> hw_ns, xfer_ns, ops */
 #ifndef PP_DEVICE_OV_INTERNAL_H
@@ -50,6 +52,32 @@ typedef struct pp_ov_names {
 int pp_ov_profile_fill(pp_request *r, const ov_profiling_info_list_t *list, int64_t start_ns,
                        int64_t end_ns, pp_ov_names *names, pp_op_profile **ops, size_t *cap);
 void pp_ov_names_free(pp_ov_names *names);
+
+/* ---- ov_device.c ---- */
+
+/* OpenVINO's last error message (its last line: the first ones name C++
+ * sources), or the status's description; valid until the thread's next
+ * call. */
+const char *pp_ov_last_error(ov_status_e st);
+/* The pp_backend functions of devices; d->impl is the process's ov_core. */
+int pp_ov_check(const char *name, const pp_device_options *opt, pp_error *err);
+int pp_ov_open(pp_device *d, const pp_device_options *opt, pp_error *err);
+int pp_ov_same(const pp_device *d, const pp_device_options *opt, pp_error *err);
+void pp_ov_close(pp_device *d);
+int pp_ov_list(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err);
+
+/* ---- ov_model.c ---- */
+
+typedef struct pp_ov_model {
+    pp_ov_ir ir;          /* the dummy model's XML and weights (they must outlive the model) */
+    ov_tensor_t *weights; /* wraps ir.bin */
+    ov_compiled_model_t *compiled;
+} pp_ov_model;
+
+/* Reads c's model (its workload's model_path, or the dummy), checks its
+ * shapes and compiles it for c's device at c->level into m; on failure m
+ * holds what was made, for the caller to free. */
+int pp_ov_model_compile(pp_compiled *c, pp_ov_model *m, pp_error *err);
 
 /* ---- ov_backend.c ---- */
 
