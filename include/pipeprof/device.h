@@ -183,7 +183,8 @@ typedef struct pp_op_profile {
     pp_op_status status;
     int transfer;       /* 1 when the op moves data: it counts toward xfer_ns */
     int64_t start_ns;   /* session clock (pp_now); ran over [start_ns, start_ns + real_ns) */
-    uint64_t real_ns;   /* wall time of the op (simulated devices: modeled) */
+    uint64_t real_ns;   /* wall time of the op (simulated devices: modeled; openvino: its
+                         * reported time, clipped to the request's end) */
     uint64_t cpu_ns;    /* CPU time of the op; 0 where the device does not report it */
     uint64_t hw_ns;     /* the op's part of the request's hw_ns */
 } pp_op_profile;
