@@ -16,9 +16,16 @@
  * batch (user + system, getrusage), which scheduling does not change:
  *   BENCH pipeline_cpu_per_batch_level1 value=<us> unit=us
  *         baseline=no_recording:<us> ratio=<on / off>
- * (a time: below 1 is better; ratio - 1 is the overhead in CPU). */
+ * (a time: below 1 is better; ratio - 1 is the overhead in CPU).
+ *
+ * When built with OpenVINO, the same pipeline on openvino:CPU follows
+ * (openvino_pipeline_level*, openvino_pipeline_cpu_per_batch_level*): there
+ * level >= 1 also compiles with PERF_COUNT and reads every request's
+ * profiling info, so its ratios are the whole cost of profiling an OpenVINO
+ * pipeline. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "pipeprof/pipeline.h"
@@ -27,7 +34,7 @@
 #define BATCHES 300
 #define CONFIGS 4 /* off, level 0, 1, 2 */
 
-static pp_pipeline *cpu_pipeline(void) {
+static pp_pipeline *pipeline_on(const char *device) {
     pp_pipeline_config cfg;
     pp_pipeline_config_init(&cfg);
     cfg.name = "bench";
@@ -36,11 +43,11 @@ static pp_pipeline *cpu_pipeline(void) {
     pp_pipeline *p = NULL;
     pp_error err = {{0}};
     const pp_stage_spec stages[] = {
-        {.name = "GraphPrep", .ndevices = 1, .devices = {"cpu"}, .kind = PP_WORKLOAD_SAGE,
+        {.name = "GraphPrep", .ndevices = 1, .devices = {device}, .kind = PP_WORKLOAD_SAGE,
          .out_dim = 64},
-        {.name = "Embedding", .ndevices = 1, .devices = {"cpu"}, .requests = 2,
+        {.name = "Embedding", .ndevices = 1, .devices = {device}, .requests = 2,
          .kind = PP_WORKLOAD_MATMUL, .out_dim = 64, .layers = 2},
-        {.name = "Classifier", .ndevices = 1, .devices = {"cpu"}, .kind = PP_WORKLOAD_MATMUL,
+        {.name = "Classifier", .ndevices = 1, .devices = {device}, .kind = PP_WORKLOAD_MATMUL,
          .out_dim = 16},
     };
     int rc = pp_pipeline_create(&cfg, &p, &err);
@@ -95,8 +102,10 @@ static double median(double *v) {
     return v[ROUNDS / 2];
 }
 
-int main(void) {
-    pp_pipeline *p = cpu_pipeline();
+/* The BENCH lines of the pipeline on `device`, named <prefix>level<N> and
+ * <prefix>cpu_per_batch_level<N>. */
+static void bench_pipeline(const char *device, const char *prefix) {
+    pp_pipeline *p = pipeline_on(device);
     double rate[CONFIGS][ROUNDS], cpu[CONFIGS][ROUNDS];
     for (int r = 0; r < ROUNDS; r++)
         for (int c = 0; c < CONFIGS; c++)
@@ -107,13 +116,19 @@ int main(void) {
         cpu_median[c] = median(cpu[c]);
     }
     for (int c = 1; c < CONFIGS; c++)
-        printf("BENCH pipeline_level%d value=%.1f unit=batches/s baseline=no_recording:%.1f "
+        printf("BENCH %slevel%d value=%.1f unit=batches/s baseline=no_recording:%.1f "
                "ratio=%.3f\n",
-               c - 1, rate_median[c], rate_median[0], rate_median[c] / rate_median[0]);
+               prefix, c - 1, rate_median[c], rate_median[0], rate_median[c] / rate_median[0]);
     for (int c = 1; c < CONFIGS; c++)
-        printf("BENCH pipeline_cpu_per_batch_level%d value=%.1f unit=us "
+        printf("BENCH %scpu_per_batch_level%d value=%.1f unit=us "
                "baseline=no_recording:%.1f ratio=%.3f\n",
-               c - 1, cpu_median[c], cpu_median[0], cpu_median[c] / cpu_median[0]);
+               prefix, c - 1, cpu_median[c], cpu_median[0], cpu_median[c] / cpu_median[0]);
     pp_pipeline_free(p);
+}
+
+int main(void) {
+    bench_pipeline("cpu", "pipeline_");
+    if (strstr(pp_features(), "openvino"))
+        bench_pipeline("openvino:CPU", "openvino_pipeline_");
     return 0;
 }

@@ -50,6 +50,7 @@ extern const pp_command pp_cmd_analyze;
 extern const pp_command pp_cmd_demo;
 extern const pp_command pp_cmd_run;
 extern const pp_command pp_cmd_export;
+extern const pp_command pp_cmd_devices;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

@@ -16,6 +16,7 @@ static const pp_command *const commands[] = {
     &pp_cmd_demo,
     &pp_cmd_run,
     &pp_cmd_export,
+    &pp_cmd_devices,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
