@@ -1,6 +1,6 @@
 /* pipeprof run: run a pipeline described in a JSON file on its devices,
- * record it, write DIR/trace.json and DIR/trace.pptrace and print the
- * analysis. `demo` does the same with the built-in pipeline, through
+ * record it, write DIR/trace.json, DIR/trace.pptrace and DIR/trace.pftrace
+ * and print the analysis. `demo` does the same with the built-in pipeline, through
  * cli_run_pipeline below. */
 #include <errno.h>
 #include <stdio.h>
@@ -42,9 +42,10 @@ int cli_run_pipeline(const char *cmd, pp_pipeline *p, const cli_run_args *a) {
         cli_error("%s: cannot create %s: %s", cmd, a->out, strerror(errno));
         return CLI_FAIL;
     }
-    char json[4096], pptrace[4096];
+    char json[4096], pptrace[4096], pftrace[4096];
     snprintf(json, sizeof json, "%s/trace.json", a->out);
     snprintf(pptrace, sizeof pptrace, "%s/trace.pptrace", a->out);
+    snprintf(pftrace, sizeof pftrace, "%s/trace.pftrace", a->out);
     pp_session_config scfg;
     pp_session_config_init(&scfg);
     scfg.output = json;
@@ -71,15 +72,17 @@ int cli_run_pipeline(const char *cmd, pp_pipeline *p, const cli_run_args *a) {
     rc = pp_session_stop(s, &err);
     if (rc == PP_OK)
         rc = pp_session_write(s, pptrace, &err);
+    if (rc == PP_OK)
+        rc = pp_session_write(s, pftrace, &err);
     if (rc != PP_OK) {
         cli_error("%s: %s", cmd, err.msg);
         pp_session_close(s);
         return CLI_FAIL;
     }
-    printf("%s: %lld batches %s in %.3f s (%.1f batches/s); wrote %s and %s\n\n",
+    printf("%s: %lld batches %s in %.3f s (%.1f batches/s); wrote %s, %s and %s\n\n",
            pp_pipeline_config_get(p)->name, (long long)res.batches,
            a->serial ? "one at a time" : "streaming", (double)res.wall_ns / 1e9,
-           res.batches_per_s, json, pptrace);
+           res.batches_per_s, json, pptrace, pftrace);
     int warmup = pp_pipeline_config_get(p)->warmup;
     int code = print_report(s, warmup, json);
     pp_session_close(s);
@@ -117,9 +120,9 @@ static void run_help(FILE *out) {
     fprintf(out,
             "usage: pipeprof run PIPELINE.json [--out DIR] [--batches N] [--level L] [--serial]\n\n"
             "Runs the pipeline the file describes (docs/pipeline.md) on its devices,\n"
-            "records it, writes DIR/trace.json (Perfetto UI, chrome://tracing) and\n"
-            "DIR/trace.pptrace, and prints the analysis of the measured batches\n"
-            "(warm-up excluded). Simulated devices are labeled \"(simulated)\".\n"
+            "records it, writes DIR/trace.json (Perfetto UI, chrome://tracing),\n"
+            "DIR/trace.pptrace and DIR/trace.pftrace (Perfetto protobuf), and prints\n"
+            "the analysis of the measured batches (warm-up excluded). Simulated devices are labeled \"(simulated)\".\n"
             "Exit status: 0 ok, 1 a failure of the machine, 2 bad input.\n\n"
             "options:\n"
             "  --out DIR      where the traces go (default: pipeprof-run)\n"

@@ -56,8 +56,9 @@ int pp_trace_write(const pp_model *m, const char *path, pp_error *err) {
     switch (pp_format_from_path(path)) {
     case PP_FORMAT_PPTRACE: return pp_pptrace_write(m, path, err);
     case PP_FORMAT_CHROME_JSON: return pp_chrome_write(m, path, err);
+    case PP_FORMAT_PERFETTO: return pp_perfetto_write(m, path, err);
     default:
         return pp_set_error(err, PP_EUNSUPPORTED,
-                            "%s: cannot write this format (use .pptrace or .json)", path);
+                            "%s: cannot write this format (use .pptrace, .json or .pftrace)", path);
     }
 }

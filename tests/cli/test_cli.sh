@@ -53,7 +53,7 @@ expect "record without -o" 2 "record: no output file: give -o FILE"
 run "$P" record -o
 expect "record -o without a value" 2 "record: option -o needs a value"
 run "$P" record -o x.txt -- true
-expect "record to an unsupported extension" 2 "record: -o x.txt: a recording is written as .pptrace or .json"
+expect "record to an unsupported extension" 2 "record: -o x.txt: a recording is written as .pptrace, .json or .pftrace"
 run "$P" record -o x.json --level 3 -- true
 expect "record --level out of range" 2 'record: --level "3": expected a whole number from 0 to 2'
 run "$P" record -o x.json --level=one -- true
@@ -197,7 +197,7 @@ expect "convert with one path" 2 "convert: expected IN OUT"
 run "$P" convert a.json b.json c.json
 expect "convert with three paths" 2 'convert: unexpected argument "c.json"'
 run "$P" convert a.json out.xyz
-expect "convert to an unknown extension" 2 "convert: out.xyz: unknown output format (use .pptrace or .json)"
+expect "convert to an unknown extension" 2 "convert: out.xyz: unknown output format (use .pptrace, .json or .pftrace)"
 check "no output for an unknown extension" test ! -e out.xyz
 run "$P" convert missing.json out.json
 expect "convert of a file that does not exist" 2 "missing.json"
