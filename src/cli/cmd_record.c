@@ -278,10 +278,18 @@ static int exit_code_of(int status) {
 }
 
 /* One line on stderr saying what the trace holds, read back from the file
- * the way any later command will read it. Returns 0 or a CLI_* code. */
+ * the way any later command will read it (a .pftrace, which pipeprof does
+ * not read, by its size). Returns 0 or a CLI_* code. */
 static int record_summary(const char *cmd, const char *path) {
     pp_model *m = NULL;
     pp_error err = {{0}};
+    struct stat st;
+    if (pp_format_from_path(path) == PP_FORMAT_PERFETTO && stat(path, &st) == 0) {
+        fprintf(stderr, "pipeprof: %s: wrote %s: %lld bytes (open it in ui.perfetto.dev; its "
+                "\"pipeprof\" track names the records dropped, if any)\n", cmd, path,
+                (long long)st.st_size);
+        return 0;
+    }
     int rc = pp_trace_read(path, &m, &err);
     if (rc != PP_OK && rc != PP_ETRUNCATED) {
         cli_error("record: %s wrote a trace that cannot be read back: %s", cmd, err.msg);
