@@ -2,10 +2,10 @@
  *
  * The file is one packet sequence: a first packet that clears incremental
  * state and sets the clock, the track descriptors, then the events as
- * TrackEvents in time order. Spans become a SLICE_BEGIN and, once every
- * event that starts before their end is written, a SLICE_END: pending ends
- * wait in a min-heap, so the file is chronological and a reader can take it
- * as a stream. Names, annotation keys and string values are interned: the
+ * TrackEvents in time order (io/perfetto_order.h). Spans become a
+ * SLICE_BEGIN and, once every event that starts before their end is
+ * written, a SLICE_END, so the file is chronological and a reader can take
+ * it as a stream. Names, annotation keys and string values are interned: the
  * packet that first uses one carries it in its InternedData, every later one
  * refers to it by iid (the model's string id + 1).
  *
@@ -18,6 +18,7 @@
 #include "core/grow.h"
 #include "io/outfile.h"
 #include "io/pb.h"
+#include "io/perfetto_order.h"
 #include "pipeprof/io.h"
 
 #define CHUNK_BYTES (1u << 20)
@@ -72,21 +73,10 @@ static const char *const fixed_strings[] = {
     "span", "exec", "partition", "merge", "stage", "op", "user"};
 #define FIXED_COUNT (sizeof fixed_strings / sizeof *fixed_strings)
 
-typedef struct pending_end {
-    int64_t end_ns;
-    uint64_t order; /* begin order: of two ends at one time, the later begin ends first */
-    uint64_t uuid;
-} pending_end;
-
 typedef struct counter_slot {
     uint64_t key; /* (track << 32 | name) + 1; 0 = empty */
     uint64_t uuid;
 } counter_slot;
-
-typedef struct sort_key {
-    int64_t ts_ns, neg_dur;
-    uint32_t event;
-} sort_key;
 
 typedef struct intern_ref {
     uint8_t table;
@@ -109,9 +99,7 @@ typedef struct writer {
     uint64_t group_uuid0, info_uuid, counter_uuid0;
     counter_slot *counters;      /* (track, name) -> counter track uuid */
     size_t counters_cap, ncounters;
-    pending_end *heap;           /* ends not yet written, soonest first */
-    size_t nheap, heap_cap;
-    uint64_t begins;
+    pf_ends ends;                /* slice ends not yet written */
 } writer;
 
 static uint64_t track_uuid(uint32_t track) {
@@ -406,46 +394,10 @@ static int counter_track(writer *w, uint32_t track, uint32_t name, uint64_t *uui
     return PP_OK;
 }
 
-/* --- pending slice ends --- */
-
-static int end_before(const pending_end *a, const pending_end *b) {
-    return a->end_ns < b->end_ns || (a->end_ns == b->end_ns && a->order > b->order);
-}
-
-static int push_end(writer *w, int64_t end_ns, uint64_t uuid) {
-    if (pp_grow((void **)&w->heap, &w->heap_cap, w->nheap, sizeof *w->heap))
-        return PP_ENOMEM;
-    size_t k = w->nheap++;
-    pending_end e = {end_ns, w->begins++, uuid};
-    for (; k && end_before(&e, &w->heap[(k - 1) / 2]); k = (k - 1) / 2)
-        w->heap[k] = w->heap[(k - 1) / 2];
-    w->heap[k] = e;
-    return PP_OK;
-}
-
-static pending_end pop_end(writer *w) {
-    pending_end top = w->heap[0], last = w->heap[--w->nheap];
-    size_t k = 0;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= w->nheap)
-            break;
-        if (c + 1 < w->nheap && end_before(&w->heap[c + 1], &w->heap[c]))
-            c++;
-        if (!end_before(&w->heap[c], &last))
-            break;
-        w->heap[k] = w->heap[c];
-        k = c;
-    }
-    if (w->nheap)
-        w->heap[k] = last;
-    return top;
-}
-
 /* Writes every pending end at or before `ts` (all of them for INT64_MAX). */
 static int write_ends(writer *w, int64_t ts) {
-    while (w->nheap && w->heap[0].end_ns <= ts) {
-        pending_end e = pop_end(w);
+    while (pf_ends_due(&w->ends, ts)) {
+        pf_end e = pf_ends_pop(&w->ends);
         int rc = reserve(w, PACKET_FIXED_MAX);
         if (rc)
             return rc;
@@ -562,45 +514,12 @@ static int write_event(writer *w, size_t i, const pp_annotation *a, const pp_ann
         p = pb_uint(p, EVENT_TYPE, TYPE_SLICE_BEGIN);
         p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, c->name[i]));
         p = put_annotations(w, p, i, a, a_end);
-        rc = push_end(w, c->ts_ns[i] + c->dur_ns[i], uuid);
+        rc = pf_ends_push(&w->ends, c->ts_ns[i] + c->dur_ns[i], uuid);
         break;
     }
     p = pb_close(ev, p);
     w->p = pb_close(pkt, put_interned(w, p));
     return rc;
-}
-
-static int compare_keys(const void *x, const void *y) {
-    const sort_key *a = x, *b = y;
-    if (a->ts_ns != b->ts_ns)
-        return a->ts_ns < b->ts_ns ? -1 : 1;
-    if (a->neg_dur != b->neg_dur)
-        return a->neg_dur < b->neg_dur ? -1 : 1;
-    return a->event < b->event ? -1 : a->event > b->event;
-}
-
-/* Event indices by start time; at one start the longer span first (the
- * parent opens before its child), then model order. */
-static int sort_events(writer *w, uint32_t **order_out) {
-    size_t n = w->c.count;
-    sort_key *keys = malloc((n ? n : 1) * sizeof *keys);
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    *order_out = order;
-    if (!keys || !order) {
-        free(keys);
-        return PP_ENOMEM;
-    }
-    int sorted = 1;
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = (sort_key){w->c.ts_ns[i], -w->c.dur_ns[i], (uint32_t)i};
-        sorted &= i == 0 || compare_keys(&keys[i - 1], &keys[i]) < 0;
-    }
-    if (!sorted)
-        qsort(keys, n, sizeof *keys, compare_keys);
-    for (size_t i = 0; i < n; i++)
-        order[i] = keys[i].event;
-    free(keys);
-    return PP_OK;
 }
 
 /* "trace info" and one "recording thread" instant per thread on the info
@@ -651,16 +570,16 @@ static int write_info(writer *w, int64_t ts) {
     return PP_OK;
 }
 
-static int write_events(writer *w, const uint32_t *order) {
-    size_t nanns, first, n;
+static int write_events(writer *w, const pf_event_ref *order) {
+    size_t nanns;
     const pp_annotation *ann = pp_model_annotations(w->m, &nanns);
-    int rc = write_info(w, w->c.count ? w->c.ts_ns[order[0]] : 0);
+    int rc = write_info(w, w->c.count ? w->c.ts_ns[order[0].event] : 0);
     for (size_t k = 0; !rc && k < w->c.count; k++) {
-        size_t i = order[k];
-        pp_model_annotations_of(w->m, i, &first, &n);
-        rc = write_ends(w, w->c.ts_ns[i]);
+        const pf_event_ref *r = &order[k];
+        const pp_annotation *a = ann + r->ann_first;
+        rc = write_ends(w, w->c.ts_ns[r->event]);
         if (!rc)
-            rc = write_event(w, i, ann + first, ann + first + n);
+            rc = write_event(w, r->event, a, a + r->ann_count);
     }
     return rc ? rc : write_ends(w, INT64_MAX);
 }
@@ -673,9 +592,6 @@ static int check_times(const writer *w, const char *path, pp_error *err) {
             return pp_set_error(err, PP_EINVAL,
                                 "%s: event %zu starts at %lld ns; Perfetto timestamps cannot be "
                                 "negative", path, i, (long long)w->c.ts_ns[i]);
-    if (w->c.count > UINT32_MAX)
-        return pp_set_error(err, PP_EINVAL, "%s: %zu events is more than this writer takes",
-                            path, w->c.count);
     return PP_OK;
 }
 
@@ -688,7 +604,7 @@ static void free_writer(writer *w) {
     free(w->refs);
     free(w->group_of);
     free(w->counters);
-    free(w->heap);
+    pf_ends_free(&w->ends);
 }
 
 int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
@@ -701,7 +617,7 @@ int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
     int rc = check_times(&w, path, err);
     if (rc)
         return rc;
-    uint32_t *order = NULL;
+    pf_event_ref *order = NULL;
     rc = pp_outfile_open(&w.out, path, err);
     if (rc)
         return rc;
@@ -709,7 +625,7 @@ int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
     w.end = w.buf ? w.buf + CHUNK_BYTES : NULL;
     rc = w.buf ? make_strings(&w) : PP_ENOMEM;
     if (!rc)
-        rc = sort_events(&w, &order);
+        rc = pf_order_events(m, &order);
     if (!rc)
         rc = write_first_packet(&w);
     if (!rc)
@@ -718,7 +634,9 @@ int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
         rc = write_events(&w, order);
     if (rc) {
         pp_outfile_abort(&w.out);
-        pp_set_error(err, rc, "%s: out of memory", path);
+        pp_set_error(err, rc, rc == PP_ENOMEM ? "%s: out of memory"
+                                              : "%s: more than 2^32 - 1 events or annotations "
+                                                "of one event", path);
     } else {
         flush(&w);
         rc = pp_outfile_commit(&w.out, err);

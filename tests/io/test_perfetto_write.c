@@ -197,6 +197,32 @@ static void test_flows_counters_and_metadata(void) {
     pp_model_free(m);
 }
 
+/* Spans that start together nest by length whatever order they were
+ * recorded in (a child is recorded before its parent): a short run of one
+ * start in a model sorted by start, a run too long for insertion, and the
+ * same spans out of time order. The checker pairs every decoded slice's
+ * name with its duration. */
+static void test_nesting_at_one_start(void) {
+    for (int shuffled = 0; shuffled < 2; shuffled++) {
+        pp_model *m = b_model();
+        uint32_t track = b_thread(m, "main");
+        int counts[2] = {10, 100};
+        for (int k = 0; k < 2; k++) {
+            int64_t ts = shuffled ? 5000 - 1000 * k : 1000 * k;
+            for (int d = 1; d <= counts[k]; d++) {
+                char name[32];
+                snprintf(name, sizeof name, "s%d.%d", k, d);
+                b_span(m, track, PP_ROLE_USER, name, NULL, -1, ts, ts + d, 0, 0);
+            }
+        }
+        char *dump = write_and_check(m, shuffled ? "nesting_shuffled" : "nesting");
+        EXPECT_CONTAINS(dump, "dur=100 name=\"s1.100\"");
+        EXPECT_CONTAINS(dump, "dur=10 name=\"s0.10\"");
+        free(dump);
+        pp_model_free(m);
+    }
+}
+
 /* Long strings make messages of 128 bytes and more (multi-byte lengths, at
  * every level of nesting); an empty model is a valid trace too. */
 static void test_long_strings_and_empty_model(void) {
@@ -296,6 +322,7 @@ int main(void) {
     RUN(test_tracks_and_hierarchy);
     RUN(test_slices_and_annotations);
     RUN(test_flows_counters_and_metadata);
+    RUN(test_nesting_at_one_start);
     RUN(test_long_strings_and_empty_model);
     RUN(test_session_output);
     RUN(test_errors_leave_no_file);
