@@ -473,9 +473,11 @@ static uint8_t *put_annotations(writer *w, uint8_t *p, size_t i, const pp_annota
 static int reserve_event(writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
     size_t need = PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + w->len[w->c.name[i]] +
                   w->len[w->c.stage[i]] + 2 * FIXED_COUNT * 24;
+    /* refs: the name, six pipeline keys, the stage and role values; then a
+     * key and a value per annotation */
+    int rc = reserve_refs(w, 9 + 2 * (size_t)(a_end - a));
     for (; a < a_end; a++)
         need += ANNOTATION_MAX + w->len[a->key] + (a->type == PP_VALUE_STR ? w->len[a->v.s] : 0);
-    int rc = reserve_refs(w, 8 + 2 * (size_t)(a_end - a));
     return rc ? rc : reserve(w, need);
 }
 

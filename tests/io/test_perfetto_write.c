@@ -224,7 +224,8 @@ static void test_nesting_at_one_start(void) {
 }
 
 /* Long strings make messages of 128 bytes and more (multi-byte lengths, at
- * every level of nesting); an empty model is a valid trace too. */
+ * every level of nesting), as do many annotations on one event; an empty
+ * model is a valid trace too. */
 static void test_long_strings_and_empty_model(void) {
     pp_model *m = b_model();
     uint32_t track = b_thread(m, "main");
@@ -237,6 +238,14 @@ static void test_long_strings_and_empty_model(void) {
                1000 * (int64_t)k + 10, 0, 0);
         annotate(m, text, PP_VALUE_STR, 0, 0, text);
         free(text);
+    }
+    /* and an event with many annotations, each key and value new */
+    b_span(m, track, PP_ROLE_USER, "many", "many", 1, 100000, 100010, 0, 0);
+    for (int k = 0; k < 300; k++) {
+        char key[32], value[32];
+        snprintf(key, sizeof key, "key %d", k);
+        snprintf(value, sizeof value, "value %d", k);
+        annotate(m, key, PP_VALUE_STR, 0, 0, value);
     }
     free(write_and_check(m, "long"));
     pp_model_free(m);
