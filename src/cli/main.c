@@ -15,6 +15,7 @@ static const pp_command *const commands[] = {
     &pp_cmd_analyze,
     &pp_cmd_demo,
     &pp_cmd_run,
+    &pp_cmd_export,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

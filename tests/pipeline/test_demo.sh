@@ -19,6 +19,7 @@ expect "demo runs and prints the per-stage analysis" 0 "10 batches streaming" \
 check "demo wrote trace.json" test -s d/trace.json
 check "demo wrote trace.pptrace" test -s d/trace.pptrace
 pftrace_check "demo's trace.pftrace holds what its trace.json holds" d/trace.pftrace d/trace.json
+check "demo wrote report.html" grep -q '^<!DOCTYPE html>' d/report.html
 check "trace.json parses and has events" \
     test "$(json_get d/trace.json "len(d['traceEvents']) > 0")" = True
 run "$P" analyze d/trace.pptrace --exclude-region "warm up"
