@@ -16,44 +16,17 @@
 #include <string.h>
 
 #include "core/grow.h"
-#include "io/outfile.h"
-#include "io/pb.h"
-#include "io/perfetto_order.h"
+#include "io/perfetto_writer.h"
 #include "pipeprof/io.h"
 
 #define CHUNK_BYTES (1u << 20)
-/* Everything of one packet but its strings and annotations, with the slack
- * pb_close may need at each level of nesting. */
-#define PACKET_FIXED_MAX 256
 #define ANNOTATION_MAX 96 /* one annotation and its interned entries, but their text */
 
 #define SEQUENCE_ID 1
 #define CLOCK_BOOTTIME 6 /* ClockSnapshot.Clock.BuiltinClocks: the trace clock */
 
-/* Field numbers of Perfetto's trace proto (tests/io/perfetto_subset.proto). */
-enum {
-    TRACE_PACKET = 1,
-    PACKET_TIMESTAMP = 8, PACKET_SEQUENCE_ID = 10, PACKET_TRACK_EVENT = 11,
-    PACKET_INTERNED_DATA = 12, PACKET_SEQUENCE_FLAGS = 13, PACKET_DEFAULTS = 59,
-    PACKET_TRACK_DESCRIPTOR = 60,
-    DEFAULTS_CLOCK_ID = 58,
-    TRACK_UUID = 1, TRACK_NAME = 2, TRACK_PROCESS = 3, TRACK_THREAD = 4, TRACK_PARENT = 5,
-    TRACK_COUNTER = 8,
-    PROCESS_PID = 1, PROCESS_NAME = 6,
-    THREAD_PID = 1, THREAD_TID = 2, THREAD_NAME = 5,
-    EVENT_ANNOTATIONS = 4, EVENT_TYPE = 9, EVENT_NAME_IID = 10, EVENT_TRACK_UUID = 11,
-    EVENT_DOUBLE_COUNTER = 44, EVENT_FLOW_IDS = 47, EVENT_TERMINATING_FLOW_IDS = 48,
-    ANNOTATION_NAME_IID = 1, ANNOTATION_UINT = 3, ANNOTATION_INT = 4, ANNOTATION_DOUBLE = 5,
-    ANNOTATION_STRING = 6, ANNOTATION_STRING_IID = 17,
-    INTERNED_EVENT_NAMES = 2, INTERNED_ANNOTATION_NAMES = 3, INTERNED_STRING_VALUES = 29,
-    ENTRY_IID = 1, ENTRY_TEXT = 2 /* EventName.name, DebugAnnotationName.name, InternedString.str */
-};
-
-enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
 
-/* The three interning tables a packet can add to. */
-enum { TABLE_EVENT_NAMES, TABLE_ANNOTATION_NAMES, TABLE_STRING_VALUES, TABLE_COUNT };
 static const uint32_t table_fields[TABLE_COUNT] = {
     INTERNED_EVENT_NAMES, INTERNED_ANNOTATION_NAMES, INTERNED_STRING_VALUES};
 
@@ -73,46 +46,12 @@ static const char *const fixed_strings[] = {
     "span", "exec", "partition", "merge", "stage", "op", "user"};
 #define FIXED_COUNT (sizeof fixed_strings / sizeof *fixed_strings)
 
-typedef struct counter_slot {
-    uint64_t key; /* (track << 32 | name) + 1; 0 = empty */
-    uint64_t uuid;
-} counter_slot;
-
-typedef struct intern_ref {
-    uint8_t table;
-    uint32_t id;
-} intern_ref;
-
-typedef struct writer {
-    pp_outfile out;
-    const pp_model *m;
-    pp_event_columns c;
-    uint8_t *buf, *p, *end;      /* chunk being filled: [buf, p) written */
-    uint32_t nstrings;           /* model strings; fixed strings follow */
-    const char **text;           /* string id -> text */
-    size_t *len;                 /* string id -> length */
-    uint8_t *interned[TABLE_COUNT]; /* string id -> already in the sequence's table */
-    intern_ref *refs;            /* new entries of the packet being written */
-    size_t nrefs, refs_cap;
-    uint32_t *group_of;          /* track -> group (distinct process, pid) */
-    uint32_t ngroups;
-    uint64_t group_uuid0, info_uuid, counter_uuid0;
-    counter_slot *counters;      /* (track, name) -> counter track uuid */
-    size_t counters_cap, ncounters;
-    pf_ends ends;                /* slice ends not yet written */
-} writer;
-
-static uint64_t track_uuid(uint32_t track) {
-    return (uint64_t)track + 1;
-}
-
-static void flush(writer *w) {
+static void flush(pf_writer *w) {
     pp_outfile_write(&w->out, w->buf, (size_t)(w->p - w->buf));
     w->p = w->buf;
 }
 
-/* Makes room for `need` bytes; 0 or PP_ENOMEM. */
-static int reserve(writer *w, size_t need) {
+int pf_reserve(pf_writer *w, size_t need) {
     if ((size_t)(w->end - w->p) >= need)
         return PP_OK;
     flush(w);
@@ -126,7 +65,7 @@ static int reserve(writer *w, size_t need) {
     return PP_OK;
 }
 
-static int make_strings(writer *w) {
+static int make_strings(pf_writer *w) {
     size_t n = pp_model_string_count(w->m), total = n + FIXED_COUNT;
     w->nstrings = (uint32_t)n;
     w->text = malloc(total * sizeof *w->text);
@@ -143,14 +82,14 @@ static int make_strings(writer *w) {
     return PP_OK;
 }
 
-static uint32_t fixed(const writer *w, unsigned k) {
+static uint32_t fixed(const pf_writer *w, unsigned k) {
     return w->nstrings + k;
 }
 
 /* The iid of string `id` in `table` (id + 1: iid 0 means none), remembered
  * for the packet's InternedData when the sequence has not seen it yet. The
  * refs array has room for every string of the packet (reserve_refs). */
-static uint64_t intern(writer *w, int table, uint32_t id) {
+static uint64_t intern(pf_writer *w, int table, uint32_t id) {
     if (!w->interned[table][id]) {
         w->interned[table][id] = 1;
         w->refs[w->nrefs++] = (intern_ref){(uint8_t)table, id};
@@ -158,7 +97,7 @@ static uint64_t intern(writer *w, int table, uint32_t id) {
     return (uint64_t)id + 1;
 }
 
-static int reserve_refs(writer *w, size_t n) {
+static int reserve_refs(pf_writer *w, size_t n) {
     while (w->refs_cap < n)
         if (pp_grow((void **)&w->refs, &w->refs_cap, w->refs_cap, sizeof *w->refs))
             return PP_ENOMEM;
@@ -166,7 +105,7 @@ static int reserve_refs(writer *w, size_t n) {
 }
 
 /* The packet's InternedData: every entry intern() collected for it. */
-static uint8_t *put_interned(writer *w, uint8_t *p) {
+static uint8_t *put_interned(pf_writer *w, uint8_t *p) {
     if (!w->nrefs)
         return p;
     uint8_t *data, *entry;
@@ -182,9 +121,7 @@ static uint8_t *put_interned(writer *w, uint8_t *p) {
     return pb_close(data, p);
 }
 
-/* Opens a TracePacket (as Trace.packet) with its timestamp when `ts` >= 0,
- * the sequence id and `flags`. */
-static uint8_t *open_packet(uint8_t *p, uint8_t **mark, int64_t ts, uint32_t flags) {
+uint8_t *pf_open_packet(uint8_t *p, uint8_t **mark, int64_t ts, uint32_t flags) {
     p = pb_open(p, TRACE_PACKET, mark);
     if (ts >= 0)
         p = pb_uint(p, PACKET_TIMESTAMP, (uint64_t)ts);
@@ -192,217 +129,29 @@ static uint8_t *open_packet(uint8_t *p, uint8_t **mark, int64_t ts, uint32_t fla
     return flags ? pb_uint(p, PACKET_SEQUENCE_FLAGS, flags) : p;
 }
 
-/* --- groups and track descriptors --- */
-
-static uint64_t mix(uint64_t x) {
-    x *= 0x9E3779B97F4A7C15u;
-    return x ^ x >> 29;
-}
-
-/* One group per distinct (process string, pid) of the track table, numbered
- * in order of first appearance, as the Chrome writer numbers its processes. */
-static int map_groups(writer *w, uint32_t **first_out, uint8_t **has_thread_out,
-                      uint8_t **simulated_out) {
-    size_t n = pp_model_track_count(w->m), nslots = 16, rows = n ? n : 1;
-    while (nslots < 2 * n)
-        nslots *= 2;
-    uint32_t *slots = calloc(nslots, sizeof *slots); /* group + 1, 0 = empty */
-    uint32_t *first = malloc(rows * sizeof *first);
-    uint8_t *has_thread = calloc(rows, 1), *simulated = calloc(rows, 1);
-    w->group_of = malloc(rows * sizeof *w->group_of);
-    *first_out = first, *has_thread_out = has_thread, *simulated_out = simulated;
-    if (!slots || !first || !has_thread || !simulated || !w->group_of) {
-        free(slots);
-        return PP_ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const pp_track_info *t = pp_model_track(w->m, i);
-        size_t h = mix((uint64_t)t->process << 32 ^ (uint64_t)t->pid) & (nslots - 1);
-        for (; slots[h]; h = (h + 1) & (nslots - 1)) {
-            const pp_track_info *f = pp_model_track(w->m, first[slots[h] - 1]);
-            if (f->process == t->process && f->pid == t->pid)
-                break;
-        }
-        if (!slots[h]) {
-            first[w->ngroups++] = i;
-            slots[h] = w->ngroups;
-        }
-        uint32_t g = slots[h] - 1;
-        w->group_of[i] = g;
-        has_thread[g] |= t->kind == PP_TRACK_KIND_THREAD;
-        simulated[g] |= (t->flags & PP_TRACK_SIMULATED) != 0;
-    }
-    free(slots);
-    return PP_OK;
-}
-
-#define SIMULATED_SUFFIX " (simulated)"
-
-/* A name field: the string, with " (simulated)" appended when asked. */
-static uint8_t *put_name(const writer *w, uint8_t *p, uint32_t field, uint32_t id, int simulated) {
-    size_t n = w->len[id], k = simulated ? sizeof SIMULATED_SUFFIX - 1 : 0;
-    p = pb_varint(pb_tag(p, field, PB_WIRE_LEN), n + k);
-    memcpy(p, w->text[id], n);
-    memcpy(p + n, SIMULATED_SUFFIX, k);
-    return p + n + k;
-}
-
-static int write_group(writer *w, uint32_t g, const pp_track_info *first, int has_thread,
-                       int simulated) {
-    int rc = reserve(w, PACKET_FIXED_MAX + w->len[first->process] + sizeof SIMULATED_SUFFIX);
-    if (rc)
-        return rc;
-    uint8_t *pkt, *desc, *proc;
-    uint8_t *p = open_packet(w->p, &pkt, -1, 0);
-    p = pb_open(p, PACKET_TRACK_DESCRIPTOR, &desc);
-    p = pb_uint(p, TRACK_UUID, w->group_uuid0 + g);
-    if (has_thread) { /* a process: its threads find it by pid */
-        p = pb_open(p, TRACK_PROCESS, &proc);
-        p = pb_int(p, PROCESS_PID, (int64_t)g + 1);
-        p = put_name(w, p, PROCESS_NAME, first->process, simulated);
-        p = pb_close(proc, p);
-    } else {
-        p = put_name(w, p, TRACK_NAME, first->process, simulated);
-    }
-    w->p = pb_close(pkt, pb_close(desc, p));
-    return PP_OK;
-}
-
-static int write_track(writer *w, uint32_t i) {
-    const pp_track_info *t = pp_model_track(w->m, i);
-    uint32_t g = w->group_of[i];
-    int rc = reserve(w, PACKET_FIXED_MAX + w->len[t->name] + sizeof SIMULATED_SUFFIX);
-    if (rc)
-        return rc;
-    uint8_t *pkt, *desc, *thread;
-    uint8_t *p = open_packet(w->p, &pkt, -1, 0);
-    p = pb_open(p, PACKET_TRACK_DESCRIPTOR, &desc);
-    p = pb_uint(p, TRACK_UUID, track_uuid(i));
-    if (t->kind == PP_TRACK_KIND_THREAD) {
-        p = pb_open(p, TRACK_THREAD, &thread);
-        p = pb_int(p, THREAD_PID, (int64_t)g + 1);
-        p = pb_int(p, THREAD_TID, (int64_t)w->ngroups + 1 + i);
-        p = put_name(w, p, THREAD_NAME, t->name, 0);
-        p = pb_close(thread, p);
-    } else {
-        p = pb_uint(p, TRACK_PARENT, w->group_uuid0 + g);
-        p = put_name(w, p, TRACK_NAME, t->name, (t->flags & PP_TRACK_SIMULATED) != 0);
-    }
-    w->p = pb_close(pkt, pb_close(desc, p));
-    return PP_OK;
-}
-
-/* The trace-info track: named "pipeprof", plus how many records were lost. */
-static int write_info_track(writer *w) {
-    char name[96];
-    uint64_t dropped = pp_model_meta_get(w->m)->dropped_records;
-    int n = dropped ? snprintf(name, sizeof name, "pipeprof (%llu records dropped)",
-                               (unsigned long long)dropped)
-                    : snprintf(name, sizeof name, "pipeprof");
-    int rc = reserve(w, PACKET_FIXED_MAX + (size_t)n);
-    if (rc)
-        return rc;
-    uint8_t *pkt, *desc;
-    uint8_t *p = open_packet(w->p, &pkt, -1, 0);
-    p = pb_open(p, PACKET_TRACK_DESCRIPTOR, &desc);
-    p = pb_uint(p, TRACK_UUID, w->info_uuid);
-    p = pb_bytes(p, TRACK_NAME, name, (size_t)n);
-    w->p = pb_close(pkt, pb_close(desc, p));
-    return PP_OK;
-}
-
-static int write_descriptors(writer *w) {
-    uint32_t *first = NULL;
-    uint8_t *has_thread = NULL, *simulated = NULL;
-    size_t ntracks = pp_model_track_count(w->m);
-    int rc = map_groups(w, &first, &has_thread, &simulated);
-    w->group_uuid0 = (uint64_t)ntracks + 1;
-    w->info_uuid = w->group_uuid0 + w->ngroups;
-    w->counter_uuid0 = w->info_uuid + 1;
-    if (!rc)
-        rc = write_info_track(w);
-    for (uint32_t g = 0; !rc && g < w->ngroups; g++)
-        rc = write_group(w, g, pp_model_track(w->m, first[g]), has_thread[g], simulated[g]);
-    for (uint32_t i = 0; !rc && i < ntracks; i++)
-        rc = write_track(w, i);
-    free(first);
-    free(has_thread);
-    free(simulated);
-    return rc;
-}
-
 /* The first packet: clears the sequence's incremental state and sets the
  * clock of every later timestamp. */
-static int write_first_packet(writer *w) {
-    int rc = reserve(w, PACKET_FIXED_MAX);
+static int write_first_packet(pf_writer *w) {
+    int rc = pf_reserve(w, PACKET_FIXED_MAX);
     if (rc)
         return rc;
     uint8_t *pkt, *defaults;
-    uint8_t *p = open_packet(w->p, &pkt, -1, SEQ_INCREMENTAL_STATE_CLEARED);
+    uint8_t *p = pf_open_packet(w->p, &pkt, -1, SEQ_INCREMENTAL_STATE_CLEARED);
     p = pb_open(p, PACKET_DEFAULTS, &defaults);
     p = pb_uint(p, DEFAULTS_CLOCK_ID, CLOCK_BOOTTIME);
     w->p = pb_close(pkt, pb_close(defaults, p));
     return PP_OK;
 }
 
-/* --- counter tracks --- */
-
-static int grow_counters(writer *w) {
-    size_t cap = w->counters_cap ? 2 * w->counters_cap : 64;
-    counter_slot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return PP_ENOMEM;
-    for (size_t k = 0; k < w->counters_cap; k++) {
-        if (!w->counters[k].key)
-            continue;
-        size_t h = mix(w->counters[k].key) & (cap - 1);
-        while (slots[h].key)
-            h = (h + 1) & (cap - 1);
-        slots[h] = w->counters[k];
-    }
-    free(w->counters);
-    w->counters = slots;
-    w->counters_cap = cap;
-    return PP_OK;
-}
-
-/* The uuid of the counter track of (track, name); a new one gets its
- * descriptor written first, under the track's group. */
-static int counter_track(writer *w, uint32_t track, uint32_t name, uint64_t *uuid) {
-    if (2 * (w->ncounters + 1) > w->counters_cap && grow_counters(w))
-        return PP_ENOMEM;
-    uint64_t key = ((uint64_t)track << 32 | name) + 1;
-    size_t h = mix(key) & (w->counters_cap - 1);
-    for (; w->counters[h].key; h = (h + 1) & (w->counters_cap - 1))
-        if (w->counters[h].key == key) {
-            *uuid = w->counters[h].uuid;
-            return PP_OK;
-        }
-    *uuid = w->counter_uuid0 + w->ncounters++;
-    w->counters[h] = (counter_slot){key, *uuid};
-    int rc = reserve(w, PACKET_FIXED_MAX + w->len[name]);
-    if (rc)
-        return rc;
-    uint8_t *pkt, *desc, *counter;
-    uint8_t *p = open_packet(w->p, &pkt, -1, 0);
-    p = pb_open(p, PACKET_TRACK_DESCRIPTOR, &desc);
-    p = pb_uint(p, TRACK_UUID, *uuid);
-    p = pb_uint(p, TRACK_PARENT, w->group_uuid0 + w->group_of[track]);
-    p = put_name(w, p, TRACK_NAME, name, 0);
-    p = pb_open(p, TRACK_COUNTER, &counter);
-    w->p = pb_close(pkt, pb_close(desc, pb_close(counter, p)));
-    return PP_OK;
-}
-
 /* Writes every pending end at or before `ts` (all of them for INT64_MAX). */
-static int write_ends(writer *w, int64_t ts) {
+static int write_ends(pf_writer *w, int64_t ts) {
     while (pf_ends_due(&w->ends, ts)) {
         pf_end e = pf_ends_pop(&w->ends);
-        int rc = reserve(w, PACKET_FIXED_MAX);
+        int rc = pf_reserve(w, PACKET_FIXED_MAX);
         if (rc)
             return rc;
         uint8_t *pkt, *ev;
-        uint8_t *p = open_packet(w->p, &pkt, e.end_ns, SEQ_NEEDS_INCREMENTAL_STATE);
+        uint8_t *p = pf_open_packet(w->p, &pkt, e.end_ns, SEQ_NEEDS_INCREMENTAL_STATE);
         p = pb_open(p, PACKET_TRACK_EVENT, &ev);
         p = pb_uint(p, EVENT_TYPE, TYPE_SLICE_END);
         p = pb_uint(p, EVENT_TRACK_UUID, e.uuid);
@@ -413,24 +162,24 @@ static int write_ends(writer *w, int64_t ts) {
 
 /* --- events --- */
 
-static uint8_t *open_annotation(writer *w, uint8_t *p, uint8_t **mark, uint32_t key) {
+static uint8_t *open_annotation(pf_writer *w, uint8_t *p, uint8_t **mark, uint32_t key) {
     p = pb_open(p, EVENT_ANNOTATIONS, mark);
     return pb_uint(p, ANNOTATION_NAME_IID, intern(w, TABLE_ANNOTATION_NAMES, key));
 }
 
-static uint8_t *put_uint_annotation(writer *w, uint8_t *p, uint32_t key, uint64_t v) {
+static uint8_t *put_uint_annotation(pf_writer *w, uint8_t *p, uint32_t key, uint64_t v) {
     uint8_t *a;
     p = open_annotation(w, p, &a, key);
     return pb_close(a, pb_uint(p, ANNOTATION_UINT, v));
 }
 
-static uint8_t *put_int_annotation(writer *w, uint8_t *p, uint32_t key, int64_t v) {
+static uint8_t *put_int_annotation(pf_writer *w, uint8_t *p, uint32_t key, int64_t v) {
     uint8_t *a;
     p = open_annotation(w, p, &a, key);
     return pb_close(a, pb_int(p, ANNOTATION_INT, v));
 }
 
-static uint8_t *put_string_annotation(writer *w, uint8_t *p, uint32_t key, uint32_t value) {
+static uint8_t *put_string_annotation(pf_writer *w, uint8_t *p, uint32_t key, uint32_t value) {
     uint8_t *a;
     p = open_annotation(w, p, &a, key);
     p = pb_uint(p, ANNOTATION_STRING_IID, intern(w, TABLE_STRING_VALUES, value));
@@ -438,7 +187,7 @@ static uint8_t *put_string_annotation(writer *w, uint8_t *p, uint32_t key, uint3
 }
 
 /* The pipeline fields that are set, then the model annotations [a, a_end). */
-static uint8_t *put_annotations(writer *w, uint8_t *p, size_t i, const pp_annotation *a,
+static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_annotation *a,
                                 const pp_annotation *a_end) {
     const pp_event_columns *c = &w->c;
     if (c->stage[i])
@@ -470,7 +219,7 @@ static uint8_t *put_annotations(writer *w, uint8_t *p, size_t i, const pp_annota
 }
 
 /* The most bytes event i's packet takes, and room for its interning refs. */
-static int reserve_event(writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
+static int reserve_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
     size_t need = PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + w->len[w->c.name[i]] +
                   w->len[w->c.stage[i]] + 2 * FIXED_COUNT * 24;
     /* refs: the name, six pipeline keys, the stage and role values; then a
@@ -478,22 +227,22 @@ static int reserve_event(writer *w, size_t i, const pp_annotation *a, const pp_a
     int rc = reserve_refs(w, 9 + 2 * (size_t)(a_end - a));
     for (; a < a_end; a++)
         need += ANNOTATION_MAX + w->len[a->key] + (a->type == PP_VALUE_STR ? w->len[a->v.s] : 0);
-    return rc ? rc : reserve(w, need);
+    return rc ? rc : pf_reserve(w, need);
 }
 
-static int write_event(writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
+static int write_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
     const pp_event_columns *c = &w->c;
     int kind = c->kind[i];
-    uint64_t uuid = track_uuid(c->track[i]);
+    uint64_t uuid = pf_track_uuid(c->track[i]);
     int rc = PP_OK;
     if (kind == PP_EV_COUNTER)
-        rc = counter_track(w, c->track[i], c->name[i], &uuid);
+        rc = pf_counter_track(w, c->track[i], c->name[i], &uuid);
     if (!rc)
         rc = reserve_event(w, i, a, a_end);
     if (rc)
         return rc;
     uint8_t *pkt, *ev;
-    uint8_t *p = open_packet(w->p, &pkt, c->ts_ns[i], SEQ_NEEDS_INCREMENTAL_STATE);
+    uint8_t *p = pf_open_packet(w->p, &pkt, c->ts_ns[i], SEQ_NEEDS_INCREMENTAL_STATE);
     p = pb_open(p, PACKET_TRACK_EVENT, &ev);
     p = pb_uint(p, EVENT_TRACK_UUID, uuid);
     switch (kind) {
@@ -526,18 +275,18 @@ static int write_event(writer *w, size_t i, const pp_annotation *a, const pp_ann
 
 /* "trace info" and one "recording thread" instant per thread on the info
  * track, at the first event's time: the model's metadata, drops included. */
-static int write_info(writer *w, int64_t ts) {
+static int write_info(pf_writer *w, int64_t ts) {
     const pp_model_meta *meta = pp_model_meta_get(w->m);
     const char *version = pp_version();
     size_t vlen = strlen(version);
     int rc = reserve_refs(w, 2 * FIXED_COUNT);
     if (!rc)
-        rc = reserve(w, PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + vlen + w->len[meta->process_name] +
+        rc = pf_reserve(w, PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + vlen + w->len[meta->process_name] +
                             2 * FIXED_COUNT * 24);
     if (rc)
         return rc;
     uint8_t *pkt, *ev, *a;
-    uint8_t *p = open_packet(w->p, &pkt, ts, SEQ_NEEDS_INCREMENTAL_STATE);
+    uint8_t *p = pf_open_packet(w->p, &pkt, ts, SEQ_NEEDS_INCREMENTAL_STATE);
     p = pb_open(p, PACKET_TRACK_EVENT, &ev);
     p = pb_uint(p, EVENT_TRACK_UUID, w->info_uuid);
     p = pb_uint(p, EVENT_TYPE, TYPE_INSTANT);
@@ -554,10 +303,10 @@ static int write_info(writer *w, int64_t ts) {
     w->p = pb_close(pkt, put_interned(w, p));
     for (size_t k = 0; k < pp_model_thread_count(w->m); k++) {
         const pp_thread_info *t = pp_model_thread(w->m, k);
-        if ((rc = reserve(w, PACKET_FIXED_MAX + 4 * ANNOTATION_MAX + w->len[t->name] +
+        if ((rc = pf_reserve(w, PACKET_FIXED_MAX + 4 * ANNOTATION_MAX + w->len[t->name] +
                                  2 * FIXED_COUNT * 24)) != 0)
             return rc;
-        p = open_packet(w->p, &pkt, ts, SEQ_NEEDS_INCREMENTAL_STATE);
+        p = pf_open_packet(w->p, &pkt, ts, SEQ_NEEDS_INCREMENTAL_STATE);
         p = pb_open(p, PACKET_TRACK_EVENT, &ev);
         p = pb_uint(p, EVENT_TRACK_UUID, w->info_uuid);
         p = pb_uint(p, EVENT_TYPE, TYPE_INSTANT);
@@ -572,7 +321,7 @@ static int write_info(writer *w, int64_t ts) {
     return PP_OK;
 }
 
-static int write_events(writer *w, const pf_event_ref *order) {
+static int write_events(pf_writer *w, const pf_event_ref *order) {
     size_t nanns;
     const pp_annotation *ann = pp_model_annotations(w->m, &nanns);
     int rc = write_info(w, w->c.count ? w->c.ts_ns[order[0].event] : 0);
@@ -588,7 +337,7 @@ static int write_events(writer *w, const pf_event_ref *order) {
 
 /* Perfetto timestamps are unsigned: a model that starts before 0 cannot be
  * written (foreign traces may have negative times). */
-static int check_times(const writer *w, const char *path, pp_error *err) {
+static int check_times(const pf_writer *w, const char *path, pp_error *err) {
     for (size_t i = 0; i < w->c.count; i++)
         if (w->c.ts_ns[i] < 0)
             return pp_set_error(err, PP_EINVAL,
@@ -597,7 +346,7 @@ static int check_times(const writer *w, const char *path, pp_error *err) {
     return PP_OK;
 }
 
-static void free_writer(writer *w) {
+static void free_writer(pf_writer *w) {
     free(w->buf);
     free((void *)w->text);
     free(w->len);
@@ -612,7 +361,7 @@ static void free_writer(writer *w) {
 int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
     if (!m || !path)
         return pp_set_error(err, PP_EINVAL, "pp_perfetto_write: model and path are required");
-    writer w;
+    pf_writer w;
     memset(&w, 0, sizeof w);
     w.m = m;
     pp_model_columns(m, &w.c);
@@ -631,7 +380,7 @@ int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
     if (!rc)
         rc = write_first_packet(&w);
     if (!rc)
-        rc = write_descriptors(&w);
+        rc = pf_write_descriptors(&w);
     if (!rc)
         rc = write_events(&w, order);
     if (rc) {
