@@ -36,7 +36,8 @@ pp_format pp_format_from_path(const char *path);
 const char *pp_format_name(pp_format f);
 
 /* Reads any readable format (chosen by content: pptrace magic, gzip magic,
- * else JSON). On PP_ETRUNCATED *out is set as well. */
+ * else JSON). On PP_ETRUNCATED *out is set as well. PP_EUNSUPPORTED for a
+ * .pftrace, which pipeprof writes only. */
 int pp_trace_read(const char *path, pp_model **out, pp_error *err);
 /* Writes `m` in the format `path`'s extension names; PP_EUNSUPPORTED for an
  * extension with no writer. */

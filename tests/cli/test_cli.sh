@@ -130,6 +130,9 @@ run "$P" record -o basic.pftrace -- "$basic"
 expect "record of record_basic writes a Perfetto trace" 0 "wrote basic.pftrace:" "bytes"
 pftrace_check "the recorded .pftrace decodes" basic.pftrace
 check "the .pftrace holds the 20 compute execs" test "$(grep -c 'name="compute" .*role="exec"' <<<"$out")" = 20
+run "$P" convert basic.pftrace again.json
+expect "a .pftrace is not read back: bad input, said" 2 \
+    "basic.pftrace: pipeprof writes Perfetto traces but does not read them"
 
 run "$P" record -o basic.pptrace --level 0 -- "$basic"
 expect "record of record_basic writes a .pptrace" 0 "wrote basic.pptrace:"

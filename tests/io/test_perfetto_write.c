@@ -256,7 +256,8 @@ static void test_long_strings_and_empty_model(void) {
     pp_model_free(m);
 }
 
-/* A session whose output ends in .pftrace writes it at stop. */
+/* A session whose output ends in .pftrace writes it at stop; reading it
+ * back is refused with a message. */
 static void test_session_output(void) {
     char pf[1024], js[1024];
     snprintf(pf, sizeof pf, "%s", pp_test_path("session.pftrace"));
@@ -279,6 +280,12 @@ static void test_session_output(void) {
     char *out = check(pf, js, 1);
     EXPECT_CONTAINS(out, "dur=1234 name=\"work\" batch=9 role=\"user\"\n");
     free(out);
+    /* pipeprof does not read it back, and says so */
+    pp_model *back = NULL;
+    EXPECT_EQ_I64(pp_trace_read(pf, &back, &err), PP_EUNSUPPORTED);
+    EXPECT_CONTAINS(err.msg, "session.pftrace: pipeprof writes Perfetto traces but does not "
+                             "read them");
+    EXPECT(back == NULL);
     pp_session_close(s);
 }
 
