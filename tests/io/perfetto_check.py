@@ -252,12 +252,11 @@ def check_against_chrome(dec, path):
         elif (d.name != name + (SIMULATED if t["simulated"] else "") or
               d.parent_uuid != ntracks + pid):
             fail(f"track {name!r} of {procs[pid]!r}: decoded {d}")
-    info = [u for u, d in dec.tracks.items() if u == ntracks + len(procs) + 1]
+    info_uuid = ntracks + len(procs) + 1
     dropped = other["dropped_records"]
     expected_name = f"pipeprof ({dropped} records dropped)" if dropped else "pipeprof"
-    if not info or dec.tracks[info[0]].name != expected_name:
+    if info_uuid not in dec.tracks or dec.tracks[info_uuid].name != expected_name:
         fail(f"no trace-info track named {expected_name!r}")
-    info_uuid = info[0] if info else None
 
     def args_of(e, extra=()):
         a = {("batch" if k == "batch_id" else k): typed(v) for k, v in e.get("args", {}).items()}
