@@ -17,12 +17,13 @@ static const struct target {
     {"html", ".html"},
     {"pptrace", ".pptrace"},
     {"json", ".json"},
+    {"pftrace", ".pftrace"},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 
 static void export_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof export TRACE --to html|pptrace|json [-o OUT]\n"
+            "usage: pipeprof export TRACE --to html|pptrace|json|pftrace [-o OUT]\n"
             "                       [--region NAME | --exclude-region NAME]\n"
             "                       [--batch-pattern REGEX]\n\n"
             "Reads TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) and writes it\n"
@@ -30,10 +31,11 @@ static void export_help(FILE *out) {
             "findings, a timeline of every track with zoom, pan and hover (at most 20000\n"
             "spans in full, the rest summarized), utilization, bubble and stage latency\n"
             "histograms, the stage, cycle and data-parallel tables (docs/report-html.md).\n"
-            "--to pptrace and --to json convert the trace as `pipeprof convert` does.\n"
+            "--to pptrace, json and pftrace (Perfetto protobuf) convert the trace as\n"
+            "`pipeprof convert` does.\n"
             "OUT appears only when complete.\n\n"
             "options:\n"
-            "  --to FORMAT            html, pptrace or json\n"
+            "  --to FORMAT            html, pptrace, json or pftrace\n"
             "  -o, --output OUT       the file (default: TRACE with the format's extension)\n"
             "  --region NAME          html: window = the hull of the regions named NAME\n"
             "  --exclude-region NAME  html: window = from the end of the last region NAME\n"
@@ -43,7 +45,8 @@ static void export_help(FILE *out) {
             "a trace without execs for html).\n\n"
             "examples:\n"
             "  pipeprof export trace.pptrace --to html -o report.html\n"
-            "  pipeprof export trace.json --to html --exclude-region \"warm up\"\n");
+            "  pipeprof export trace.json --to html --exclude-region \"warm up\"\n"
+            "  pipeprof export trace.pptrace --to pftrace\n");
 }
 
 typedef struct export_args {
@@ -63,7 +66,7 @@ static int export_parse(int argc, char **argv, export_args *a) {
                 if (strcmp(v, targets[k].name) == 0)
                     a->to = &targets[k];
             if (!a->to) {
-                cli_error("export: --to \"%s\": unknown format (have: html, pptrace, json)", v);
+                cli_error("export: --to \"%s\": unknown format (have: html, pptrace, json, pftrace)", v);
                 return CLI_BADINPUT;
             }
         } else if ((got = cli_option(argc, argv, &i, "-o", &v)) != 0 ||
@@ -196,7 +199,7 @@ static int export_run(int argc, char **argv) {
 
 const pp_command pp_cmd_export = {
     .name = "export",
-    .summary = "write a trace as a self-contained HTML report (or .pptrace, .json)",
+    .summary = "write a trace as a self-contained HTML report (or .pptrace, .json, .pftrace)",
     .run = export_run,
     .help = export_help,
 };

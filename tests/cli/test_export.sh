@@ -55,9 +55,13 @@ expect "export --to pptrace converts" 0 "small.json -> small.pptrace (pptrace)"
 run "$P" export small.pptrace --to json -o again.json
 expect "export --to json converts back" 0 "small.pptrace -> again.json (json)"
 check "the converted JSON is valid JSON" "$PY" -m json.tool again.json /dev/null
+run "$P" export small.pptrace --to pftrace
+expect "export --to pftrace writes Perfetto protobuf beside the trace" 0 \
+    "small.pptrace -> small.pftrace (pftrace)"
+pftrace_check "the exported .pftrace decodes and equals the trace" small.pftrace again.json
 
 run "$P" export small.json --to svg -o x.svg
-expect "an unknown --to is bad input" 2 'export: --to "svg": unknown format (have: html, pptrace, json)'
+expect "an unknown --to is bad input" 2 'export: --to "svg": unknown format (have: html, pptrace, json, pftrace)'
 run "$P" export small.json -o x.html
 expect "--to is required" 2 "export: expected a TRACE and --to"
 run "$P" export --to html
