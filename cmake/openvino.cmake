@@ -41,7 +41,17 @@ function(pipeprof_link_openvino)
   foreach(t pipeprof pipeprof_static)
     target_link_libraries(${t} PRIVATE openvino::runtime::c)
   endforeach()
+  # An imported target is linked by its full path, which is no link
+  # directory: INSTALL_RPATH_USE_LINK_PATH alone would leave the wheel's
+  # folder out of the installed library's RUNPATH, and every program linking
+  # the installed libpipeprof would fail to load libopenvino_c.
+  get_target_property(ov_lib openvino::runtime::c IMPORTED_LOCATION_RELEASE)
+  if(NOT ov_lib)
+    get_target_property(ov_lib openvino::runtime::c IMPORTED_LOCATION)
+  endif()
+  get_filename_component(ov_lib_dir "${ov_lib}" DIRECTORY)
   foreach(t pipeprof pipeprof_cli)
     set_target_properties(${t} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+    set_property(TARGET ${t} APPEND PROPERTY INSTALL_RPATH "${ov_lib_dir}")
   endforeach()
 endfunction()
