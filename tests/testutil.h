@@ -29,6 +29,13 @@ int pp_test_write_file(const char *path, const void *data, size_t len);
  * the exit status (or -1). */
 int pp_test_run(const char *cmd, char **out);
 
+/* The backends of this build, as "unknown backend" messages list them. */
+#ifdef PP_HAVE_OPENVINO
+#define PP_TEST_BACKENDS "cpu, sim, openvino"
+#else
+#define PP_TEST_BACKENDS "cpu, sim"
+#endif
+
 #define RUN(fn) do { int before_ = pp_test_failures; fn(); \
     fprintf(stderr, "%s %s\n", pp_test_failures == before_ ? "ok  " : "FAIL", #fn); } while (0)
 

@@ -221,6 +221,15 @@ void pp_report_json_free(char *json);
 /* Writes devices.csv, tracks.csv, stages.csv, batches.csv and gaps.csv into
  * the existing directory `dir`, each atomically. */
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
+/* Writes the report as one self-contained HTML page to `path`, atomically
+ * (docs/report-html.md): findings, a zoomable timeline of `m`, which must be
+ * the model the report was built from, utilization, bubble and stage latency
+ * histograms, the stage, cycle and data-parallel tables. It works offline.
+ * The timeline holds at most 20000 spans in full and summarizes the rest.
+ * PP_EIO when writing fails (no file is left), PP_EINVAL for a model that is
+ * not the report's, PP_ENOMEM. */
+int pp_report_write_html(const pp_report *r, const pp_model *m, const char *path,
+                         pp_error *err);
 
 #ifdef __cplusplus
 }

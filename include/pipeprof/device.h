@@ -5,6 +5,9 @@
  *   "cpu"      real compute on worker threads of this process (one per request)
  *   "sim:NPU"  a simulated device driven by a latency model; "NPU" and "GPU"
  *              are built in, others are defined in pp_device_options
+ *   "openvino:CPU", "openvino:GPU", "openvino:AUTO", "openvino:HETERO:GPU,CPU"
+ *              any device OpenVINO offers, through its C API (built when
+ *              OpenVINO is found: pp_features() lists "openvino")
  * docs/backends.md says what "hardware time" means for each.
  *
  * A compiled model (pp_compiled) is a workload built for one device with N
@@ -49,6 +52,11 @@ typedef struct pp_workload {
     int64_t out_dim; /* output features per node */
     int layers;      /* matmul: chain length >= 1; sage: 1 */
     uint64_t seed;   /* weights, bias and graph are generated from it */
+    /* openvino only: a model file (IR .xml with its .bin beside it, or
+     * .onnx) run instead of the dummy model; NULL: the dummy. Its one input
+     * and one output must fit nodes x in_dim and nodes x out_dim FP32
+     * (dynamic dimensions are set to them). Must outlive the compiled model. */
+    const char *model_path;
 } pp_workload;
 
 /* Sets a small valid workload: matmul, 256 nodes, 1024 edges, 64 -> 64, one
@@ -104,11 +112,32 @@ int pp_device_reserve_streams(pp_device *d, int n);
 /* The built-in parameters of simulated device `name`; PP_ENOTFOUND if none. */
 int pp_sim_device_defaults(const char *name, pp_sim_device_params *out);
 
+/* One device a backend can open, as pp_device_list reports it. */
+typedef struct pp_device_info {
+    const char *backend;     /* "cpu", "sim", "openvino" */
+    const char *spec;        /* what pp_device_open takes: "sim:NPU", "openvino:GPU.0" */
+    const char *description; /* for people: "AMD EPYC", "simulated: launch 250 us, ..." */
+    unsigned flags;          /* PP_TRACK_SIMULATED for simulated devices */
+} pp_device_info;
+typedef void (*pp_device_list_fn)(void *ctx, const pp_device_info *info);
+/* Calls fn for every device of `backend` ("sim"; NULL: of every backend,
+ * backend by backend); the strings live for the call only. `opt` (may be
+ * NULL) adds simulated devices. PP_ENOTFOUND for an unknown backend (the
+ * message lists them); fails when a backend cannot enumerate its devices. */
+int pp_device_list(const char *backend, const pp_device_options *opt, pp_device_list_fn fn,
+                   void *ctx, pp_error *err);
+
 /* ---- compiled models and requests ---- */
 
-/* Builds `w` on `d` with `nrequests` (1..64) requests. */
+/* Builds `w` on `d` with `nrequests` (1..64) requests, profiling at level 2. */
 int pp_compiled_create(pp_device *d, const pp_workload *w, int nrequests, pp_compiled **out,
                        pp_error *err);
+/* The same at profiling `level` (0..2, as pp_session_level): what the
+ * requests' profiles hold. A backend whose profiling costs time turns it on
+ * at level >= 1 only (openvino compiles with PERF_COUNT=YES then); at level
+ * 0 its profiles are empty (hw_ns 0, no ops). cpu and sim always profile. */
+int pp_compiled_create_level(pp_device *d, const pp_workload *w, int nrequests, int level,
+                             pp_compiled **out, pp_error *err);
 /* Frees the model and its requests; accepts NULL. No request may be running. */
 void pp_compiled_free(pp_compiled *c);
 const pp_workload *pp_compiled_workload(const pp_compiled *c);
@@ -144,7 +173,9 @@ typedef enum pp_op_status {
     PP_OP_OPTIMIZED_OUT = 2
 } pp_op_status;
 
-/* One op (layer, kernel, copy) of a finished request. Names are interned. */
+/* One op (layer, kernel, copy) of a finished request. Names are interned.
+ * openvino reports no op start times: its ops are laid end to end from the
+ * request's start in reported order (docs/backends.md). */
 typedef struct pp_op_profile {
     pp_str name;        /* "matmul_1" */
     pp_str type;        /* "MatMul", "Reorder", "Transfer" */
@@ -152,7 +183,8 @@ typedef struct pp_op_profile {
     pp_op_status status;
     int transfer;       /* 1 when the op moves data: it counts toward xfer_ns */
     int64_t start_ns;   /* session clock (pp_now); ran over [start_ns, start_ns + real_ns) */
-    uint64_t real_ns;   /* wall time of the op (simulated devices: modeled) */
+    uint64_t real_ns;   /* wall time of the op (simulated devices: modeled; openvino: its
+                         * reported time, clipped to the request's end) */
     uint64_t cpu_ns;    /* CPU time of the op; 0 where the device does not report it */
     uint64_t hw_ns;     /* the op's part of the request's hw_ns */
 } pp_op_profile;

@@ -3,6 +3,7 @@
  * Formats are chosen by extension (docs/formats.md):
  *   .pptrace   native: versioned, little-endian, block-framed (read + write)
  *   .json      Chrome Trace Event JSON (read + write); .json.gz read
+ *   .pftrace   Perfetto protobuf trace (write; docs/format-perfetto.md)
  *
  * Writers never leave a partial file that looks complete: they write to a
  * temporary file beside the target and rename it into place on success.
@@ -35,7 +36,8 @@ pp_format pp_format_from_path(const char *path);
 const char *pp_format_name(pp_format f);
 
 /* Reads any readable format (chosen by content: pptrace magic, gzip magic,
- * else JSON). On PP_ETRUNCATED *out is set as well. */
+ * else JSON). On PP_ETRUNCATED *out is set as well. PP_EUNSUPPORTED for a
+ * .pftrace, which pipeprof writes only. */
 int pp_trace_read(const char *path, pp_model **out, pp_error *err);
 /* Writes `m` in the format `path`'s extension names; PP_EUNSUPPORTED for an
  * extension with no writer. */
@@ -47,6 +49,11 @@ int pp_pptrace_read(const char *path, pp_model **out, pp_error *err);
 int pp_chrome_write(const pp_model *m, const char *path, pp_error *err);
 /* Reads Chrome JSON, object or bare-array form, plain or gzip. */
 int pp_chrome_read(const char *path, pp_model **out, pp_error *err);
+
+/* Writes a Perfetto protobuf trace (TracePackets: track descriptors, track
+ * events with interned names, flows, counters). PP_EINVAL for an event before
+ * time 0: Perfetto timestamps are unsigned. */
+int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err);
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,10 @@ typedef struct pp_stage_spec {
     pp_workload_kind kind;
     int64_t out_dim; /* output features per node */
     int layers;      /* matmul chain length; 0 means 1 */
+    /* openvino devices only: a model file (IR .xml, .onnx) run instead of
+     * the dummy model `kind`; its input and output must fit the stage's
+     * nodes x in_dim and nodes x out_dim. NULL: the dummy model. */
+    const char *model_path;
     pp_host_fn host;
     void *host_ctx;
 } pp_stage_spec;
@@ -166,6 +170,9 @@ int pp_pipeline_load(const char *path, pp_pipeline **out, pp_error *err);
 /* The built-in demo: GraphPrep on cpu -> Embedding data parallel over cpu
  * and sim:NPU -> Classifier on sim:GPU with two requests. */
 int pp_pipeline_demo(pp_pipeline **out, pp_error *err);
+/* The same with the CPU work on `backend`: "cpu", or "openvino" (its CPU
+ * device, "openvino:CPU"). PP_ENOTFOUND for another name. */
+int pp_pipeline_demo_backend(const char *backend, pp_pipeline **out, pp_error *err);
 
 const pp_pipeline_config *pp_pipeline_config_get(const pp_pipeline *p);
 int pp_pipeline_stage_count(const pp_pipeline *p);

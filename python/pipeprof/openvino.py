@@ -17,7 +17,7 @@ PERF_COUNT=YES): hw_ns = the sum of real_time over EXECUTED ops, xfer_ns =
 the part of it spent in ops that move or convert data rather than compute
 (TRANSFER_TYPES: Reorder, Convert, and the Parameter / Result marshalling of
 the request's tensors) — the rule of the C openvino backend
-(docs/openvino.md). OpenVINO reports no per-op start time, so op spans are
+(docs/backends.md). OpenVINO reports no per-op start time, so op spans are
 laid end to end from the exec's start, in reported order, clipped to the
 exec's end.
 """

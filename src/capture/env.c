@@ -3,7 +3,7 @@
  * format its extension names) at exit, or on SIGINT/SIGTERM when the program
  * has not installed handlers of its own.
  *
- *   PIPEPROF_OUTPUT       file to write (.pptrace or .json)
+ *   PIPEPROF_OUTPUT       file to write (.pptrace, .json or .pftrace)
  *   PIPEPROF_LEVEL        0, 1 (default) or 2
  *   PIPEPROF_MAX_RECORDS  record budget (default 16777216)
  *   PIPEPROF_OVERFLOW     drop (default) or ring
@@ -46,9 +46,10 @@ static int env_config(pp_session_config *cfg) {
     char *end;
     pp_session_config_init(cfg);
     cfg->output = getenv("PIPEPROF_OUTPUT");
-    if (pp_format_from_path(cfg->output) != PP_FORMAT_PPTRACE &&
-        pp_format_from_path(cfg->output) != PP_FORMAT_CHROME_JSON) {
-        env_complain("PIPEPROF_OUTPUT", cfg->output, "the file must end in .pptrace or .json");
+    pp_format f = pp_format_from_path(cfg->output);
+    if (f != PP_FORMAT_PPTRACE && f != PP_FORMAT_CHROME_JSON && f != PP_FORMAT_PERFETTO) {
+        env_complain("PIPEPROF_OUTPUT", cfg->output,
+                     "the file must end in .pptrace, .json or .pftrace");
         return -1;
     }
     if ((v = getenv("PIPEPROF_LEVEL")) && *v) {

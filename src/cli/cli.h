@@ -49,12 +49,14 @@ extern const pp_command pp_cmd_convert;
 extern const pp_command pp_cmd_analyze;
 extern const pp_command pp_cmd_demo;
 extern const pp_command pp_cmd_run;
+extern const pp_command pp_cmd_export;
+extern const pp_command pp_cmd_devices;
 extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
- * pipeline into DIR/trace.json + DIR/trace.pptrace with the analysis on
- * stdout. */
+ * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with
+ * the analysis on stdout. */
 typedef struct cli_run_args {
     const char *out; /* the directory */
     int batches;     /* 0: the pipeline's */

@@ -15,6 +15,7 @@ static void convert_help(FILE *out) {
             "content) and writes it to OUT in the format OUT's extension names:\n"
             "  .pptrace   native, compact, block-framed\n"
             "  .json      Chrome Trace Event JSON (Perfetto UI, chrome://tracing)\n"
+            "  .pftrace   Perfetto protobuf trace (Perfetto UI; smaller, faster to load)\n"
             "OUT appears only when complete. A truncated .pptrace is converted with a\n"
             "warning saying how many bytes were lost; the output's metadata keeps that\n"
             "figure. Exit status: 0 ok, 1 I/O failure, 2 bad input.\n\n"
@@ -22,6 +23,7 @@ static void convert_help(FILE *out) {
             "  -h, --help   this help\n\n"
             "examples:\n"
             "  pipeprof convert trace.pptrace trace.json      # open it in ui.perfetto.dev\n"
+            "  pipeprof convert trace.pptrace trace.pftrace\n"
             "  pipeprof convert pytorch_trace.json.gz trace.pptrace\n");
 }
 
@@ -55,7 +57,7 @@ static int convert_run(int argc, char **argv) {
     /* Fail before reading what may be a large input. Known formats without
      * a writer are left to pp_trace_write, which names them. */
     if (pp_format_from_path(out) == PP_FORMAT_UNKNOWN) {
-        cli_error("convert: %s: unknown output format (use .pptrace or .json)", out);
+        cli_error("convert: %s: unknown output format (use .pptrace, .json or .pftrace)", out);
         return CLI_BADINPUT;
     }
 

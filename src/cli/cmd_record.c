@@ -22,12 +22,13 @@ static void record_help(FILE *out) {
             "usage: pipeprof record -o FILE [options] -- CMD [ARGS...]\n\n"
             "Runs CMD with recording switched on: a program linked with libpipeprof\n"
             "records into its default session from start to exit and writes FILE\n"
-            "(.pptrace or .json). pipeprof sets PIPEPROF_OUTPUT, PIPEPROF_LEVEL,\n"
+            "(.pptrace, .json or .pftrace). pipeprof sets PIPEPROF_OUTPUT, PIPEPROF_LEVEL,\n"
             "PIPEPROF_MAX_RECORDS and PIPEPROF_OVERFLOW for CMD, passes SIGINT and\n"
             "SIGTERM on to it, and exits with its status (128+N if signal N killed it).\n"
             "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
             "options:\n"
-            "  -o, --output FILE     trace to write: .pptrace (native) or .json (Chrome)\n"
+            "  -o, --output FILE     trace to write: .pptrace (native), .json (Chrome)\n"
+            "                        or .pftrace (Perfetto protobuf)\n"
             "  --level 0|1|2         0: wall times, 1: + hardware totals (default),\n"
             "                        2: + one span per layer / kernel\n"
             "  --max-records N       record budget over all threads (default %" PRIu64 ")\n"
@@ -36,6 +37,7 @@ static void record_help(FILE *out) {
             "  -h, --help            this help\n\n"
             "examples:\n"
             "  pipeprof record -o trace.pptrace -- ./my_pipeline --batches 500\n"
+            "  pipeprof record -o trace.pftrace -- ./my_pipeline   # open in ui.perfetto.dev\n"
             "  pipeprof record -o last.json --max-records 100000 --overflow ring -- ./server\n",
             (uint64_t)PP_DEFAULT_MAX_RECORDS);
 }
@@ -89,12 +91,13 @@ static int record_parse(int argc, char **argv, record_opts *o) {
         }
     }
     if (!o->output) {
-        cli_error("record: no output file: give -o FILE (.pptrace or .json)");
+        cli_error("record: no output file: give -o FILE (.pptrace, .json or .pftrace)");
         return CLI_BADINPUT;
     }
     pp_format f = pp_format_from_path(o->output);
-    if (f != PP_FORMAT_PPTRACE && f != PP_FORMAT_CHROME_JSON) {
-        cli_error("record: -o %s: a recording is written as .pptrace or .json", o->output);
+    if (f != PP_FORMAT_PPTRACE && f != PP_FORMAT_CHROME_JSON && f != PP_FORMAT_PERFETTO) {
+        cli_error("record: -o %s: a recording is written as .pptrace, .json or .pftrace",
+                  o->output);
         return CLI_BADINPUT;
     }
     if (!o->command) {
@@ -275,10 +278,18 @@ static int exit_code_of(int status) {
 }
 
 /* One line on stderr saying what the trace holds, read back from the file
- * the way any later command will read it. Returns 0 or a CLI_* code. */
+ * the way any later command will read it (a .pftrace, which pipeprof does
+ * not read, by its size). Returns 0 or a CLI_* code. */
 static int record_summary(const char *cmd, const char *path) {
     pp_model *m = NULL;
     pp_error err = {{0}};
+    struct stat st;
+    if (pp_format_from_path(path) == PP_FORMAT_PERFETTO && stat(path, &st) == 0) {
+        fprintf(stderr, "pipeprof: %s: wrote %s: %lld bytes (open it in ui.perfetto.dev; its "
+                "\"pipeprof\" track names the records dropped, if any)\n", cmd, path,
+                (long long)st.st_size);
+        return 0;
+    }
     int rc = pp_trace_read(path, &m, &err);
     if (rc != PP_OK && rc != PP_ETRUNCATED) {
         cli_error("record: %s wrote a trace that cannot be read back: %s", cmd, err.msg);

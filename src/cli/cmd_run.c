@@ -1,7 +1,7 @@
 /* pipeprof run: run a pipeline described in a JSON file on its devices,
- * record it, write DIR/trace.json and DIR/trace.pptrace and print the
- * analysis. `demo` does the same with the built-in pipeline, through
- * cli_run_pipeline below. */
+ * record it, write DIR/trace.json, DIR/trace.pptrace, DIR/trace.pftrace and
+ * DIR/report.html and print the analysis. `demo` does the same with the
+ * built-in pipeline, through cli_run_pipeline below. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +13,9 @@
 #include "pipeprof/pipeline.h"
 
 /* Prints the analysis of what the session recorded, over the measured
- * batches (the window starts where the warm-up region ends). */
-static int print_report(pp_session *s, int warmup, const char *source) {
+ * batches (the window starts where the warm-up region ends), and writes it
+ * as the HTML report `html`. */
+static int print_report(pp_session *s, int warmup, const char *source, const char *html) {
     pp_model *m = NULL;
     int rc = pp_model_from_session(s, &m);
     if (rc != PP_OK) {
@@ -29,6 +30,8 @@ static int print_report(pp_session *s, int warmup, const char *source) {
     pp_error err = {{0}};
     rc = pp_report_build(m, &opt, &r, &err);
     if (rc == PP_OK)
+        rc = pp_report_write_html(r, m, html, &err);
+    if (rc == PP_OK)
         rc = pp_report_write_text(r, stdout);
     else
         cli_error("analysis: %s", err.msg);
@@ -42,9 +45,11 @@ int cli_run_pipeline(const char *cmd, pp_pipeline *p, const cli_run_args *a) {
         cli_error("%s: cannot create %s: %s", cmd, a->out, strerror(errno));
         return CLI_FAIL;
     }
-    char json[4096], pptrace[4096];
+    char json[4096], pptrace[4096], pftrace[4096], html[4096];
     snprintf(json, sizeof json, "%s/trace.json", a->out);
     snprintf(pptrace, sizeof pptrace, "%s/trace.pptrace", a->out);
+    snprintf(pftrace, sizeof pftrace, "%s/trace.pftrace", a->out);
+    snprintf(html, sizeof html, "%s/report.html", a->out);
     pp_session_config scfg;
     pp_session_config_init(&scfg);
     scfg.output = json;
@@ -71,17 +76,19 @@ int cli_run_pipeline(const char *cmd, pp_pipeline *p, const cli_run_args *a) {
     rc = pp_session_stop(s, &err);
     if (rc == PP_OK)
         rc = pp_session_write(s, pptrace, &err);
+    if (rc == PP_OK)
+        rc = pp_session_write(s, pftrace, &err);
     if (rc != PP_OK) {
         cli_error("%s: %s", cmd, err.msg);
         pp_session_close(s);
         return CLI_FAIL;
     }
-    printf("%s: %lld batches %s in %.3f s (%.1f batches/s); wrote %s and %s\n\n",
+    printf("%s: %lld batches %s in %.3f s (%.1f batches/s); wrote %s, %s, %s and %s\n\n",
            pp_pipeline_config_get(p)->name, (long long)res.batches,
            a->serial ? "one at a time" : "streaming", (double)res.wall_ns / 1e9,
-           res.batches_per_s, json, pptrace);
+           res.batches_per_s, json, pptrace, pftrace, html);
     int warmup = pp_pipeline_config_get(p)->warmup;
-    int code = print_report(s, warmup, json);
+    int code = print_report(s, warmup, json, html);
     pp_session_close(s);
     return code;
 }
@@ -117,9 +124,11 @@ static void run_help(FILE *out) {
     fprintf(out,
             "usage: pipeprof run PIPELINE.json [--out DIR] [--batches N] [--level L] [--serial]\n\n"
             "Runs the pipeline the file describes (docs/pipeline.md) on its devices,\n"
-            "records it, writes DIR/trace.json (Perfetto UI, chrome://tracing) and\n"
-            "DIR/trace.pptrace, and prints the analysis of the measured batches\n"
-            "(warm-up excluded). Simulated devices are labeled \"(simulated)\".\n"
+            "records it, writes DIR/trace.json (Perfetto UI, chrome://tracing),\n"
+            "DIR/trace.pptrace, DIR/trace.pftrace (Perfetto protobuf) and\n"
+            "DIR/report.html (docs/report-html.md), and prints the analysis of the\n"
+            "measured batches (warm-up excluded). Simulated devices are labeled\n"
+            "\"(simulated)\".\n"
             "Exit status: 0 ok, 1 a failure of the machine, 2 bad input.\n\n"
             "options:\n"
             "  --out DIR      where the traces go (default: pipeprof-run)\n"

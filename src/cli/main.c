@@ -15,6 +15,8 @@ static const pp_command *const commands[] = {
     &pp_cmd_analyze,
     &pp_cmd_demo,
     &pp_cmd_run,
+    &pp_cmd_export,
+    &pp_cmd_devices,
     &pp_cmd_sweep,
     &pp_cmd_plan,
 };

@@ -16,9 +16,19 @@
  * also guards the backend list. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pp_device *registry;
-static const pp_backend *backends[MAX_BACKENDS] = {&pp_backend_cpu, &pp_backend_sim};
-static size_t nbackends = 2;
-
+#ifdef PP_HAVE_OPENVINO
+#define NBUILTIN 3
+#else
+#define NBUILTIN 2
+#endif
+static const pp_backend *backends[MAX_BACKENDS] = {
+    &pp_backend_cpu,
+    &pp_backend_sim,
+#ifdef PP_HAVE_OPENVINO
+    &pp_backend_openvino,
+#endif
+};
+static size_t nbackends = NBUILTIN;
 /* Caller holds registry_lock. */
 static const pp_backend *find_backend(const char *name, size_t len) {
     for (size_t i = 0; i < nbackends; i++)
@@ -91,9 +101,12 @@ int pp_device_open(const char *spec, const pp_device_options *opt, pp_device **o
     if (rc != PP_OK)
         return rc;
 
+    /* by canonical spec: a backend's open may rename the device's track name */
+    char canonical[sizeof registry->spec];
+    snprintf(canonical, sizeof canonical, "%s:%s", b->name, name);
     pthread_mutex_lock(&registry_lock);
     pp_device *d = registry;
-    while (d && !(d->backend == b && strcmp(d->name, name) == 0))
+    while (d && strcmp(d->spec, canonical) != 0)
         d = d->next;
     if (d) {
         if (b->same(d, opt, err))
@@ -107,7 +120,7 @@ int pp_device_open(const char *spec, const pp_device_options *opt, pp_device **o
         d->refs = 1;
         snprintf(d->name, sizeof d->name, "%s", name);
         snprintf(d->label, sizeof d->label, "%s", name);
-        snprintf(d->spec, sizeof d->spec, "%s:%s", b->name, name);
+        snprintf(d->spec, sizeof d->spec, "%s", canonical);
         rc = b->open(d, opt, err);
         if (rc == PP_OK) {
             d->next = registry;
@@ -161,11 +174,22 @@ int pp_device_reserve_streams(pp_device *d, int n) {
 
 int pp_compiled_create(pp_device *d, const pp_workload *w, int nrequests, pp_compiled **out,
                        pp_error *err) {
+    return pp_compiled_create_level(d, w, nrequests, 2, out, err);
+}
+
+int pp_compiled_create_level(pp_device *d, const pp_workload *w, int nrequests, int level,
+                             pp_compiled **out, pp_error *err) {
     int rc = pp_workload_check(w, err);
     if (rc != PP_OK)
         return rc;
     if (nrequests < 1 || nrequests > 64)
         return pp_set_error(err, PP_EINVAL, "requests: %d is outside 1..64", nrequests);
+    if (level < 0 || level > 2)
+        return pp_set_error(err, PP_EINVAL, "level: %d is outside 0..2", level);
+    if (w->model_path && !d->backend->runs_model_files)
+        return pp_set_error(err, PP_EINVAL,
+                            "%s: runs the dummy models only (model file \"%s\" needs an openvino device)",
+                            d->spec, w->model_path);
     pp_compiled *c = calloc(1, sizeof *c);
     if (!c)
         return pp_set_error(err, PP_ENOMEM, "%s: out of memory", d->spec);
@@ -173,6 +197,7 @@ int pp_compiled_create(pp_device *d, const pp_workload *w, int nrequests, pp_com
     c->workload = *w;
     c->nplan = pp_wl_plan(w, c->plan);
     c->nrequests = nrequests;
+    c->level = level;
     c->requests = calloc((size_t)nrequests, sizeof *c->requests);
     if (!c->requests) {
         free(c);
@@ -183,6 +208,7 @@ int pp_compiled_create(pp_device *d, const pp_workload *w, int nrequests, pp_com
         pp_request *r = &c->requests[made];
         r->compiled = c;
         r->index = made;
+        r->ops = r->inline_ops;
         /* zeroed, so that a device that does not compute (sim) returns zeros */
         r->input = calloc((size_t)(w->nodes * w->in_dim), sizeof(float));
         r->output = calloc((size_t)(w->nodes * w->out_dim), sizeof(float));
@@ -324,5 +350,30 @@ int pp_request_profile_get(pp_request *r, pp_request_profile *out) {
         return PP_ESTATE;
     *out = (pp_request_profile){.hw_ns = r->hw_ns, .xfer_ns = r->xfer_ns, .nops = r->nops,
                                 .ops = r->ops};
+    return PP_OK;
+}
+
+int pp_device_list(const char *backend, const pp_device_options *opt, pp_device_list_fn fn,
+                   void *ctx, pp_error *err) {
+    static const pp_device_options defaults;
+    const pp_backend *list[MAX_BACKENDS];
+    char have[128] = "";
+    pthread_mutex_lock(&registry_lock);
+    size_t n = nbackends;
+    memcpy(list, backends, n * sizeof list[0]);
+    pthread_mutex_unlock(&registry_lock);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "",
+                 list[i]->name);
+        if (backend && strcmp(backend, list[i]->name) != 0)
+            continue;
+        found = 1;
+        int rc = list[i]->list ? list[i]->list(opt ? opt : &defaults, fn, ctx, err) : PP_OK;
+        if (rc != PP_OK)
+            return rc;
+    }
+    if (!found)
+        return pp_set_error(err, PP_ENOTFOUND, "unknown backend \"%s\" (have: %s)", backend, have);
     return PP_OK;
 }

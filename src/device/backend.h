@@ -16,6 +16,7 @@
 typedef struct pp_backend {
     const char *name;         /* "cpu", "sim": the part of a spec before ':' */
     const char *default_name; /* the device of a spec without ':'; NULL: one must be named */
+    int runs_model_files;     /* whether it runs a workload's model_path */
     /* Whether device `name` exists and its parameters are valid; fails with
      * a message (PP_ENOTFOUND naming the devices that exist). */
     int (*check)(const char *name, const pp_device_options *opt, pp_error *err);
@@ -31,10 +32,15 @@ typedef struct pp_backend {
     void (*free_compiled)(pp_compiled *c);
     /* Runs r asynchronously; the backend calls pp_request_finish when done. */
     int (*start)(pp_request *r);
+    /* Calls fn once per device the backend can open (pp_device_list). */
+    int (*list)(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err);
 } pp_backend;
 
 extern const pp_backend pp_backend_cpu;
 extern const pp_backend pp_backend_sim;
+#ifdef PP_HAVE_OPENVINO
+extern const pp_backend pp_backend_openvino;
+#endif
 
 /* Adds a backend beside cpu and sim (up to 8 in all), for specs naming
  * b->name; `b` must outlive every device opened from it. For backends built
@@ -45,7 +51,7 @@ int pp_backend_add(const pp_backend *b, pp_error *err);
 struct pp_device {
     const pp_backend *backend;
     char spec[48];     /* canonical: "cpu", "sim:NPU" */
-    char name[32];     /* "CPU", "NPU" */
+    char name[32];     /* "CPU", "NPU": the track name; open may change it */
     char label[48];    /* "NPU (simulated)" */
     unsigned flags;    /* PP_TRACK_SIMULATED */
     int refs;          /* guarded by the registry lock */
@@ -72,7 +78,8 @@ struct pp_request {
     /* Written by the backend while running, read after it finished. */
     uint64_t hw_ns, xfer_ns;
     size_t nops;
-    pp_op_profile ops[PP_MAX_OPS];
+    pp_op_profile *ops; /* inline_ops, or a backend's own array when it reports more ops */
+    pp_op_profile inline_ops[PP_MAX_OPS];
     void *impl;
 };
 
@@ -82,6 +89,7 @@ struct pp_compiled {
     pp_wl_op plan[PP_WL_MAX_OPS]; /* the compute ops, from pp_wl_plan */
     size_t nplan;
     int nrequests;
+    int level;  /* profiling level 0..2: a backend whose profiling costs runs it at >= 1 */
     pp_request *requests;
     void *impl;
 };

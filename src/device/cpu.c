@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "device/backend.h"
@@ -296,6 +297,15 @@ static int cpu_compile(pp_compiled *c, pp_error *err) {
     return PP_OK;
 }
 
+static int cpu_list(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err) {
+    (void)opt, (void)err;
+    char text[96];
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(text, sizeof text, "worker threads of this process (%ld cores online), OpenBLAS", cores);
+    fn(ctx, &(pp_device_info){.backend = "cpu", .spec = "cpu", .description = text});
+    return PP_OK;
+}
+
 const pp_backend pp_backend_cpu = {
     .name = "cpu",
     .default_name = "CPU",
@@ -306,4 +316,5 @@ const pp_backend pp_backend_cpu = {
     .compile = cpu_compile,
     .free_compiled = cpu_free_compiled,
     .start = cpu_start,
+    .list = cpu_list,
 };

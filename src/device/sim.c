@@ -314,6 +314,30 @@ static int sim_start(pp_request *r) {
     return PP_OK;
 }
 
+static void list_one(const pp_sim_device_params *p, pp_device_list_fn fn, void *ctx) {
+    char spec[48], text[160];
+    snprintf(spec, sizeof spec, "sim:%s", p->name);
+    snprintf(text, sizeof text, "simulated: launch %.0f us, %g GFLOP/s, %d unit%s", p->launch_ns / 1e3,
+             p->gflops, p->units, p->units == 1 ? "" : "s");
+    fn(ctx, &(pp_device_info){.backend = "sim", .spec = spec, .description = text,
+                              .flags = PP_TRACK_SIMULATED});
+}
+
+/* The built-in devices (as the options redefine them), then the options'
+ * own. */
+static int sim_list(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err) {
+    (void)err;
+    pp_sim_device_params p;
+    for (size_t i = 0; i < NBUILTIN; i++) {
+        find_params(builtin[i].name, opt, &p);
+        list_one(&p, fn, ctx);
+    }
+    for (size_t i = 0; i < opt->nsim; i++)
+        if (pp_sim_device_defaults(opt->sim[i].name, &p) != PP_OK)
+            list_one(&opt->sim[i], fn, ctx);
+    return PP_OK;
+}
+
 const pp_backend pp_backend_sim = {
     .name = "sim",
     .default_name = NULL,
@@ -324,4 +348,5 @@ const pp_backend pp_backend_sim = {
     .compile = sim_compile,
     .free_compiled = sim_free_compiled,
     .start = sim_start,
+    .list = sim_list,
 };

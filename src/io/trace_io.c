@@ -49,6 +49,11 @@ int pp_trace_read(const char *path, pp_model **out, pp_error *err) {
     fclose(f);
     if (n >= 7 && memcmp(magic, "PPTRACE", 7) == 0)
         return pp_pptrace_read(path, out, err);
+    /* by name: a Perfetto trace's first byte, '\n', may also start JSON */
+    if (pp_format_from_path(path) == PP_FORMAT_PERFETTO)
+        return pp_set_error(err, PP_EUNSUPPORTED,
+                            "%s: pipeprof writes Perfetto traces but does not read them (read "
+                            "the .pptrace or .json it was written from)", path);
     return pp_chrome_read(path, out, err);
 }
 
@@ -56,8 +61,9 @@ int pp_trace_write(const pp_model *m, const char *path, pp_error *err) {
     switch (pp_format_from_path(path)) {
     case PP_FORMAT_PPTRACE: return pp_pptrace_write(m, path, err);
     case PP_FORMAT_CHROME_JSON: return pp_chrome_write(m, path, err);
+    case PP_FORMAT_PERFETTO: return pp_perfetto_write(m, path, err);
     default:
         return pp_set_error(err, PP_EUNSUPPORTED,
-                            "%s: cannot write this format (use .pptrace or .json)", path);
+                            "%s: cannot write this format (use .pptrace, .json or .pftrace)", path);
     }
 }

@@ -84,9 +84,21 @@ static int read_devices(pp_json_loader *ld, json_t *st, const char *where, pp_st
     return PP_OK;
 }
 
-static int read_stage(pp_json_loader *ld, json_t *st, int i, pp_stage_spec *spec) {
+/* A model_path relative to the pipeline file's folder, as a user reading
+ * the file would take it. */
+static void resolve_path(const pp_json_loader *ld, const char *path, char *out, size_t len) {
+    const char *slash = strrchr(ld->path, '/');
+    if (path[0] == '/' || !slash)
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%.*s/%s", (int)(slash - ld->path), ld->path, path);
+}
+
+/* `model_path` (room for 4096 bytes) holds the stage's resolved model path. */
+static int read_stage(pp_json_loader *ld, json_t *st, int i, pp_stage_spec *spec,
+                      char *model_path) {
     static const char *const keys[] = {"name", "device", "devices", "split", "requests", "model",
-                                       "out_dim", "layers", NULL};
+                                       "out_dim", "layers", "model_path", NULL};
     char where[32];
     snprintf(where, sizeof where, "stages[%d]", i);
     if (!json_is_object(st))
@@ -107,8 +119,17 @@ static int read_stage(pp_json_loader *ld, json_t *st, int i, pp_stage_spec *spec
         rc = pp_json_get_int(ld, st, where, "out_dim", &out_dim);
     if (rc == PP_OK)
         rc = pp_json_get_int32(ld, st, where, "layers", &spec->layers);
+    const char *path = NULL;
+    if (rc == PP_OK)
+        rc = pp_json_get_string(ld, st, where, "model_path", &path);
     if (rc != PP_OK)
         return rc;
+    if (path && *path) {
+        resolve_path(ld, path, model_path, 4096);
+        spec->model_path = model_path;
+    } else if (path) {
+        spec->model_path = path; /* "": pp_pipeline_add_stage names it */
+    }
     if (strcmp(model, "matmul") == 0)
         spec->kind = PP_WORKLOAD_MATMUL;
     else if (strcmp(model, "sage") == 0)
@@ -140,7 +161,8 @@ static int read_pipeline(pp_json_loader *ld, json_t *root, pp_pipeline **out) {
     rc = pp_pipeline_create(&cfg, &p, &why);
     for (size_t i = 0; rc == PP_OK && i < json_array_size(stages); i++) {
         pp_stage_spec spec;
-        rc = read_stage(ld, json_array_get(stages, i), (int)i, &spec);
+        char model_path[4096];
+        rc = read_stage(ld, json_array_get(stages, i), (int)i, &spec, model_path);
         if (rc != PP_OK) {
             pp_pipeline_free(p);
             return rc;

@@ -44,7 +44,10 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     pp_executor *ex = calloc(1, sizeof *ex);
     if (!ex)
         return pp_set_error(err, PP_ENOMEM, "executor: out of memory");
-    int rc = pp_compiled_create(cfg->device, &cfg->workload, cfg->requests, &ex->compiled, err);
+    /* the session's level decides what the backend profiles (openvino's PERF_COUNT) */
+    int level = s ? pp_session_level(s) : 0;
+    int rc = pp_compiled_create_level(cfg->device, &cfg->workload, cfg->requests, level,
+                                      &ex->compiled, err);
     if (rc != PP_OK) {
         free(ex);
         return rc;
@@ -59,7 +62,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     pthread_mutex_init(&ex->lock, NULL);
     pthread_cond_init(&ex->changed, NULL);
     ex->s = s;
-    ex->level = s ? pp_session_level(s) : 0;
+    ex->level = level;
     ex->stage = cfg->stage ? pp_intern(cfg->stage) : 0;
     ex->name = ex->stage ? ex->stage : pp_intern(pp_workload_kind_name(cfg->workload.kind));
     ex->key_type = pp_intern("type");

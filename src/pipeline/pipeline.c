@@ -2,6 +2,7 @@
  * added so that every mistake is reported against the field that holds it,
  * named as the pipeline file names it ("stages[1].devices[0]"). Running it
  * is run.c; reading it from a file is config.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,29 @@ static void stage_workload(const pp_pipeline *p, const pp_stage_spec *spec, int 
     w->out_dim = spec->out_dim;
     w->layers = spec->kind == PP_WORKLOAD_SAGE ? 1 : (spec->layers ? spec->layers : 1);
     w->seed = p->cfg.seed + (uint64_t)index;
+    w->model_path = spec->model_path;
+}
+
+/* A model file needs openvino devices only, and must be readable now. */
+static int check_model_path(const pp_stage_spec *spec, int i, pp_error *err) {
+    if (!spec->model_path)
+        return PP_OK;
+    if (!*spec->model_path || strlen(spec->model_path) >= 4096)
+        return pp_set_error(err, PP_EINVAL, "stages[%d].model_path: expected 1..4095 characters", i);
+    for (int d = 0; d < spec->ndevices; d++) {
+        const char *dev = spec->devices[d];
+        if (strncmp(dev, "openvino", 8) != 0 || (dev[8] != '\0' && dev[8] != ':'))
+            return pp_set_error(err, PP_EINVAL,
+                                "stages[%d].model_path: devices[%d] \"%s\" runs the dummy models "
+                                "only (model files run on openvino devices)", i, d, dev);
+    }
+    FILE *f = fopen(spec->model_path, "rb");
+    if (!f)
+        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO,
+                            "stages[%d].model_path: cannot open %s: %s", i, spec->model_path,
+                            strerror(errno));
+    fclose(f);
+    return PP_OK;
 }
 
 static int check_devices(const pp_pipeline *p, const pp_stage_spec *spec, int i, pp_error *err) {
@@ -135,6 +159,8 @@ int pp_pipeline_add_stage(pp_pipeline *p, const pp_stage_spec *spec, pp_error *e
             return pp_set_error(err, PP_EINVAL, "stages[%d].name: \"%s\" is also stages[%d]", i,
                                 spec->name, k);
     int rc = check_devices(p, spec, i, err);
+    if (rc == PP_OK)
+        rc = check_model_path(spec, i, err);
     if (rc != PP_OK)
         return rc;
     if (spec->out_dim < 1 || spec->out_dim > (1 << 14))
@@ -157,6 +183,10 @@ int pp_pipeline_add_stage(pp_pipeline *p, const pp_stage_spec *spec, pp_error *e
         snprintf(ps->devices[d], sizeof ps->devices[d], "%s", spec->devices[d]);
         ps->spec.devices[d] = ps->devices[d];
     }
+    if (spec->model_path) {
+        snprintf(ps->model_path, sizeof ps->model_path, "%s", spec->model_path);
+        ps->spec.model_path = ps->model_path;
+    }
     if (!ps->spec.requests)
         ps->spec.requests = 1;
     p->nstages++;
@@ -175,6 +205,18 @@ int pp_pipeline_stage_summary(const pp_pipeline *p, int i, pp_stage_summary *out
 }
 
 int pp_pipeline_demo(pp_pipeline **out, pp_error *err) {
+    return pp_pipeline_demo_backend("cpu", out, err);
+}
+
+int pp_pipeline_demo_backend(const char *backend, pp_pipeline **out, pp_error *err) {
+    const char *cpu;
+    if (strcmp(backend, "cpu") == 0)
+        cpu = "cpu";
+    else if (strcmp(backend, "openvino") == 0)
+        cpu = "openvino:CPU";
+    else
+        return pp_set_error(err, PP_ENOTFOUND, "demo: unknown backend \"%s\" (have: cpu, openvino)",
+                            backend);
     pp_pipeline_config cfg;
     pp_pipeline_config_init(&cfg);
     cfg.name = "demo";
@@ -184,9 +226,9 @@ int pp_pipeline_demo(pp_pipeline **out, pp_error *err) {
     if (rc != PP_OK)
         return rc;
     const pp_stage_spec stages[] = {
-        {.name = "GraphPrep", .ndevices = 1, .devices = {"cpu"}, .kind = PP_WORKLOAD_SAGE,
+        {.name = "GraphPrep", .ndevices = 1, .devices = {cpu}, .kind = PP_WORKLOAD_SAGE,
          .out_dim = 64},
-        {.name = "Embedding", .ndevices = 2, .devices = {"cpu", "sim:NPU"},
+        {.name = "Embedding", .ndevices = 2, .devices = {cpu, "sim:NPU"},
          .kind = PP_WORKLOAD_MATMUL, .out_dim = 64, .layers = 2},
         {.name = "Classifier", .ndevices = 1, .devices = {"sim:GPU"}, .requests = 2,
          .kind = PP_WORKLOAD_MATMUL, .out_dim = 16},

@@ -9,6 +9,7 @@ typedef struct pipeline_stage {
     pp_stage_spec spec;      /* name and device strings point into the pool below */
     char name[64];
     char devices[PP_STAGE_MAX_DEVICES][64];
+    char model_path[4096];
     pp_stage_summary summary; /* of the last run; labels point into the run's devices */
     char labels[PP_STAGE_MAX_DEVICES][48];
 } pipeline_stage;

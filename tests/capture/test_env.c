@@ -140,7 +140,7 @@ static void test_bad_env_is_reported(void) {
     snprintf(cmd, sizeof cmd, "PIPEPROF_OUTPUT=trace.txt /proc/%d/exe child 10 -1", (int)getpid());
     rc = pp_test_run(cmd, &out);
     EXPECT_EQ_I64(rc, 3);
-    EXPECT_CONTAINS(out, "PIPEPROF_OUTPUT=trace.txt: the file must end in .pptrace or .json");
+    EXPECT_CONTAINS(out, "PIPEPROF_OUTPUT=trace.txt: the file must end in .pptrace, .json or .pftrace");
     free(out);
     EXPECT(access(path, F_OK) != 0);
 }

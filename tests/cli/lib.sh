@@ -96,3 +96,18 @@ sanitizer_flags() {
 json_get() {
     "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# pftrace_check WHAT FILE.pftrace [FILE.json]: tests/io/perfetto_check.py
+# decodes FILE.pftrace (with the protobuf package) and finds it sound, and
+# equal to FILE.json when given; its --dump goes to $out. A Python without
+# protobuf skips the check.
+pftrace_check() {
+    local what=$1
+    shift
+    run "$PY" "$PP_SOURCE_DIR/tests/io/perfetto_check.py" "$@" --dump
+    if [[ $rc == 77 ]]; then
+        skip_part "$what: $out"
+        return 0
+    fi
+    expect "$what" 0 "ok: $1:"
+}

@@ -53,7 +53,7 @@ expect "record without -o" 2 "record: no output file: give -o FILE"
 run "$P" record -o
 expect "record -o without a value" 2 "record: option -o needs a value"
 run "$P" record -o x.txt -- true
-expect "record to an unsupported extension" 2 "record: -o x.txt: a recording is written as .pptrace or .json"
+expect "record to an unsupported extension" 2 "record: -o x.txt: a recording is written as .pptrace, .json or .pftrace"
 run "$P" record -o x.json --level 3 -- true
 expect "record --level out of range" 2 'record: --level "3": expected a whole number from 0 to 2'
 run "$P" record -o x.json --level=one -- true
@@ -126,6 +126,14 @@ check "the trace holds the 20 compute execs" test \
     "$(json_get basic.json 'sum(e.get("name") == "compute" and e.get("ph") == "X" for e in d["traceEvents"])')" = 20
 check "the trace says level 1 (the default)" test "$(json_get basic.json 'd["otherData"]["level"]')" = 1
 
+run "$P" record -o basic.pftrace -- "$basic"
+expect "record of record_basic writes a Perfetto trace" 0 "wrote basic.pftrace:" "bytes"
+pftrace_check "the recorded .pftrace decodes" basic.pftrace
+check "the .pftrace holds the 20 compute execs" test "$(grep -c 'name="compute" .*role="exec"' <<<"$out")" = 20
+run "$P" convert basic.pftrace again.json
+expect "a .pftrace is not read back: bad input, said" 2 \
+    "basic.pftrace: pipeprof writes Perfetto traces but does not read them"
+
 run "$P" record -o basic.pptrace --level 0 -- "$basic"
 expect "record of record_basic writes a .pptrace" 0 "wrote basic.pptrace:"
 check "the .pptrace starts with its magic" test "$(head -c 7 basic.pptrace)" = PPTRACE
@@ -137,6 +145,11 @@ expect "record with a small budget" 0 "wrote small.json:" "--overflow ring"
 dropped=$(sed -nE 's/.* ([0-9]+) dropped records.*/\1/p' <<<"$out")
 check "the summary counts dropped records" test "${dropped:-0}" -gt 0
 check "the file counts the same drops" test "$(json_get small.json 'd["otherData"]["dropped_records"]')" = "$dropped"
+run "$P" record -o small.pftrace --max-records 10 -- "$basic"
+expect "record to .pftrace with a small budget" 0 "wrote small.pftrace:" "records dropped"
+pftrace_check "the small .pftrace decodes" small.pftrace
+check "the .pftrace names its drops on the pipeprof track" \
+    grep -qE 'track uuid=[0-9]+ name="pipeprof \([1-9][0-9]* records dropped\)"' <<<"$out"
 
 # A program of our own that records, then waits to be stopped: the SIGTERM
 # given to pipeprof reaches it, and its trace is still written.
@@ -186,6 +199,9 @@ fi
 run "$P" convert basic.pptrace a.json
 expect "convert .pptrace to .json" 0 "basic.pptrace -> a.json:"
 check "the converted JSON is valid JSON" "$PY" -m json.tool a.json /dev/null
+run "$P" convert basic.pptrace a.pftrace
+expect "convert .pptrace to .pftrace" 0 "basic.pptrace -> a.pftrace:"
+pftrace_check "the converted .pftrace holds what the converted JSON holds" a.pftrace a.json
 run "$P" convert a.json b.pptrace
 expect "convert .json back to .pptrace" 0 "a.json -> b.pptrace:"
 run "$P" convert b.pptrace c.json
@@ -197,7 +213,7 @@ expect "convert with one path" 2 "convert: expected IN OUT"
 run "$P" convert a.json b.json c.json
 expect "convert with three paths" 2 'convert: unexpected argument "c.json"'
 run "$P" convert a.json out.xyz
-expect "convert to an unknown extension" 2 "convert: out.xyz: unknown output format (use .pptrace or .json)"
+expect "convert to an unknown extension" 2 "convert: out.xyz: unknown output format (use .pptrace, .json or .pftrace)"
 check "no output for an unknown extension" test ! -e out.xyz
 run "$P" convert missing.json out.json
 expect "convert of a file that does not exist" 2 "missing.json"

@@ -1,5 +1,5 @@
-/* The cpu backend computes the dummy models correctly (against naive
- * reference loops written here from the models' definitions) and reports a
+/* The cpu backend computes the dummy models correctly (against the naive
+ * reference loops of reference.h, written from the models' definitions) and reports a
  * profile whose parts add up. */
 #include <cblas.h>
 #include <math.h>
@@ -7,6 +7,7 @@
 
 #include "device/workload.h"
 #include "pipeprof/device.h"
+#include "reference.h"
 #include "testutil.h"
 
 static pp_device *open_cpu(void) {
@@ -15,27 +16,6 @@ static pp_device *open_cpu(void) {
     int rc = pp_device_open("cpu", NULL, &d, &err);
     EXPECT_EQ_I64(rc, PP_OK);
     return d;
-}
-
-/* c = a (n x k) times w (k x m), the textbook triple loop. */
-static void naive_matmul(const float *a, const float *w, float *c, int64_t n, int64_t k, int64_t m) {
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < m; j++) {
-            double sum = 0.0;
-            for (int64_t p = 0; p < k; p++)
-                sum += (double)a[i * k + p] * (double)w[p * m + j];
-            c[i * m + j] = (float)sum;
-        }
-}
-
-/* Largest difference relative to the reference's largest magnitude. */
-static double rel_error(const float *got, const float *want, int64_t count) {
-    double worst = 0.0, scale = 1e-30;
-    for (int64_t i = 0; i < count; i++)
-        scale = fmax(scale, fabs((double)want[i]));
-    for (int64_t i = 0; i < count; i++)
-        worst = fmax(worst, fabs((double)got[i] - (double)want[i]));
-    return worst / scale;
 }
 
 static void run_and_wait(pp_compiled *c, int i) {
@@ -56,19 +36,10 @@ static void test_matmul_chain_matches_naive_product(void) {
     pp_wl_fill_input(&w, 99, pp_request_input(r));
     run_and_wait(c, 0);
 
-    float *x = malloc(37 * 23 * sizeof(float)), *y = malloc(37 * 23 * sizeof(float));
-    float *w0 = malloc(19 * 23 * sizeof(float)), *wl = malloc(23 * 23 * sizeof(float));
+    static float x[37 * 19], want[37 * 23];
     pp_wl_fill_input(&w, 99, x);
-    pp_wl_weights(&w, 0, w0);
-    naive_matmul(x, w0, y, 37, 19, 23);
-    for (int l = 1; l < 3; l++) {
-        pp_wl_weights(&w, l, wl);
-        naive_matmul(y, wl, x, 37, 23, 23);
-        float *t = x;
-        x = y, y = t;
-    }
-    EXPECT(rel_error(pp_request_output(r), y, 37 * 23) < 1e-5);
-    free(x), free(y), free(w0), free(wl);
+    reference_matmul_chain(&w, x, want);
+    EXPECT(rel_error(pp_request_output(r), want, 37 * 23) < 1e-5);
     pp_compiled_free(c);
     pp_device_close(d);
 }
@@ -87,28 +58,9 @@ static void test_sage_layer_matches_naive_definition(void) {
     pp_wl_fill_input(&w, 5, pp_request_input(r));
     run_and_wait(c, 0);
 
-    static float x[N * IN], mean[N * IN], wt[IN * OUT], bias[OUT], want[N * OUT];
-    static int32_t src[E], dst[E];
+    static float x[N * IN], want[N * OUT];
     pp_wl_fill_input(&w, 5, x);
-    pp_wl_weights(&w, 0, wt);
-    pp_wl_bias(&w, bias);
-    pp_wl_graph(&w, src, dst);
-    for (int i = 0; i < N; i++) {
-        for (int f = 0; f < IN; f++) {
-            double sum = x[i * IN + f];
-            int count = 1;
-            for (int e = 0; e < E; e++) {
-                if (dst[e] == i) {
-                    sum += x[src[e] * IN + f];
-                    count++;
-                }
-            }
-            mean[i * IN + f] = (float)(sum / count);
-        }
-    }
-    naive_matmul(mean, wt, want, N, IN, OUT);
-    for (int i = 0; i < N * OUT; i++)
-        want[i] = fmaxf(want[i] + bias[i % OUT], 0.0f);
+    reference_sage(&w, x, want);
     EXPECT(rel_error(pp_request_output(r), want, N * OUT) < 1e-5);
     pp_compiled_free(c);
     pp_device_close(d);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `pipeprof demo` and `pipeprof run` as a user meets them: both write a
-# Chrome JSON trace that parses and a .pptrace that analyze reads back,
+# Chrome JSON trace that parses, a .pptrace that analyze reads back and a
+# .pftrace that decodes to the same events as the JSON,
 # print the analysis with the simulated devices labeled, and refuse bad
 # flags and bad pipeline files with a message naming what is wrong (exit 2).
 set -uo pipefail
@@ -17,6 +18,8 @@ expect "demo runs and prints the per-stage analysis" 0 "10 batches streaming" \
     "GraphPrep" "Embedding" "Classifier" "NPU (simulated)" "GPU (simulated)" "Bottleneck"
 check "demo wrote trace.json" test -s d/trace.json
 check "demo wrote trace.pptrace" test -s d/trace.pptrace
+pftrace_check "demo's trace.pftrace holds what its trace.json holds" d/trace.pftrace d/trace.json
+check "demo wrote report.html" grep -q '^<!DOCTYPE html>' d/report.html
 check "trace.json parses and has events" \
     test "$(json_get d/trace.json "len(d['traceEvents']) > 0")" = True
 run "$P" analyze d/trace.pptrace --exclude-region "warm up"
@@ -38,14 +41,17 @@ run "$P" run "$PP_SOURCE_DIR/examples/gnn_pipeline.json" --out r --batches 5
 expect "run executes the example pipeline file" 0 "gnn: 5 batches streaming" "Postprocess" \
     "VPU (simulated)"
 check "run wrote trace.json" test -s r/trace.json
+pftrace_check "run's trace.pftrace holds what its trace.json holds" r/trace.pftrace r/trace.json
 run "$P" run "$PP_SOURCE_DIR/examples/demo_pipeline.json" --out rd --batches 5
 expect "the demo's pipeline as a file runs" 0 "demo: 5 batches streaming" "Embedding" \
     "NPU (simulated)" "GPU (simulated)"
 
 printf '{"stages": [{"name": "A", "device": "cpu", "out_dim": 8},\n {"name": "B", "devices": ["opnvino"], "out_dim": 8}]}' >bad_backend.json
+backends="cpu, sim"
+[[ $("$P" --version) == *openvino* ]] && backends="cpu, sim, openvino"
 run "$P" run bad_backend.json
 expect "unknown backend names the key" 2 \
-    "pipeprof: bad_backend.json: stages[1].devices[0]: unknown backend \"opnvino\" (have: cpu, sim)"
+    "pipeprof: bad_backend.json: stages[1].devices[0]: unknown backend \"opnvino\" (have: $backends)"
 
 printf '{"stages": [{"name": "A", "devices": ["cpu", "sim:NPU"], "split": [1, 2, 3], "out_dim": 8}]}' >bad_split.json
 run "$P" run bad_split.json

@@ -1,0 +1,206 @@
+/* render_html_data.c — the report's figures for the HTML page: header,
+ * findings, devices with their bubble histograms, stages with their latency
+ * histograms, cycles with the first HTML_BATCH_ROWS batches, and the
+ * data-parallel breakdown. Names of devices carry their simulated flag; the
+ * page labels them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/render_html.h"
+#include "core/error.h"
+
+static void summary(pp_outfile *o, const char *key, const pp_summary *s) {
+    hj_key(o, key, 0);
+    const char *k[] = {"n", "min", "mean", "p50", "p90", "p95", "p99", "p99_9", "max", "total"};
+    int64_t v[] = {(int64_t)s->n, s->min, s->mean, s->p50, s->p90, s->p95, s->p99,
+                   s->p999, s->max, s->total};
+    hj_raw(o, "{");
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        hj_key(o, k[i], i == 0);
+        hj_i64(o, v[i]);
+    }
+    hj_raw(o, "}");
+}
+
+static void num(pp_outfile *o, const char *key, int64_t v) {
+    hj_key(o, key, 0);
+    hj_i64(o, v);
+}
+
+static void ratio(pp_outfile *o, const char *key, double v) {
+    hj_key(o, key, 0);
+    hj_dbl(o, v);
+}
+
+static void header(const pp_report *r, pp_outfile *o) {
+    hj_key(o, "source", 1);
+    hj_str(o, r->source);
+    hj_raw(o, ",\n\"window\": {");
+    hj_key(o, "how", 1);
+    hj_str(o, r->window.how);
+    num(o, "start_ns", r->window.start_ns);
+    num(o, "end_ns", r->window.end_ns);
+    hj_raw(o, "},\n\"data_loss\": {");
+    hj_key(o, "dropped_records", 1);
+    hj_i64(o, (int64_t)r->meta.dropped_records);
+    num(o, "truncated_bytes", (int64_t)r->meta.truncated_bytes);
+    num(o, "unmatched_ends", (int64_t)r->meta.unmatched_ends);
+    hj_raw(o, "},\n\"findings\": [");
+    for (size_t i = 0; i < r->nfindings; i++) {
+        hj_raw(o, i ? ",\n " : "\n ");
+        hj_str(o, r->findings[i]);
+    }
+    hj_raw(o, "]");
+}
+
+static void devices(const pp_report *r, pp_outfile *o, uint64_t *hist) {
+    hj_raw(o, ",\n\"devices\": [");
+    for (size_t d = 0; d < r->ndevices; d++) {
+        const pp_device_stats *v = &r->devices[d];
+        const pp_gap_stats *g = &v->bubbles;
+        hj_raw(o, d ? ",\n {" : "\n {");
+        hj_key(o, "name", 1);
+        hj_str(o, v->name);
+        hj_raw(o, v->simulated ? ", \"simulated\": true" : ", \"simulated\": false");
+        num(o, "tracks", v->tracks);
+        num(o, "execs", (int64_t)v->execs);
+        num(o, "hw_unknown", (int64_t)v->hw_unknown);
+        num(o, "busy_ns", v->busy_ns);
+        num(o, "idle_ns", v->idle_ns);
+        ratio(o, "wall_util", v->wall_util);
+        ratio(o, "hw_util", v->hw_util);
+        ratio(o, "hw_eff", v->hw_eff);
+        ratio(o, "transfer_share", v->transfer_share);
+        summary(o, "penalty_ns", &v->penalty);
+        hj_raw(o, ", \"bubbles\": {");
+        hj_key(o, "count", 1);
+        hj_i64(o, (int64_t)g->count);
+        num(o, "mean", g->mean);
+        num(o, "p50", g->p50);
+        num(o, "p95", g->p95);
+        num(o, "max", g->max);
+        num(o, "total", g->total);
+        num(o, "leading_ns", g->leading_ns);
+        num(o, "trailing_ns", g->trailing_ns);
+        hj_raw(o, "}, \"bubble_hist\": ");
+        memset(hist, 0, HTML_HIST_BINS * sizeof *hist);
+        for (size_t i = 0; i < r->ngaps; i++)
+            if (r->gaps[i].device == d)
+                hist[html_hist_bin(r->gaps[i].end - r->gaps[i].start)]++;
+        hj_hist(o, hist);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "]");
+}
+
+static void stages(const pp_report *r, pp_outfile *o, uint64_t *hist) {
+    hj_raw(o, ",\n\"stages\": [");
+    for (size_t s = 0; s < r->nstages; s++) {
+        const pp_stage_stats *v = &r->stages[s];
+        hj_raw(o, s ? ",\n {" : "\n {");
+        hj_key(o, "name", 1);
+        hj_str(o, v->name);
+        hj_raw(o, v->data_parallel ? ", \"data_parallel\": true" : ", \"data_parallel\": false");
+        hj_raw(o, v->exec_less ? ", \"exec_less\": true" : ", \"exec_less\": false");
+        summary(o, "time_ns", &v->time);
+        num(o, "bottleneck_count", (int64_t)v->bottleneck_count);
+        num(o, "execs", (int64_t)v->execs);
+        num(o, "hw_ns", v->hw_ns);
+        num(o, "xfer_ns", v->xfer_ns);
+        summary(o, "penalty_ns", &v->penalty);
+        ratio(o, "penalty_pct_wall", v->penalty_pct_wall);
+        hj_raw(o, ", \"time_hist\": ");
+        memset(hist, 0, HTML_HIST_BINS * sizeof *hist);
+        for (size_t i = 0; i < r->ntimes; i++)
+            if (r->times[i].stage == s)
+                hist[html_hist_bin(r->times[i].time_ns)]++;
+        hj_hist(o, hist);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "]");
+}
+
+/* The cycle summary and the first HTML_BATCH_ROWS batches, each with its
+ * stage times (null where the batch lacks the stage). r->times is sorted by
+ * (batch, stage), as r->batches is by batch. */
+static void cycles(const pp_report *r, pp_outfile *o) {
+    const pp_cycle_stats *c = &r->cycles;
+    hj_raw(o, ",\n\"cycles\": {");
+    hj_key(o, "batches", 1);
+    hj_i64(o, (int64_t)c->batches);
+    num(o, "complete", (int64_t)c->complete);
+    summary(o, "cycle_ns", &c->cycle);
+    summary(o, "e2e_ns", &c->e2e);
+    ratio(o, "throughput_bound_per_s", c->throughput_bound);
+    ratio(o, "throughput_measured_per_s", c->throughput_measured);
+    num(o, "rows_cap", HTML_BATCH_ROWS);
+    hj_raw(o, ",\n\"rows\": [");
+    size_t t = 0, rows = r->nbatches < HTML_BATCH_ROWS ? r->nbatches : HTML_BATCH_ROWS;
+    for (size_t i = 0; i < rows; i++) {
+        const pp_batch_stats *b = &r->batches[i];
+        hj_raw(o, i ? ",\n [" : "\n [");
+        hj_i64(o, b->batch);
+        hj_raw(o, b->complete ? ", true, " : ", false, ");
+        hj_i64(o, b->cycle_ns);
+        hj_raw(o, ", ");
+        hj_i64(o, b->bottleneck);
+        hj_raw(o, ", ");
+        hj_i64(o, b->e2e_ns);
+        hj_raw(o, ", [");
+        while (t < r->ntimes && r->times[t].batch < b->batch)
+            t++;
+        for (size_t s = 0; s < r->nstages; s++) {
+            hj_raw(o, s ? ", " : "");
+            if (t < r->ntimes && r->times[t].batch == b->batch && r->times[t].stage == s)
+                hj_i64(o, r->times[t++].time_ns);
+            else
+                hj_raw(o, "null");
+        }
+        hj_raw(o, "]]");
+    }
+    hj_raw(o, "]}");
+}
+
+static void data_parallel(const pp_report *r, pp_outfile *o) {
+    hj_raw(o, ",\n\"data_parallel\": [");
+    for (size_t i = 0; i < r->ndp; i++) {
+        const pp_dp_stats *v = &r->dp[i];
+        hj_raw(o, i ? ",\n {" : "\n {");
+        hj_key(o, "stage", 1);
+        hj_str(o, r->stages[v->stage].name);
+        num(o, "batches", (int64_t)v->batches);
+        summary(o, "partition_ns", &v->partition);
+        summary(o, "max_device_ns", &v->max_device);
+        summary(o, "merge_ns", &v->merge);
+        summary(o, "formula_ns", &v->formula);
+        summary(o, "measured_ns", &v->measured);
+        ratio(o, "imbalance", v->imbalance);
+        hj_raw(o, ", \"devices\": [");
+        for (size_t d = 0; d < v->ndevices; d++) {
+            const pp_dp_device *dd = &v->devices[d];
+            hj_raw(o, d ? ", {" : "{");
+            hj_key(o, "device", 1);
+            hj_i64(o, dd->device);
+            num(o, "wall_ns", dd->wall_ns);
+            ratio(o, "share", dd->share);
+            ratio(o, "rate_per_s", dd->rate);
+            ratio(o, "suggested_share", dd->suggested_share);
+            hj_raw(o, "}");
+        }
+        hj_raw(o, "]}");
+    }
+    hj_raw(o, "]");
+}
+
+int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
+    uint64_t *hist = malloc(HTML_HIST_BINS * sizeof *hist);
+    if (!hist)
+        return pp_set_error(err, PP_ENOMEM, "HTML report: out of memory");
+    header(r, o);
+    devices(r, o, hist);
+    stages(r, o, hist);
+    cycles(r, o);
+    data_parallel(r, o);
+    free(hist);
+    return PP_OK;
+}

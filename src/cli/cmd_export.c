@@ -1,0 +1,205 @@
+/* pipeprof export: write a trace as something else — a self-contained HTML
+ * report (the analysis and a timeline, pp_report_write_html), or another
+ * trace format (pp_trace_write). This file turns flags into options and
+ * statuses into messages and exit codes. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "pipeprof/analyze.h"
+#include "pipeprof/io.h"
+
+/* What --to names, and the extension the output gets. */
+static const struct target {
+    const char *name, *ext;
+} targets[] = {
+    {"html", ".html"},
+    {"pptrace", ".pptrace"},
+    {"json", ".json"},
+    {"pftrace", ".pftrace"},
+};
+#define NTARGETS (sizeof targets / sizeof targets[0])
+
+static void export_help(FILE *out) {
+    fprintf(out,
+            "usage: pipeprof export TRACE --to html|pptrace|json|pftrace [-o OUT]\n"
+            "                       [--region NAME | --exclude-region NAME]\n"
+            "                       [--batch-pattern REGEX]\n\n"
+            "Reads TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) and writes it\n"
+            "as OUT. --to html writes one self-contained page that works offline: the\n"
+            "findings, a timeline of every track with zoom, pan and hover (at most 20000\n"
+            "spans in full, the rest summarized), utilization, bubble and stage latency\n"
+            "histograms, the stage, cycle and data-parallel tables (docs/report-html.md).\n"
+            "--to pptrace, json and pftrace (Perfetto protobuf) convert the trace as\n"
+            "`pipeprof convert` does.\n"
+            "OUT appears only when complete.\n\n"
+            "options:\n"
+            "  --to FORMAT            html, pptrace, json or pftrace\n"
+            "  -o, --output OUT       the file (default: TRACE with the format's extension)\n"
+            "  --region NAME          html: window = the hull of the regions named NAME\n"
+            "  --exclude-region NAME  html: window = from the end of the last region NAME\n"
+            "  --batch-pattern REGEX  html: label foreign execs (pipeprof analyze --help)\n"
+            "  -h, --help             this help\n\n"
+            "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, an unreadable trace,\n"
+            "a trace without execs for html).\n\n"
+            "examples:\n"
+            "  pipeprof export trace.pptrace --to html -o report.html\n"
+            "  pipeprof export trace.json --to html --exclude-region \"warm up\"\n"
+            "  pipeprof export trace.pptrace --to pftrace\n");
+}
+
+typedef struct export_args {
+    const char *trace, *out;
+    const struct target *to;
+    pp_analyze_options opt;
+} export_args;
+
+static int export_parse(int argc, char **argv, export_args *a) {
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int got;
+        if ((got = cli_option(argc, argv, &i, "--to", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            for (size_t k = 0; k < NTARGETS && !a->to; k++)
+                if (strcmp(v, targets[k].name) == 0)
+                    a->to = &targets[k];
+            if (!a->to) {
+                cli_error("export: --to \"%s\": unknown format (have: html, pptrace, json, pftrace)", v);
+                return CLI_BADINPUT;
+            }
+        } else if ((got = cli_option(argc, argv, &i, "-o", &v)) != 0 ||
+                   (got = cli_option(argc, argv, &i, "--output", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->out = v;
+        } else if ((got = cli_option(argc, argv, &i, "--region", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->opt.region = v;
+        } else if ((got = cli_option(argc, argv, &i, "--exclude-region", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->opt.exclude_region = v;
+        } else if ((got = cli_option(argc, argv, &i, "--batch-pattern", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->opt.batch_pattern = v;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_unknown_option(argv[0], argv[i]);
+        } else if (a->trace) {
+            cli_error("export: unexpected argument \"%s\": expected one TRACE", argv[i]);
+            return CLI_BADINPUT;
+        } else {
+            a->trace = argv[i];
+        }
+    }
+    if (!a->trace || !a->to) {
+        cli_error("export: expected a TRACE and --to (pipeprof export trace.pptrace --to html "
+                  "-o report.html)");
+        return CLI_BADINPUT;
+    }
+    if (a->opt.region && a->opt.exclude_region) {
+        cli_error("export: --region and --exclude-region exclude each other");
+        return CLI_BADINPUT;
+    }
+    return CLI_OK;
+}
+
+/* The length of `path` without its extension (".json.gz" counts as one). */
+static size_t stem_length(const char *path) {
+    size_t n = strlen(path);
+    if (n > 8 && strcmp(path + n - 8, ".json.gz") == 0)
+        return n - 8;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? (size_t)(dot - path) : n;
+}
+
+/* OUT: as given, else TRACE with its extension replaced by the format's.
+ * Returns a malloc'd path or NULL after printing why. */
+static char *output_path(const export_args *a) {
+    const char *ext = a->to->ext;
+    if (a->out) {
+        size_t n = strlen(a->out), k = strlen(ext);
+        if (strcmp(a->to->name, "html") != 0 && (n < k || strcmp(a->out + n - k, ext) != 0)) {
+            cli_error("export: -o %s: a %s trace's name ends in %s", a->out, a->to->name, ext);
+            return NULL;
+        }
+        return strdup(a->out);
+    }
+    size_t stem = stem_length(a->trace);
+    char *out = malloc(stem + strlen(ext) + 1);
+    if (!out) {
+        cli_error("export: out of memory");
+        return NULL;
+    }
+    sprintf(out, "%.*s%s", (int)stem, a->trace, ext);
+    if (strcmp(out, a->trace) == 0) {
+        cli_error("export: writing %s would replace TRACE; name the output with -o", out);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int export_write(const export_args *a, const pp_model *m, const char *out) {
+    pp_error err = {{0}};
+    int rc;
+    if (strcmp(a->to->name, "html") != 0) {
+        rc = pp_trace_write(m, out, &err);
+    } else {
+        pp_report *r = NULL;
+        rc = pp_report_build(m, &a->opt, &r, &err);
+        if (rc != PP_OK) {
+            cli_error("export: %s: %s", a->trace, err.msg[0] ? err.msg : pp_strerror(rc));
+            return cli_exit_code(rc);
+        }
+        rc = pp_report_write_html(r, m, out, &err);
+        pp_report_free(r);
+    }
+    if (rc != PP_OK) {
+        cli_error("export: %s", err.msg[0] ? err.msg : pp_strerror(rc));
+        return cli_exit_code(rc);
+    }
+    fprintf(stderr, "pipeprof: %s -> %s (%s): %zu events\n", a->trace, out, a->to->name,
+            pp_model_event_count(m));
+    return CLI_OK;
+}
+
+static int export_run(int argc, char **argv) {
+    export_args a = {0};
+    pp_analyze_options_init(&a.opt);
+    int code = export_parse(argc, argv, &a);
+    if (code != CLI_OK)
+        return code;
+    a.opt.source = a.trace;
+    char *out = output_path(&a);
+    if (!out)
+        return CLI_BADINPUT;
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    int rc = pp_trace_read(a.trace, &m, &err);
+    if (rc == PP_ETRUNCATED && m) {
+        cli_error("warning: %s (%" PRIu64 " bytes lost; exporting the rest, which states the "
+                  "loss)", err.msg, pp_model_meta_get(m)->truncated_bytes);
+    } else if (rc != PP_OK) {
+        cli_error("%s", err.msg[0] ? err.msg : pp_strerror(rc));
+        pp_model_free(m);
+        free(out);
+        return cli_exit_code(rc);
+    }
+    code = export_write(&a, m, out);
+    pp_model_free(m);
+    free(out);
+    return code;
+}
+
+const pp_command pp_cmd_export = {
+    .name = "export",
+    .summary = "write a trace as a self-contained HTML report (or .pptrace, .json, .pftrace)",
+    .run = export_run,
+    .help = export_help,
+};
