@@ -96,7 +96,8 @@ int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *w
     if (pp_workload_check(&w, &e) != PP_OK)
         return failed(rec, e.msg, out, err);
     pp_compiled *cm = NULL;
-    if (pp_compiled_create(dev, &w, 1, &cm, &e) != PP_OK)
+    /* level 1: hardware and transfer totals, without the per-op cost of 2 */
+    if (pp_compiled_create_level(dev, &w, 1, 1, &cm, &e) != PP_OK)
         return failed(rec, e.msg, out, err);
     size_t n = (size_t)c->iterations;
     int64_t *v = malloc(3 * n * sizeof *v);
