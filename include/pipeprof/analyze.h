@@ -31,7 +31,19 @@ typedef struct pp_analyze_options {
      * labels execs that have no stage/batch (docs/analysis.md §foreign). */
     const char *batch_pattern;
     const char *source;         /* file name shown in the report header */
+    /* Isolated hardware times per stage and device (from a sweep's lookup
+     * table): the report adds the contention factor of each pair it has
+     * execs of. NULL / 0: none. */
+    const struct pp_isolated_hw *isolated;
+    size_t nisolated;
 } pp_analyze_options;
+
+/* The mean hardware time of `stage` alone on the device named `device`
+ * (its track name: "NPU"). */
+typedef struct pp_isolated_hw {
+    const char *stage, *device;
+    int64_t hw_ns;
+} pp_isolated_hw;
 
 void pp_analyze_options_init(pp_analyze_options *o);
 
@@ -180,6 +192,19 @@ const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);
  * per device, op type and exec type; each sorted by total descending. */
 const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n);
 const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n);
+/* contention factor(s, d) = mean hw_ns of stage s's execs on d inside W /
+ * its isolated hw_ns (DESIGN §4), for each pp_analyze_options.isolated
+ * entry that has execs with known hw_ns, in that order. */
+typedef struct pp_contention_stats {
+    uint32_t stage;            /* index into the stage table */
+    uint32_t device;           /* index into the device table */
+    uint64_t execs;            /* execs inside W with known hw_ns */
+    int64_t mean_hw_ns;        /* their mean (floor) */
+    int64_t isolated_hw_ns;
+    double factor;             /* mean_hw_ns / isolated_hw_ns */
+} pp_contention_stats;
+
+const pp_contention_stats *pp_report_contention(const pp_report *r, size_t *n);
 /* Ranked plain statements, data loss first when there is any. */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 

@@ -167,6 +167,27 @@ static void data_parallel(const pp_report *r, FILE *out) {
     fputc(']', out);
 }
 
+/* Present only when isolated times were given (analyze --lookup). */
+static void contention(const pp_report *r, FILE *out) {
+    if (!r->has_contention)
+        return;
+    fputs(",\n\"contention\": [", out);
+    for (size_t i = 0; i < r->ncontention; i++) {
+        const pp_contention_stats *v = &r->contention[i];
+        fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
+        str(out, r->stages[v->stage].name);
+        fputs(", \"device\": ", out);
+        str(out, r->devices[v->device].name);
+        fprintf(out, ", \"simulated\": %s, \"execs\": %llu, ",
+                r->devices[v->device].simulated ? "true" : "false", (unsigned long long)v->execs);
+        i64(out, "mean_hw_ns", v->mean_hw_ns), fputs(", ", out);
+        i64(out, "isolated_hw_ns", v->isolated_hw_ns), fputs(", ", out);
+        dbl(out, "factor", v->factor);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 /* An op table; `named`: rows by op name (else by type, without "name"). */
 static void op_rows(const pp_report *r, FILE *out, const char *key, const pp_op_stats *o,
                     size_t n, int named) {
@@ -215,6 +236,7 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     stages(r, out);
     cycles(r, out);
     data_parallel(r, out);
+    contention(r, out);
     op_rows(r, out, "ops", r->ops, r->nops, 1);
     op_rows(r, out, "op_types", r->op_types, r->nop_types, 0);
     fputs("\n}\n", out);

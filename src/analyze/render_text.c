@@ -193,6 +193,28 @@ static void data_parallel(const pp_report *r, FILE *out) {
     }
 }
 
+static void contention(const pp_report *r, FILE *out) {
+    if (!r->has_contention)
+        return;
+    char b[2][16], name[160];
+    cut c1, c2;
+    fprintf(out, "\nContention (mean hw in the pipeline / hw alone, from the lookup table)\n");
+    if (r->ncontention == 0) {
+        fprintf(out, "  no stage and device of the table has execs with hardware time here\n");
+        return;
+    }
+    fprintf(out, "  %-16s %-20s %6s %11s %11s %7s\n", "stage", "device", "execs", "pipeline",
+            "alone", "factor");
+    for (size_t i = 0; i < r->ncontention; i++) {
+        const pp_contention_stats *v = &r->contention[i];
+        an_device_label(r, v->device, name, sizeof name);
+        fprintf(out, "  %-16s %-20s %6llu %11s %11s %6.2fx\n",
+                fit(r->stages[v->stage].name, 16, &c1), fit(name, 20, &c2),
+                (unsigned long long)v->execs, ns(v->mean_hw_ns, b[0]),
+                ns(v->isolated_hw_ns, b[1]), v->factor);
+    }
+}
+
 /* One op table, in sections per device (the device's name is the section
  * heading, so it is never cut); at most 10 rows per device. */
 static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t n, int by_type) {
@@ -252,6 +274,7 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     stages(r, out);
     cycles(r, out);
     data_parallel(r, out);
+    contention(r, out);
     ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

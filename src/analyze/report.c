@@ -146,6 +146,8 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         rc = an_dp_compute(r, err);
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
+    if (rc == PP_OK && o->nisolated > 0)
+        rc = an_contention_compute(r, o, err);
     if (rc == PP_OK)
         rc = an_findings_compute(r, err);
     build_state_free(r);
@@ -184,6 +186,7 @@ void pp_report_free(pp_report *r) {
     free(r->dp_devices);
     free(r->ops);
     free(r->op_types);
+    free(r->contention);
     free_strings(r->texts, r->ntexts);
     free_strings(r->findings, r->nfindings);
     free(r);
@@ -232,6 +235,11 @@ const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n) {
 const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n) {
     *n = r->nop_types;
     return r->op_types;
+}
+
+const pp_contention_stats *pp_report_contention(const pp_report *r, size_t *n) {
+    *n = r->ncontention;
+    return r->contention;
 }
 
 const char *const *pp_report_findings(const pp_report *r, size_t *n) {

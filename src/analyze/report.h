@@ -127,6 +127,9 @@ struct pp_report {
     size_t ntexts, captexts;
     char **findings;
     size_t nfindings;
+    pp_contention_stats *contention;
+    size_t ncontention;
+    int has_contention;        /* isolated times were given: the renderers show the table */
 
     /* Valid only while pp_report_build runs: the model, its columns, the
      * batch map of the stage step and the reused scratch buffers. */
@@ -147,6 +150,7 @@ int an_cycles_compute(pp_report *r, pp_error *err);
 int an_dp_compute(pp_report *r, pp_error *err);
 int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
+int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 
 /* Helpers shared by the steps. */
 

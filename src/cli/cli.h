@@ -51,6 +51,8 @@ extern const pp_command pp_cmd_demo;
 extern const pp_command pp_cmd_run;
 extern const pp_command pp_cmd_export;
 extern const pp_command pp_cmd_devices;
+extern const pp_command pp_cmd_sweep;
+extern const pp_command pp_cmd_plan;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

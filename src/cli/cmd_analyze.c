@@ -3,6 +3,8 @@
  * pandas. All the work is pp_report_build and the renderers; this file turns
  * flags into options and statuses into messages and exit codes. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,12 +12,14 @@
 #include "cli/cli.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
+#include "pipeprof/sweep.h"
 
 static void analyze_help(FILE *out) {
     fprintf(out,
             "usage: pipeprof analyze TRACE [--json] [--csv DIR]\n"
             "                        [--region NAME | --exclude-region NAME]\n"
-            "                        [--from NS] [--to NS] [--batch-pattern REGEX]\n\n"
+            "                        [--from NS] [--to NS] [--batch-pattern REGEX]\n"
+            "                        [--lookup LOOKUP.json [--lookup-size NODES,EDGES]]\n\n"
             "Reads TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) and reports\n"
             "where the pipeline's time goes: findings first, then per-device busy time,\n"
             "utilization and bubbles, stage times, cycle latency and its bottleneck, and\n"
@@ -31,19 +35,38 @@ static void analyze_help(FILE *out) {
             "  --batch-pattern REGEX  label foreign GPU execs by the name of the annotation\n"
             "                         around their launch: POSIX extended regex, capture 1 =\n"
             "                         stage, capture 2 = batch number\n"
+            "  --lookup LOOKUP.json   add the contention factor per stage and device: mean\n"
+            "                         hw time here / hw time alone in a sweep's lookup table\n"
+            "  --lookup-size N,E      the table's size to compare with (nodes,edges); needed\n"
+            "                         when the table has several (docs/sweep.md)\n"
             "  -h, --help             this help\n\n"
             "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, unknown region, empty\n"
             "window, a trace without execs).\n\n"
             "examples:\n"
             "  pipeprof analyze trace.pptrace --exclude-region \"warm up\"\n"
-            "  pipeprof analyze pytorch.json --batch-pattern '^(.+)/batch([0-9]+)$' --json\n");
+            "  pipeprof analyze pytorch.json --batch-pattern '^(.+)/batch([0-9]+)$' --json\n"
+            "  pipeprof analyze out/trace.pptrace --lookup calib/lookup_table.json \\\n"
+            "      --lookup-size 1024,8192\n");
 }
 
 typedef struct analyze_args {
-    const char *trace, *csv_dir;
+    const char *trace, *csv_dir, *lookup;
+    int64_t lookup_nodes, lookup_edges; /* 0: the table's only size */
     int json;
     pp_analyze_options opt;
 } analyze_args;
+
+/* "NODES,EDGES" */
+static int parse_size(const char *text, int64_t *nodes, int64_t *edges) {
+    long long n, e;
+    char tail;
+    if (sscanf(text, "%lld,%lld%c", &n, &e, &tail) != 2 || n < 1 || e < 0) {
+        cli_error("analyze: --lookup-size \"%s\": expected NODES,EDGES, e.g. 1024,8192", text);
+        return -1;
+    }
+    *nodes = n, *edges = e;
+    return 0;
+}
 
 static int parse_ns(const char *cmd, const char *option, const char *text, int64_t *out) {
     uint64_t v;
@@ -83,6 +106,13 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->opt.batch_pattern = v;
+        } else if ((got = cli_option(argc, argv, &i, "--lookup", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->lookup = v;
+        } else if ((got = cli_option(argc, argv, &i, "--lookup-size", &v)) != 0) {
+            if (got < 0 || parse_size(v, &a->lookup_nodes, &a->lookup_edges) != 0)
+                return CLI_BADINPUT;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_unknown_option(argv[0], argv[i]);
         } else if (a->trace) {
@@ -125,16 +155,10 @@ static int analyze_output(const pp_report *r, const analyze_args *a) {
     return CLI_OK;
 }
 
-static int analyze_run(int argc, char **argv) {
-    analyze_args a = {0};
-    pp_analyze_options_init(&a.opt);
-    int code = analyze_parse(argc, argv, &a);
-    if (code != CLI_OK)
-        return code;
-    a.opt.source = a.trace;
+static int analyze_trace(const analyze_args *a) {
     pp_model *m = NULL;
     pp_error err = {{0}};
-    int rc = pp_trace_read(a.trace, &m, &err);
+    int rc = pp_trace_read(a->trace, &m, &err);
     if (rc == PP_ETRUNCATED && m) {
         cli_error("warning: %s (analyzing the rest; the report states the loss)", err.msg);
     } else if (rc != PP_OK) {
@@ -144,15 +168,43 @@ static int analyze_run(int argc, char **argv) {
     }
     pp_report *r = NULL;
     memset(&err, 0, sizeof err);
-    rc = pp_report_build(m, &a.opt, &r, &err);
+    rc = pp_report_build(m, &a->opt, &r, &err);
     if (rc != PP_OK) {
-        cli_error("analyze: %s: %s", a.trace, err.msg[0] ? err.msg : pp_strerror(rc));
+        cli_error("analyze: %s: %s", a->trace, err.msg[0] ? err.msg : pp_strerror(rc));
         pp_model_free(m);
         return cli_exit_code(rc);
     }
-    code = analyze_output(r, &a);
+    int code = analyze_output(r, a);
     pp_report_free(r);
     pp_model_free(m);
+    return code;
+}
+
+static int analyze_run(int argc, char **argv) {
+    analyze_args a = {0};
+    pp_analyze_options_init(&a.opt);
+    int code = analyze_parse(argc, argv, &a);
+    if (code != CLI_OK)
+        return code;
+    a.opt.source = a.trace;
+    if (!a.lookup)
+        return analyze_trace(&a);
+    /* --lookup: the isolated times point into the table, kept until the end */
+    pp_lookup *l = NULL;
+    pp_isolated_hw *iso = NULL;
+    pp_error err = {{0}};
+    int rc = pp_lookup_load(a.lookup, &l, &err);
+    if (rc == PP_OK)
+        rc = pp_lookup_isolated(l, a.lookup_nodes, a.lookup_edges, &iso, &a.opt.nisolated, &err);
+    if (rc != PP_OK) {
+        cli_error("analyze: --lookup %s", err.msg);
+        code = cli_exit_code(rc);
+    } else {
+        a.opt.isolated = iso;
+        code = analyze_trace(&a);
+    }
+    free(iso);
+    pp_lookup_free(l);
     return code;
 }
 

@@ -17,6 +17,8 @@ static const pp_command *const commands[] = {
     &pp_cmd_run,
     &pp_cmd_export,
     &pp_cmd_devices,
+    &pp_cmd_sweep,
+    &pp_cmd_plan,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

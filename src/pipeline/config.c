@@ -3,165 +3,55 @@
  * "pipeline.json: stages[1].split: 3 values for 2 devices". Range checks
  * are left to pp_pipeline_create and pp_pipeline_add_stage, whose messages
  * use the same key names. */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "pipeline/json_config.h"
 #include "pipeline/pipeline_impl.h"
 
-#define MAX_SIM_DEVICES 16
-
-typedef struct loader {
-    const char *path;
-    pp_error *err;
-} loader;
-
-/* Unknown keys are errors: a misspelt key silently ignored would run a
- * different pipeline than the one the user wrote. */
-static int check_keys(loader *ld, json_t *obj, const char *where, const char *const *known) {
-    const char *key;
-    json_t *value;
-    json_object_foreach(obj, key, value) {
-        int found = 0;
-        for (const char *const *k = known; *k && !found; k++)
-            found = strcmp(*k, key) == 0;
-        if (!found) {
-            char have[256] = "";
-            for (const char *const *k = known; *k; k++)
-                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
-                         k == known ? "" : ", ", *k);
-            return pp_set_error(ld->err, PP_EINVAL, "%s: %s%s%s: unknown key (have: %s)", ld->path,
-                                where, *where ? "." : "", key, have);
-        }
-    }
-    return PP_OK;
-}
-
-/* Reads integer `key` of `obj` into *out when present. */
-static int get_int(loader *ld, json_t *obj, const char *where, const char *key, int64_t *out) {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return PP_OK;
-    if (!json_is_integer(v))
-        return pp_set_error(ld->err, PP_EINVAL, "%s: %s%s%s: expected a whole number", ld->path,
-                            where, *where ? "." : "", key);
-    *out = json_integer_value(v);
-    return PP_OK;
-}
-
-static int get_int32(loader *ld, json_t *obj, const char *where, const char *key, int *out) {
-    int64_t v = *out;
-    int rc = get_int(ld, obj, where, key, &v);
-    if (rc == PP_OK && (v < -1000000000 || v > 1000000000))
-        return pp_set_error(ld->err, PP_EINVAL, "%s: %s%s%s: %lld is out of range", ld->path, where,
-                            *where ? "." : "", key, (long long)v);
-    *out = (int)v;
-    return rc;
-}
-
-static int get_number(loader *ld, json_t *obj, const char *where, const char *key, double *out) {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return PP_OK;
-    if (!json_is_number(v))
-        return pp_set_error(ld->err, PP_EINVAL, "%s: %s%s%s: expected a number", ld->path, where,
-                            *where ? "." : "", key);
-    *out = json_number_value(v);
-    return PP_OK;
-}
-
-static int get_string(loader *ld, json_t *obj, const char *where, const char *key,
-                      const char **out) {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return PP_OK;
-    if (!json_is_string(v))
-        return pp_set_error(ld->err, PP_EINVAL, "%s: %s%s%s: expected a string", ld->path, where,
-                            *where ? "." : "", key);
-    *out = json_string_value(v);
-    return PP_OK;
-}
-
-static int read_sim_devices(loader *ld, json_t *list, pp_sim_device_params *sim, size_t *n) {
-    static const char *const keys[] = {"name", "launch_ns", "gflops", "units", NULL};
-    if (!json_is_array(list) || json_array_size(list) > MAX_SIM_DEVICES)
-        return pp_set_error(ld->err, PP_EINVAL, "%s: sim_devices: expected a list of at most %d",
-                            ld->path, MAX_SIM_DEVICES);
-    for (size_t i = 0; i < json_array_size(list); i++) {
-        json_t *d = json_array_get(list, i);
-        char where[48];
-        snprintf(where, sizeof where, "sim_devices[%zu]", i);
-        if (!json_is_object(d))
-            return pp_set_error(ld->err, PP_EINVAL, "%s: %s: expected an object", ld->path, where);
-        const char *name = NULL;
-        int64_t launch = 0;
-        pp_sim_device_params *p = &sim[i];
-        memset(p, 0, sizeof *p);
-        p->units = 1;
-        int rc = check_keys(ld, d, where, keys);
-        if (rc == PP_OK)
-            rc = get_string(ld, d, where, "name", &name);
-        if (rc == PP_OK)
-            rc = get_int(ld, d, where, "launch_ns", &launch);
-        if (rc == PP_OK)
-            rc = get_number(ld, d, where, "gflops", &p->gflops);
-        if (rc == PP_OK)
-            rc = get_int32(ld, d, where, "units", &p->units);
-        if (rc != PP_OK)
-            return rc;
-        if (!name || !*name || strlen(name) >= sizeof p->name)
-            return pp_set_error(ld->err, PP_EINVAL, "%s: %s.name: expected 1..%zu characters",
-                                ld->path, where, sizeof p->name - 1);
-        snprintf(p->name, sizeof p->name, "%s", name);
-        p->launch_ns = launch;
-    }
-    *n = json_array_size(list);
-    return PP_OK;
-}
-
-static int read_config(loader *ld, json_t *root, pp_pipeline_config *cfg,
+static int read_config(pp_json_loader *ld, json_t *root, pp_pipeline_config *cfg,
                        pp_sim_device_params *sim) {
     static const char *const keys[] = {"name", "nodes", "edges", "features", "batches", "warmup",
                                        "queue_depth", "seed", "sim_bus_gbps", "sim_devices",
                                        "stages", NULL};
     int64_t seed = (int64_t)cfg->seed;
-    int rc = check_keys(ld, root, "", keys);
+    int rc = pp_json_check_keys(ld, root, "", keys);
     if (rc == PP_OK)
-        rc = get_string(ld, root, "", "name", &cfg->name);
+        rc = pp_json_get_string(ld, root, "", "name", &cfg->name);
     if (rc == PP_OK)
-        rc = get_int(ld, root, "", "nodes", &cfg->nodes);
+        rc = pp_json_get_int(ld, root, "", "nodes", &cfg->nodes);
     if (rc == PP_OK)
-        rc = get_int(ld, root, "", "edges", &cfg->edges);
+        rc = pp_json_get_int(ld, root, "", "edges", &cfg->edges);
     if (rc == PP_OK)
-        rc = get_int(ld, root, "", "features", &cfg->features);
+        rc = pp_json_get_int(ld, root, "", "features", &cfg->features);
     if (rc == PP_OK)
-        rc = get_int32(ld, root, "", "batches", &cfg->batches);
+        rc = pp_json_get_int32(ld, root, "", "batches", &cfg->batches);
     if (rc == PP_OK)
-        rc = get_int32(ld, root, "", "warmup", &cfg->warmup);
+        rc = pp_json_get_int32(ld, root, "", "warmup", &cfg->warmup);
     if (rc == PP_OK)
-        rc = get_int32(ld, root, "", "queue_depth", &cfg->queue_depth);
+        rc = pp_json_get_int32(ld, root, "", "queue_depth", &cfg->queue_depth);
     if (rc == PP_OK)
-        rc = get_int(ld, root, "", "seed", &seed);
+        rc = pp_json_get_int(ld, root, "", "seed", &seed);
     if (rc == PP_OK)
-        rc = get_number(ld, root, "", "sim_bus_gbps", &cfg->devices.sim_bus_gbps);
+        rc = pp_json_get_number(ld, root, "", "sim_bus_gbps", &cfg->devices.sim_bus_gbps);
     json_t *list = json_object_get(root, "sim_devices");
     if (rc == PP_OK && list)
-        rc = read_sim_devices(ld, list, sim, &cfg->devices.nsim);
+        rc = pp_json_read_sim_devices(ld, list, sim, &cfg->devices.nsim);
     cfg->devices.sim = sim;
     cfg->seed = (uint64_t)seed;
     return rc;
 }
 
-static int read_devices(loader *ld, json_t *st, const char *where, pp_stage_spec *spec) {
+static int read_devices(pp_json_loader *ld, json_t *st, const char *where, pp_stage_spec *spec) {
     json_t *one = json_object_get(st, "device"), *list = json_object_get(st, "devices");
     if (one && list)
         return pp_set_error(ld->err, PP_EINVAL, "%s: %s: give \"device\" or \"devices\", not both",
                             ld->path, where);
     if (one) {
         spec->ndevices = 1;
-        return get_string(ld, st, where, "device", &spec->devices[0]);
+        return pp_json_get_string(ld, st, where, "device", &spec->devices[0]);
     }
     if (!list)
         return pp_set_error(ld->err, PP_EINVAL, "%s: %s: no \"device\" (or \"devices\" list)",
@@ -196,7 +86,7 @@ static int read_devices(loader *ld, json_t *st, const char *where, pp_stage_spec
 
 /* A model_path relative to the pipeline file's folder, as a user reading
  * the file would take it. */
-static void resolve_path(const loader *ld, const char *path, char *out, size_t len) {
+static void resolve_path(const pp_json_loader *ld, const char *path, char *out, size_t len) {
     const char *slash = strrchr(ld->path, '/');
     if (path[0] == '/' || !slash)
         snprintf(out, len, "%s", path);
@@ -205,7 +95,8 @@ static void resolve_path(const loader *ld, const char *path, char *out, size_t l
 }
 
 /* `model_path` (room for 4096 bytes) holds the stage's resolved model path. */
-static int read_stage(loader *ld, json_t *st, int i, pp_stage_spec *spec, char *model_path) {
+static int read_stage(pp_json_loader *ld, json_t *st, int i, pp_stage_spec *spec,
+                      char *model_path) {
     static const char *const keys[] = {"name", "device", "devices", "split", "requests", "model",
                                        "out_dim", "layers", "model_path", NULL};
     char where[32];
@@ -215,22 +106,22 @@ static int read_stage(loader *ld, json_t *st, int i, pp_stage_spec *spec, char *
     memset(spec, 0, sizeof *spec);
     const char *model = "matmul";
     int64_t out_dim = 0;
-    int rc = check_keys(ld, st, where, keys);
+    int rc = pp_json_check_keys(ld, st, where, keys);
     if (rc == PP_OK)
-        rc = get_string(ld, st, where, "name", &spec->name);
+        rc = pp_json_get_string(ld, st, where, "name", &spec->name);
     if (rc == PP_OK)
         rc = read_devices(ld, st, where, spec);
     if (rc == PP_OK)
-        rc = get_int32(ld, st, where, "requests", &spec->requests);
+        rc = pp_json_get_int32(ld, st, where, "requests", &spec->requests);
     if (rc == PP_OK)
-        rc = get_string(ld, st, where, "model", &model);
+        rc = pp_json_get_string(ld, st, where, "model", &model);
     if (rc == PP_OK)
-        rc = get_int(ld, st, where, "out_dim", &out_dim);
+        rc = pp_json_get_int(ld, st, where, "out_dim", &out_dim);
     if (rc == PP_OK)
-        rc = get_int32(ld, st, where, "layers", &spec->layers);
+        rc = pp_json_get_int32(ld, st, where, "layers", &spec->layers);
     const char *path = NULL;
     if (rc == PP_OK)
-        rc = get_string(ld, st, where, "model_path", &path);
+        rc = pp_json_get_string(ld, st, where, "model_path", &path);
     if (rc != PP_OK)
         return rc;
     if (path && *path) {
@@ -252,12 +143,12 @@ static int read_stage(loader *ld, json_t *st, int i, pp_stage_spec *spec, char *
     return PP_OK;
 }
 
-static int read_pipeline(loader *ld, json_t *root, pp_pipeline **out) {
+static int read_pipeline(pp_json_loader *ld, json_t *root, pp_pipeline **out) {
     if (!json_is_object(root))
         return pp_set_error(ld->err, PP_EINVAL, "%s: expected an object at the top", ld->path);
     pp_pipeline_config cfg;
     pp_pipeline_config_init(&cfg);
-    pp_sim_device_params sim[MAX_SIM_DEVICES];
+    pp_sim_device_params sim[PP_JSON_MAX_SIM_DEVICES];
     int rc = read_config(ld, root, &cfg, sim);
     if (rc != PP_OK)
         return rc;
@@ -287,22 +178,12 @@ static int read_pipeline(loader *ld, json_t *root, pp_pipeline **out) {
 }
 
 int pp_pipeline_load(const char *path, pp_pipeline **out, pp_error *err) {
-    /* Opened here rather than by jansson, so that errno says whether the
-     * file is missing (bad input, as for every command) or unreadable. */
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
-                            path, strerror(errno));
-    json_error_t jerr;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    int read_failed = ferror(f);
-    fclose(f);
-    if (read_failed)
-        return pp_set_error(err, PP_EIO, "%s: read error", path);
-    if (!root)
-        return pp_set_error(err, PP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-    loader ld = {.path = path, .err = err};
-    int rc = read_pipeline(&ld, root, out);
+    json_t *root = NULL;
+    int rc = pp_json_load_file(path, &root, err);
+    if (rc != PP_OK)
+        return rc;
+    pp_json_loader ld = {.path = path, .err = err};
+    rc = read_pipeline(&ld, root, out);
     json_decref(root);
     return rc;
 }

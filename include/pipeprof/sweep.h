@@ -1,0 +1,183 @@
+/* pipeprof/sweep.h — calibration sweeps, lookup tables, bandwidth fits and
+ * plan search (../shared/DESIGN.md §2, docs/sweep.md).
+ *
+ * A sweep measures every stage (a workload: matmul or sage with its
+ * parameters) on every device over a grid of graph sizes, alone, and keeps
+ * per combination the mean, std, min, max and p50 of its wall, hardware and
+ * transfer times. Each finished combination is appended to DIR/raw.jsonl
+ * with one write and an fsync, so a killed sweep resumes where it stopped;
+ * shards of one sweep run anywhere and merge into the same result. A
+ * complete sweep writes DIR/lookup_table.json, DIR/bandwidth_table.json and
+ * DIR/report.txt.
+ *
+ * The planner reads a lookup table and a pipeline file, enumerates stage ->
+ * device assignments and two-device data-parallel splits, and ranks them by
+ * estimated cycle latency.
+ *
+ * Every function returns 0 or a negative PP_E* code and fills the optional
+ * pp_error; nothing here prints. */
+#ifndef PIPEPROF_SWEEP_H
+#define PIPEPROF_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pipeprof/analyze.h"
+#include "pipeprof/common.h"
+#include "pipeprof/pipeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- least-squares line ---- */
+
+/* y = a*x + b over n points, and how well it explains them. */
+typedef struct pp_fit {
+    size_t n;
+    double a, b;
+    double r2;           /* 1 - SS_res / SS_tot; 1 when every y is equal and fitted */
+    double x_min, x_max; /* the range the fit saw: outside it is extrapolation */
+} pp_fit;
+
+/* Fits y = a*x + b. PP_EINVAL when n < 2 or every x is the same. */
+int pp_fit_linear(const double *x, const double *y, size_t n, pp_fit *out);
+
+/* ---- sweep ---- */
+
+typedef struct pp_sweep_config pp_sweep_config;
+
+/* Reads a sweep config (JSON, docs/sweep.md). Errors name the file and the
+ * key ("sweep.json: stages[1].model: unknown model ..."). */
+int pp_sweep_config_load(const char *path, pp_sweep_config **out, pp_error *err);
+void pp_sweep_config_free(pp_sweep_config *c);
+/* sizes x devices x stages. */
+size_t pp_sweep_config_combinations(const pp_sweep_config *c);
+/* 16 hex digits identifying everything that changes what is measured. */
+const char *pp_sweep_config_fingerprint(const pp_sweep_config *c);
+/* "nodes,edges,device,stage" of combination i, into buf. */
+void pp_sweep_config_key(const pp_sweep_config *c, size_t i, char *buf, size_t len);
+
+/* Reported after every combination this run finishes. */
+typedef struct pp_sweep_progress {
+    size_t done, total; /* of the shard, counting those resumed */
+    size_t ran;         /* measured by this run */
+    const char *key;    /* the combination just finished */
+    int failed;         /* it was recorded as failed */
+    int simulated;      /* it ran on a simulated device */
+    int64_t elapsed_ns; /* since this run started */
+} pp_sweep_progress;
+
+typedef void (*pp_sweep_progress_fn)(void *ctx, const pp_sweep_progress *p);
+
+typedef struct pp_sweep_options {
+    int resume;          /* continue the sweep in DIR (same config and shard) */
+    int shard, shards;   /* run combinations i with i % shards == shard - 1; 0, 0: all */
+    size_t limit;        /* > 0: stop after measuring this many (resume later) */
+    pp_sweep_progress_fn progress;
+    void *progress_ctx;
+} pp_sweep_options;
+
+typedef struct pp_sweep_result {
+    size_t total;   /* combinations of the shard */
+    size_t done;    /* recorded in DIR */
+    size_t resumed; /* of those, found there at the start */
+    size_t failed;  /* recorded as failed (the device could not run them) */
+    int complete;   /* done == total; the tables were written (unsharded) */
+} pp_sweep_result;
+
+/* Runs the sweep (or its shard) into directory `dir`, created if missing.
+ * Without `resume`, a DIR that already holds a sweep is PP_EINVAL; with it,
+ * a DIR of another config or shard is PP_EINVAL naming both fingerprints. A
+ * record cut off by a kill at the end of raw.jsonl is dropped and measured
+ * again. An unsharded sweep that completes writes the tables. */
+int pp_sweep_run(const pp_sweep_config *c, const char *dir, const pp_sweep_options *opt,
+                 pp_sweep_result *res, pp_error *err);
+
+/* Combines complete shards of one sweep into `out`, as if it had run
+ * unsharded: raw.jsonl, the tables and the report. Mismatched configs,
+ * a shard given twice, missing or incomplete shards are PP_EINVAL with a
+ * message naming the directories. */
+int pp_sweep_merge(const char *const *dirs, size_t n, const char *out, pp_error *err);
+
+/* ---- lookup tables ---- */
+
+typedef struct pp_lookup pp_lookup;
+
+/* Reads a lookup_table.json. */
+int pp_lookup_load(const char *path, pp_lookup **out, pp_error *err);
+void pp_lookup_free(pp_lookup *l);
+/* The isolated hardware times the analyzer's contention factor needs
+ * (pp_analyze_options.isolated): one per stage and device of the table that
+ * reports hardware time, the device named by its track name ("NPU"), at
+ * size (nodes, edges), or with nodes = 0 at the only size the table has for
+ * that stage and device (PP_EINVAL naming them when it has several). *out
+ * is freed with free(); its strings belong to the table. */
+int pp_lookup_isolated(const pp_lookup *l, int64_t nodes, int64_t edges, pp_isolated_hw **out,
+                       size_t *n, pp_error *err);
+
+/* 1 when the table's entries on device spec `device` ran on a simulated
+ * device (every output labels it so), else 0. */
+int pp_lookup_simulated(const pp_lookup *l, const char *device);
+
+/* ---- plan search ---- */
+
+#define PP_PLAN_MAX_DP 2 /* devices of a data-parallel stage in a plan */
+
+typedef struct pp_plan_stage {
+    char stage[64];                      /* the pipeline's stage name */
+    int ndevices;                        /* 1, or PP_PLAN_MAX_DP for a data-parallel stage */
+    char devices[PP_PLAN_MAX_DP][64];    /* specs, as in the table */
+    double split[PP_PLAN_MAX_DP];        /* shares summing to 1 */
+    int64_t time_ns;                     /* estimated stage time */
+    int64_t device_ns[PP_PLAN_MAX_DP];   /* each device's share of it */
+    int64_t partition_ns, merge_ns;      /* data parallel: host copies */
+    int extrapolated;                    /* a size outside the table's range */
+    int interpolated;                    /* a size the table has not measured */
+} pp_plan_stage;
+
+typedef struct pp_plan {
+    int nstages;
+    pp_plan_stage stages[PP_PIPELINE_MAX_STAGES];
+    int64_t cycle_ns;      /* estimated cycle latency */
+    int64_t work_ns;       /* sum of the stage times: ranks plans of equal cycle */
+    double throughput;     /* 1e9 / cycle_ns batches per second */
+    int bottleneck_stage;  /* the stage whose time is the cycle (upstream on ties), or -1 */
+    char bottleneck_device[64]; /* or the device whose summed stage times are, else "" */
+    int extrapolated;      /* some stage relies on extrapolation */
+} pp_plan;
+
+typedef struct pp_plan_options {
+    int top;                   /* best plans to return, >= 1 */
+    int splits;                /* split ratios of a data-parallel pair: 1/(splits+1) .. */
+    double copy_bytes_per_s;   /* host copy rate for partition/merge; 0: measure it */
+} pp_plan_options;
+
+/* Defaults: top 5, 9 splits (0.1 .. 0.9), measured copy rate. */
+void pp_plan_options_init(pp_plan_options *o);
+
+/* Ranks the plans of pipeline `p` over the devices of lookup table `l`:
+ * fills plans[0 .. *nplans) (room for o->top), best first, and the copy rate
+ * used in *copy_bytes_per_s (may be NULL). A stage the table does not know
+ * (by name, model and dims) is PP_EINVAL naming it. */
+int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_options *o,
+                   pp_plan *plans, size_t *nplans, double *copy_bytes_per_s, pp_error *err);
+
+/* A copy of pipeline `p` with its stages mapped as `plan` says. */
+int pp_plan_apply(const pp_pipeline *p, const pp_plan *plan, pp_pipeline **out, pp_error *err);
+
+/* What a run of a pipeline measured, as `pipeprof analyze` computes it
+ * over its measured batches (warm-up excluded). */
+typedef struct pp_plan_measured {
+    uint64_t batches;
+    int64_t cycle_ns;                          /* mean cycle latency */
+    int64_t stage_ns[PP_PIPELINE_MAX_STAGES];  /* mean stage time of stage i; -1 if none */
+} pp_plan_measured;
+
+/* Runs pipeline `p`, recorded at level 1, and analyzes the recording. */
+int pp_plan_measure(pp_pipeline *p, pp_plan_measured *out, pp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

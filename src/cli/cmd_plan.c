@@ -1,0 +1,189 @@
+/* pipeprof plan: rank stage -> device mappings of a pipeline by the cycle
+ * latency a sweep's lookup table predicts (docs/sweep.md §plan); --verify
+ * runs the best one and compares. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "pipeprof/sweep.h"
+
+typedef struct plan_args {
+    const char *lookup, *pipeline;
+    pp_plan_options opt;
+    int verify;
+} plan_args;
+
+static const char *sim(const pp_lookup *l, const char *device) {
+    return pp_lookup_simulated(l, device) ? " (simulated)" : "";
+}
+
+/* One stage of a plan: name, estimated time, devices, and for a
+ * data-parallel stage a second line with the estimate's parts. */
+static void print_stage(const pp_lookup *l, const pp_plan_stage *st) {
+    const char *flag = st->extrapolated   ? " [extrapolated]"
+                       : st->interpolated ? " [interpolated]"
+                                          : "";
+    printf("    %-14s %9.3f ms  ", st->stage, (double)st->time_ns / 1e6);
+    if (st->ndevices == 1) {
+        printf("%s%s%s\n", st->devices[0], sim(l, st->devices[0]), flag);
+        return;
+    }
+    printf("%s%s %.2f + %s%s %.2f%s\n", st->devices[0], sim(l, st->devices[0]), st->split[0],
+           st->devices[1], sim(l, st->devices[1]), st->split[1], flag);
+    printf("    %-14s %12s  = partition %.3f + max(%.3f, %.3f) + merge %.3f ms\n", "", "",
+           (double)st->partition_ns / 1e6, (double)st->device_ns[0] / 1e6,
+           (double)st->device_ns[1] / 1e6, (double)st->merge_ns / 1e6);
+}
+
+static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
+    printf("#%zu  cycle %.3f ms, %.1f batches/s, bottleneck: ", rank + 1,
+           (double)pl->cycle_ns / 1e6, pl->throughput);
+    if (pl->bottleneck_stage >= 0)
+        printf("stage %s", pl->stages[pl->bottleneck_stage].stage);
+    else
+        printf("device %s%s (its stages' summed time)", pl->bottleneck_device,
+               sim(l, pl->bottleneck_device));
+    printf("%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "");
+    for (int s = 0; s < pl->nstages; s++)
+        print_stage(l, &pl->stages[s]);
+}
+
+static double error_of(int64_t predicted, int64_t measured) {
+    return measured > 0 ? 100.0 * ((double)predicted - (double)measured) / (double)measured : 0.0;
+}
+
+static int verify(const pp_pipeline *p, const pp_plan *best) {
+    pp_pipeline *q = NULL;
+    pp_error err = {{0}};
+    pp_plan_measured m;
+    int rc = pp_plan_apply(p, best, &q, &err);
+    if (rc == PP_OK)
+        rc = pp_plan_measure(q, &m, &err);
+    pp_pipeline_free(q);
+    if (rc != PP_OK) {
+        cli_error("plan: --verify: %s", err.msg);
+        return cli_exit_code(rc);
+    }
+    printf("\nverify #1 (%llu measured batches):\n    %-14s %12s %12s %8s\n",
+           (unsigned long long)m.batches, "", "predicted", "measured", "error");
+    for (int s = 0; s < best->nstages; s++) {
+        const pp_plan_stage *st = &best->stages[s];
+        if (m.stage_ns[s] >= 0)
+            printf("    %-14s %9.3f ms %9.3f ms %+7.1f%%\n", st->stage, (double)st->time_ns / 1e6,
+                   (double)m.stage_ns[s] / 1e6, error_of(st->time_ns, m.stage_ns[s]));
+    }
+    printf("    %-14s %9.3f ms %9.3f ms %+7.1f%%\n", "mean cycle", (double)best->cycle_ns / 1e6,
+           (double)m.cycle_ns / 1e6, error_of(best->cycle_ns, m.cycle_ns));
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, plan_args *a) {
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int got;
+        uint64_t n;
+        if (strcmp(argv[i], "--verify") == 0) {
+            a->verify = 1;
+        } else if ((got = cli_option(argc, argv, &i, "--top", &v)) != 0) {
+            if (got < 0 || cli_parse_u64("plan", "--top", v, 1, 1000, &n) != 0)
+                return -1;
+            a->opt.top = (int)n;
+        } else if ((got = cli_option(argc, argv, &i, "--splits", &v)) != 0) {
+            if (got < 0 || cli_parse_u64("plan", "--splits", v, 1, 99, &n) != 0)
+                return -1;
+            a->opt.splits = (int)n;
+        } else if ((got = cli_option(argc, argv, &i, "--copy-mbps", &v)) != 0) {
+            if (got < 0 || cli_parse_u64("plan", "--copy-mbps", v, 1, 100000000, &n) != 0)
+                return -1;
+            a->opt.copy_bytes_per_s = (double)n * 1e6;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            cli_unknown_option("plan", argv[i]);
+            return -1;
+        } else if (!a->lookup) {
+            a->lookup = argv[i];
+        } else if (!a->pipeline) {
+            a->pipeline = argv[i];
+        } else {
+            cli_error("plan: unexpected argument \"%s\": expected LOOKUP.json PIPELINE.json",
+                      argv[i]);
+            return -1;
+        }
+    }
+    if (!a->pipeline) {
+        cli_error("plan: expected a lookup table and a pipeline file "
+                  "(pipeprof plan LOOKUP.json PIPELINE.json)");
+        return -1;
+    }
+    return 0;
+}
+
+static int run_plan(int argc, char **argv) {
+    plan_args a = {0};
+    pp_plan_options_init(&a.opt);
+    if (parse(argc, argv, &a) != 0)
+        return CLI_BADINPUT;
+    pp_lookup *l = NULL;
+    pp_pipeline *p = NULL;
+    pp_error err = {{0}};
+    int rc = pp_lookup_load(a.lookup, &l, &err);
+    if (rc == PP_OK)
+        rc = pp_pipeline_load(a.pipeline, &p, &err);
+    pp_plan *plans = rc == PP_OK ? calloc((size_t)a.opt.top, sizeof *plans) : NULL;
+    size_t n = 0;
+    double rate = 0;
+    if (rc == PP_OK && !plans) {
+        snprintf(err.msg, sizeof err.msg, "out of memory");
+        rc = PP_ENOMEM;
+    }
+    if (rc == PP_OK)
+        rc = pp_plan_search(l, p, &a.opt, plans, &n, &rate, &err);
+    int code = CLI_OK;
+    if (rc != PP_OK) {
+        cli_error("plan: %s", err.msg);
+        code = cli_exit_code(rc);
+    } else {
+        printf("%s: best %zu plans of %d stages from %s (host copy %.0f MB/s for partition and "
+               "merge)\n\n",
+               pp_pipeline_config_get(p)->name, n, pp_pipeline_stage_count(p), a.lookup,
+               rate / 1e6);
+        for (size_t i = 0; i < n; i++)
+            print_plan(l, &plans[i], i);
+        if (a.verify && n > 0)
+            code = verify(p, &plans[0]);
+    }
+    free(plans);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+    return code;
+}
+
+static void plan_help(FILE *out) {
+    fprintf(out,
+            "usage: pipeprof plan LOOKUP.json PIPELINE.json [--top K] [--splits N]\n"
+            "                     [--copy-mbps R] [--verify]\n\n"
+            "Ranks the ways to run the pipeline's stages on the devices of a sweep's lookup\n"
+            "table (docs/sweep.md): each stage on one device, or data parallel over two at\n"
+            "N split ratios. A plan's cycle latency is the larger of its slowest stage and\n"
+            "its busiest device; sizes the table did not measure come from its\n"
+            "least-squares fits, and plans that extrapolate beyond the measured sizes say\n"
+            "so. Prints the best K with their bottleneck.\n"
+            "Exit status: 0 ok, 1 a failure of the machine, 2 bad input.\n\n"
+            "options:\n"
+            "  --top K        plans to print (default 5)\n"
+            "  --splits N     split ratios 1/(N+1) .. N/(N+1) per device pair (default 9)\n"
+            "  --copy-mbps R  host copy rate for partition and merge (default: measured)\n"
+            "  --verify       run the best plan and compare predicted with measured mean\n"
+            "                 cycle latency\n"
+            "  -h, --help     this help\n\n"
+            "example:\n"
+            "  pipeprof sweep examples/sweep.json --out calib\n"
+            "  pipeprof plan calib/lookup_table.json examples/demo_pipeline.json --verify\n");
+}
+
+const pp_command pp_cmd_plan = {
+    .name = "plan",
+    .summary = "rank stage -> device plans of a pipeline from a sweep's lookup table",
+    .run = run_plan,
+    .help = plan_help,
+};

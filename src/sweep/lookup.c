@@ -1,0 +1,137 @@
+/* Reading a lookup_table.json (docs/sweep.md) for the planner and for the
+ * contention factor of `pipeprof analyze --lookup`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/grow.h"
+#include "sweep/lookup.h"
+
+static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e, pp_error *err) {
+    const char *device, *stage, *model, *status, *name = "";
+    json_int_t nodes, edges, in_dim, out_dim, bytes;
+    int layers;
+    json_error_t jerr;
+    if (json_unpack_ex(o, &jerr, 0, "{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s?s}",
+                       "status", &status, "device", &device, "stage", &stage, "model", &model,
+                       "nodes", &nodes, "edges", &edges, "in_dim", &in_dim, "out_dim", &out_dim,
+                       "bytes", &bytes, "layers", &layers, "device_name", &name) != 0)
+        return pp_set_error(err, PP_EINVAL, "%s: entries[\"%s\"]: %s", path, key, jerr.text);
+    memset(e, 0, sizeof *e);
+    snprintf(e->device, sizeof e->device, "%s", device);
+    snprintf(e->device_name, sizeof e->device_name, "%s", name);
+    snprintf(e->stage, sizeof e->stage, "%s", stage);
+    snprintf(e->model, sizeof e->model, "%s", model);
+    e->nodes = nodes, e->edges = edges, e->in_dim = in_dim, e->out_dim = out_dim;
+    e->bytes = bytes, e->layers = layers;
+    e->ok = strcmp(status, "ok") == 0;
+    e->simulated = json_is_true(json_object_get(o, "simulated"));
+    e->wall_ns = e->hw_ns = -1;
+    if (!e->ok)
+        return PP_OK;
+    json_t *wall = json_object_get(json_object_get(o, "wall_ns"), "mean");
+    json_t *hw = json_object_get(json_object_get(o, "hw_ns"), "mean");
+    if (!json_is_integer(wall) || json_integer_value(wall) < 0)
+        return pp_set_error(err, PP_EINVAL, "%s: entries[\"%s\"].wall_ns.mean: expected a whole "
+                                            "number of nanoseconds", path, key);
+    e->wall_ns = json_integer_value(wall);
+    e->hw_ns = json_is_integer(hw) ? json_integer_value(hw) : -1;
+    return PP_OK;
+}
+
+static int read_lookup(const char *path, json_t *root, pp_lookup *l, pp_error *err) {
+    const char *format = NULL;
+    json_t *entries = NULL;
+    if (json_unpack(root, "{s:s, s:o}", "format", &format, "entries", &entries) != 0 ||
+        strcmp(format, "pipeprof-lookup") != 0 || !json_is_object(entries))
+        return pp_set_error(err, PP_EINVAL,
+                            "%s: not a lookup table (expected \"format\": \"pipeprof-lookup\" "
+                            "and an \"entries\" object; pipeprof sweep writes one)",
+                            path);
+    const char *key;
+    json_t *o;
+    size_t cap = 0;
+    json_object_foreach(entries, key, o) {
+        if (pp_grow((void **)&l->entries, &cap, l->n, sizeof *l->entries) != PP_OK)
+            return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
+        int rc = read_entry(path, key, o, &l->entries[l->n], err);
+        if (rc != PP_OK)
+            return rc;
+        l->n++;
+    }
+    if (l->n == 0)
+        return pp_set_error(err, PP_EINVAL, "%s: the table has no entries", path);
+    return PP_OK;
+}
+
+int pp_lookup_load(const char *path, pp_lookup **out, pp_error *err) {
+    json_t *root = NULL;
+    int rc = pp_json_load_file(path, &root, err);
+    if (rc != PP_OK)
+        return rc;
+    pp_lookup *l = calloc(1, sizeof *l);
+    rc = l ? read_lookup(path, root, l, err) : pp_set_error(err, PP_ENOMEM, "out of memory");
+    json_decref(root);
+    if (rc != PP_OK) {
+        pp_lookup_free(l);
+        return rc;
+    }
+    *out = l;
+    return PP_OK;
+}
+
+void pp_lookup_free(pp_lookup *l) {
+    if (!l)
+        return;
+    free(l->entries);
+    free(l);
+}
+
+int pp_lookup_isolated(const pp_lookup *l, int64_t nodes, int64_t edges, pp_isolated_hw **out,
+                       size_t *n, pp_error *err) {
+    const lk_entry **pick = calloc(l->n, sizeof *pick);
+    if (!pick)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const lk_entry *e = &l->entries[i];
+        if (!e->ok || e->hw_ns <= 0 || (nodes > 0 && (e->nodes != nodes || e->edges != edges)))
+            continue;
+        size_t j = 0;
+        while (j < k && (strcmp(pick[j]->stage, e->stage) != 0 ||
+                         strcmp(pick[j]->device_name, e->device_name) != 0))
+            j++;
+        if (j < k) { /* a second size of the same stage and device */
+            const lk_entry *first = pick[j];
+            free(pick);
+            return pp_set_error(err, PP_EINVAL,
+                                "the table has stage \"%s\" on %s at more than one size "
+                                "(%lld,%lld and %lld,%lld); choose one with --lookup-size "
+                                "NODES,EDGES",
+                                e->stage, e->device, (long long)first->nodes,
+                                (long long)first->edges, (long long)e->nodes,
+                                (long long)e->edges);
+        }
+        pick[k++] = e;
+    }
+    pp_isolated_hw *iso = calloc(k ? k : 1, sizeof *iso);
+    if (!iso) {
+        free(pick);
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++)
+        iso[i] = (pp_isolated_hw){.stage = pick[i]->stage, .device = pick[i]->device_name,
+                                  .hw_ns = pick[i]->hw_ns};
+    free(pick);
+    *out = iso;
+    *n = k;
+    return PP_OK;
+}
+
+int pp_lookup_simulated(const pp_lookup *l, const char *device) {
+    for (size_t i = 0; i < l->n; i++)
+        if (l->entries[i].simulated && strcmp(l->entries[i].device, device) == 0)
+            return 1;
+    return 0;
+}

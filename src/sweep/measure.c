@@ -1,0 +1,125 @@
+/* Measuring one combination of a sweep: its workload alone on its device,
+ * one request, `warmup` runs and then `iterations` timed ones, into a raw
+ * record (docs/sweep.md gives the record's schema). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "device/workload.h"
+#include "pipeprof/analyze.h"
+#include "sweep/sweep_impl.h"
+
+uint64_t sw_bytes(const pp_workload *w) {
+    return pp_wl_input_bytes(w) + pp_wl_output_bytes(w);
+}
+
+/* mean (floor, as every pipeprof mean), population std, min, max and p50
+ * (nearest rank) of n values; sorts them. NULL (unknown) when every value is
+ * 0, as DESIGN §4 reads a hardware time of 0. */
+static json_t *stats(int64_t *v, size_t n, int zero_is_unknown) {
+    pp_summary s;
+    pp_summary_compute(v, n, &s);
+    if (zero_is_unknown && s.min == 0 && s.max == 0)
+        return json_null();
+    double mean = (double)s.total / (double)n, ss = 0.0;
+    for (size_t i = 0; i < n; i++)
+        ss += ((double)v[i] - mean) * ((double)v[i] - mean);
+    return json_pack("{sIsfsIsIsI}", "mean", (json_int_t)s.mean, "std", sqrt(ss / (double)n),
+                     "min", (json_int_t)s.min, "max", (json_int_t)s.max, "p50",
+                     (json_int_t)s.p50);
+}
+
+/* Runs the request warmup + n times; fills the n timed values. */
+static int time_runs(pp_request *r, int warmup, int n, int64_t *wall, int64_t *hw, int64_t *xfer,
+                     pp_error *err) {
+    for (int i = -warmup; i < n; i++) {
+        int64_t t0 = pp_now();
+        int rc = pp_request_start(r, NULL, NULL);
+        if (rc == PP_OK)
+            rc = pp_request_wait(r);
+        int64_t t1 = pp_now();
+        pp_request_profile prof;
+        if (rc == PP_OK)
+            rc = pp_request_profile_get(r, &prof);
+        if (rc != PP_OK)
+            return pp_set_error(err, rc, "run %d failed: %s", i + warmup + 1, pp_strerror(rc));
+        if (i >= 0) {
+            wall[i] = t1 - t0;
+            hw[i] = (int64_t)prof.hw_ns;
+            xfer[i] = (int64_t)prof.xfer_ns;
+        }
+    }
+    return PP_OK;
+}
+
+static json_t *base_record(const pp_sweep_config *c, size_t i, const pp_workload *w,
+                           pp_device *dev) {
+    size_t s, d, t;
+    sw_combination(c, i, &s, &d, &t);
+    char key[256];
+    pp_sweep_config_key(c, i, key, sizeof key);
+    json_t *rec = json_pack(
+        "{sIsssIsIsIsssssssIsIsi}", "index", (json_int_t)i, "key", key, "nodes",
+        (json_int_t)w->nodes, "edges", (json_int_t)w->edges, "in_dim", (json_int_t)w->in_dim,
+        "device", c->devices[d], "stage", c->stages[t].name, "model",
+        pp_workload_kind_name(w->kind), "out_dim", (json_int_t)w->out_dim, "bytes",
+        (json_int_t)sw_bytes(w), "layers", w->layers);
+    if (rec && dev) {
+        json_object_set_new(rec, "device_name", json_string(pp_device_name(dev)));
+        json_object_set_new(rec, "label", json_string(pp_device_label(dev)));
+        json_object_set_new(rec, "simulated",
+                            json_boolean(pp_device_flags(dev) & PP_TRACK_SIMULATED));
+    }
+    return rec;
+}
+
+static int failed(json_t *rec, const char *why, json_t **out, pp_error *err) {
+    if (json_object_set_new(rec, "status", json_string("failed")) != 0 ||
+        json_object_set_new(rec, "reason", json_string(why)) != 0) {
+        json_decref(rec);
+        return pp_set_error(err, PP_ENOMEM, "sweep: out of memory");
+    }
+    *out = rec;
+    return PP_OK;
+}
+
+int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *why, json_t **out,
+               pp_error *err) {
+    pp_workload w;
+    sw_workload(c, i, &w);
+    json_t *rec = base_record(c, i, &w, dev);
+    if (!rec)
+        return pp_set_error(err, PP_ENOMEM, "sweep: out of memory");
+    if (!dev)
+        return failed(rec, why, out, err);
+    pp_error e;
+    if (pp_workload_check(&w, &e) != PP_OK)
+        return failed(rec, e.msg, out, err);
+    pp_compiled *cm = NULL;
+    /* level 1: hardware and transfer totals, without the per-op cost of 2 */
+    if (pp_compiled_create_level(dev, &w, 1, 1, &cm, &e) != PP_OK)
+        return failed(rec, e.msg, out, err);
+    size_t n = (size_t)c->iterations;
+    int64_t *v = malloc(3 * n * sizeof *v);
+    if (!v) {
+        pp_compiled_free(cm);
+        json_decref(rec);
+        return pp_set_error(err, PP_ENOMEM, "sweep: out of memory");
+    }
+    pp_request *r = pp_compiled_request(cm, 0);
+    pp_wl_fill_input(&w, c->seed, pp_request_input(r));
+    int rc = time_runs(r, c->warmup, c->iterations, v, v + n, v + 2 * n, &e);
+    pp_compiled_free(cm);
+    if (rc != PP_OK) {
+        free(v);
+        return failed(rec, e.msg, out, err);
+    }
+    json_object_set_new(rec, "status", json_string("ok"));
+    json_object_set_new(rec, "iterations", json_integer(c->iterations));
+    json_object_set_new(rec, "wall_ns", stats(v, n, 0));
+    json_object_set_new(rec, "hw_ns", stats(v + n, n, 1));
+    json_object_set_new(rec, "xfer_ns", stats(v + 2 * n, n, 1));
+    free(v);
+    *out = rec;
+    return PP_OK;
+}

@@ -1,0 +1,399 @@
+/* Plan search: which device (or pair of devices, data parallel, at which
+ * split) should run each stage of a pipeline, ranked by the cycle latency
+ * estimated from a lookup table (docs/sweep.md §plan).
+ *
+ * Estimate of one plan:
+ *   time(stage on d)      = the table's mean wall at the stage's size, or the
+ *                           least-squares line over the sizes measured on d
+ *                           (wall mean against bytes) elsewhere
+ *   time(stage on d1, d2) = partition + max(time on d1 of its rows,
+ *                           time on d2 of its rows) + merge, partition and
+ *                           merge being host copies of the batch's input and
+ *                           output at the host copy rate
+ *   busy(d)               = sum over the stages on d of its hardware time
+ *                           (the wall where the device reports none): stages
+ *                           sharing a device take turns on it
+ *   cycle latency         = max(max over stages of time, max over devices of
+ *                           busy), and throughput = 1 / cycle latency.
+ * Plans of equal cycle rank by the sum of their stage times (less work
+ * first). The cycle and the sum only grow as stages are added, so a
+ * depth-first search that drops every partial plan already ranking after
+ * the k-th best finds the exact best k. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "device/workload.h"
+#include "pipeline/pipeline_impl.h"
+#include "sweep/lookup.h"
+
+void pp_plan_options_init(pp_plan_options *o) {
+    *o = (pp_plan_options){.top = 5, .splits = 9};
+}
+
+/* How a device runs a stage: the fits over its measured sizes. */
+typedef struct estimator {
+    const lk_entry *const *e; /* the stage's entries on the device */
+    size_t n;
+    int have_fit, have_busy_fit, hw_known;
+    pp_fit wall, busy;
+} estimator;
+
+typedef struct estimate {
+    double wall_ns, busy_ns;
+    int interpolated, extrapolated;
+} estimate;
+
+static int estimator_init(estimator *es) {
+    size_t ok = 0;
+    double *x = malloc(3 * (es->n + 1) * sizeof *x);
+    if (!x)
+        return PP_ENOMEM;
+    double *yw = x + es->n + 1, *yb = yw + es->n + 1;
+    es->hw_known = 1;
+    for (size_t i = 0; i < es->n; i++) {
+        if (!es->e[i]->ok)
+            continue;
+        x[ok] = (double)es->e[i]->bytes;
+        yw[ok] = (double)es->e[i]->wall_ns;
+        yb[ok] = (double)es->e[i]->hw_ns;
+        es->hw_known &= es->e[i]->hw_ns >= 0;
+        ok++;
+    }
+    es->have_fit = pp_fit_linear(x, yw, ok, &es->wall) == PP_OK;
+    es->have_busy_fit = es->hw_known && pp_fit_linear(x, yb, ok, &es->busy) == PP_OK;
+    free(x);
+    return PP_OK;
+}
+
+/* The estimate for (nodes, edges) of workload w on this device; 0 when the
+ * table cannot tell (the size failed there, or too few sizes to fit). */
+static int estimate_at(const estimator *es, const pp_workload *w, estimate *out) {
+    for (size_t i = 0; i < es->n; i++) {
+        const lk_entry *e = es->e[i];
+        if (e->nodes == w->nodes && e->edges == w->edges) {
+            if (!e->ok)
+                return 0;
+            *out = (estimate){.wall_ns = (double)e->wall_ns,
+                              .busy_ns = (double)(e->hw_ns >= 0 ? e->hw_ns : e->wall_ns)};
+            return 1;
+        }
+    }
+    if (!es->have_fit)
+        return 0;
+    double bytes = (double)sw_bytes(w);
+    const pp_fit *busy = es->have_busy_fit ? &es->busy : &es->wall;
+    *out = (estimate){.wall_ns = fmax(0.0, es->wall.a * bytes + es->wall.b),
+                      .busy_ns = fmax(0.0, busy->a * bytes + busy->b), .interpolated = 1,
+                      .extrapolated = bytes < es->wall.x_min || bytes > es->wall.x_max};
+    return 1;
+}
+
+/* One way to run one stage, with what it adds to each device's busy time. */
+typedef struct option {
+    pp_plan_stage st;
+    int dev[PP_PLAN_MAX_DP]; /* device indices */
+    double busy[PP_PLAN_MAX_DP];
+} option;
+
+typedef struct search {
+    size_t ndevices;
+    const char *const *devices;
+    int nstages;
+    option **opts; /* per stage, sorted by time */
+    size_t *nopts;
+    int top;
+    pp_plan *best; /* sorted, nbest <= top */
+    size_t nbest;
+    int choice[PP_PIPELINE_MAX_STAGES];
+    double *busy; /* per device, of the partial plan */
+    const char *names[PP_PIPELINE_MAX_STAGES];
+} search;
+
+/* The devices the table has, in order of first appearance. */
+static size_t table_devices(const pp_lookup *l, const char **out) {
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t j = 0;
+        while (j < n && strcmp(out[j], l->entries[i].device) != 0)
+            j++;
+        if (j == n)
+            out[n++] = l->entries[i].device;
+    }
+    return n;
+}
+
+/* The entries of stage i of p on device `dev`; PP_EINVAL when the table
+ * measured a stage of that name with another model or other dims. */
+static int stage_entries(const pp_lookup *l, const char *name, const pp_workload *w,
+                         const char *dev, const lk_entry **out, size_t *n, pp_error *err) {
+    *n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const lk_entry *e = &l->entries[i];
+        if (strcmp(e->stage, name) != 0)
+            continue;
+        if (strcmp(e->model, pp_workload_kind_name(w->kind)) != 0 || e->in_dim != w->in_dim ||
+            e->out_dim != w->out_dim || e->layers != w->layers)
+            return pp_set_error(err, PP_EINVAL,
+                                "stage \"%s\": the table measured %s %lld->%lld x%d, the pipeline "
+                                "runs %s %lld->%lld x%d; sweep the pipeline's stages",
+                                name, e->model, (long long)e->in_dim, (long long)e->out_dim,
+                                e->layers, pp_workload_kind_name(w->kind), (long long)w->in_dim,
+                                (long long)w->out_dim, w->layers);
+        if (strcmp(e->device, dev) == 0)
+            out[(*n)++] = e;
+    }
+    return PP_OK;
+}
+
+/* Every way to run one stage: each device alone, each pair at each split. */
+static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_t nd,
+                         const char *const *devices, const pp_plan_options *o, double copy_rate,
+                         option **out, size_t *nout, pp_error *err) {
+    pp_workload w;
+    pp_pipeline_stage_workload(p, s, &w);
+    size_t cap = nd + nd * (nd - 1) / 2 * (size_t)o->splits, n = 0;
+    option *opt = calloc(cap ? cap : 1, sizeof *opt);
+    if (!opt)
+        return pp_set_error(err, PP_ENOMEM, "plan: out of memory");
+    for (size_t d = 0; d < nd; d++) {
+        estimate e;
+        if (!estimate_at(&es[d], &w, &e))
+            continue;
+        option *op = &opt[n++];
+        op->st.ndevices = 1;
+        snprintf(op->st.devices[0], sizeof op->st.devices[0], "%s", devices[d]);
+        op->st.split[0] = 1.0;
+        op->st.time_ns = op->st.device_ns[0] = llround(e.wall_ns);
+        op->st.interpolated = e.interpolated, op->st.extrapolated = e.extrapolated;
+        op->dev[0] = (int)d, op->dev[1] = -1;
+        op->busy[0] = e.busy_ns;
+    }
+    double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
+    double merge = (double)pp_wl_output_bytes(&w) / copy_rate * 1e9;
+    int requests = p->stages[s].spec.requests > 0 ? p->stages[s].spec.requests : 1;
+    for (size_t a = 0; a < nd; a++) {
+        for (size_t b = a + 1; b < nd; b++) {
+            for (int k = 1; k <= o->splits; k++) {
+                double r = (double)k / (o->splits + 1);
+                /* the rows the stage gives each device (pipeline/stage.c) */
+                int64_t rows_a = (int64_t)(r * (double)w.nodes + 0.5);
+                pp_workload wa = w, wb = w;
+                wa.nodes = rows_a, wb.nodes = w.nodes - rows_a;
+                if (wa.nodes < requests || wb.nodes < requests)
+                    continue;
+                wa.edges = w.edges * wa.nodes / w.nodes, wb.edges = w.edges * wb.nodes / w.nodes;
+                estimate ea, eb;
+                if (!estimate_at(&es[a], &wa, &ea) || !estimate_at(&es[b], &wb, &eb))
+                    continue;
+                option *op = &opt[n++];
+                op->st.ndevices = 2;
+                snprintf(op->st.devices[0], sizeof op->st.devices[0], "%s", devices[a]);
+                snprintf(op->st.devices[1], sizeof op->st.devices[1], "%s", devices[b]);
+                op->st.split[0] = r, op->st.split[1] = 1.0 - r;
+                op->st.device_ns[0] = llround(ea.wall_ns);
+                op->st.device_ns[1] = llround(eb.wall_ns);
+                op->st.partition_ns = llround(part), op->st.merge_ns = llround(merge);
+                op->st.time_ns = llround(part + fmax(ea.wall_ns, eb.wall_ns) + merge);
+                op->st.interpolated = ea.interpolated || eb.interpolated;
+                op->st.extrapolated = ea.extrapolated || eb.extrapolated;
+                op->dev[0] = (int)a, op->dev[1] = (int)b;
+                op->busy[0] = ea.busy_ns, op->busy[1] = eb.busy_ns;
+            }
+        }
+    }
+    /* insertion sort: stable, so equal times keep enumeration order (single
+     * devices first) and the ranking never depends on qsort's choices */
+    for (size_t i = 1; i < n; i++) {
+        option x = opt[i];
+        size_t j = i;
+        while (j > 0 && opt[j - 1].st.time_ns > x.st.time_ns) {
+            opt[j] = opt[j - 1];
+            j--;
+        }
+        opt[j] = x;
+    }
+    *out = opt;
+    *nout = n;
+    return PP_OK;
+}
+
+/* The cycle of a partial plan with `upto` stages chosen, and what attains
+ * it: a stage (*stage) or a device (*device), the stage on ties. */
+static double cycle_of(const search *S, int upto, int *stage, int *device) {
+    double worst = -1.0;
+    *stage = -1, *device = -1;
+    for (int s = 0; s < upto; s++) {
+        double t = (double)S->opts[s][S->choice[s]].st.time_ns;
+        if (t > worst)
+            worst = t, *stage = s;
+    }
+    for (size_t d = 0; d < S->ndevices; d++) {
+        if (S->busy[d] > worst)
+            worst = S->busy[d], *device = (int)d, *stage = -1;
+    }
+    return worst;
+}
+
+/* The sum of the chosen stages' times: among plans of one cycle, the one
+ * that does less work in all is ranked first. */
+static int64_t work_of(const search *S, int upto) {
+    int64_t total = 0;
+    for (int s = 0; s < upto; s++)
+        total += S->opts[s][S->choice[s]].st.time_ns;
+    return total;
+}
+
+/* Whether (cycle, work) ranks strictly before plan p. */
+static int before(int64_t cycle, int64_t work, const pp_plan *p) {
+    return cycle < p->cycle_ns || (cycle == p->cycle_ns && work < p->work_ns);
+}
+
+static void keep(search *S) {
+    int stage, device;
+    double cycle = cycle_of(S, S->nstages, &stage, &device);
+    int64_t ns = llround(cycle), work = work_of(S, S->nstages);
+    if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
+        return;
+    size_t at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
+    while (at > 0 && before(ns, work, &S->best[at - 1])) {
+        S->best[at] = S->best[at - 1];
+        at--;
+    }
+    pp_plan *pl = &S->best[at];
+    memset(pl, 0, sizeof *pl);
+    pl->nstages = S->nstages;
+    for (int s = 0; s < S->nstages; s++) {
+        pl->stages[s] = S->opts[s][S->choice[s]].st;
+        snprintf(pl->stages[s].stage, sizeof pl->stages[s].stage, "%s", S->names[s]);
+        pl->extrapolated |= pl->stages[s].extrapolated;
+    }
+    pl->cycle_ns = ns;
+    pl->work_ns = work;
+    pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
+    pl->bottleneck_stage = stage;
+    if (device >= 0)
+        snprintf(pl->bottleneck_device, sizeof pl->bottleneck_device, "%s", S->devices[device]);
+}
+
+static void descend(search *S, int s) {
+    if (s == S->nstages) {
+        keep(S);
+        return;
+    }
+    for (size_t i = 0; i < S->nopts[s]; i++) {
+        const option *op = &S->opts[s][i];
+        S->choice[s] = (int)i;
+        for (int k = 0; k < op->st.ndevices; k++)
+            S->busy[op->dev[k]] += op->busy[k];
+        int stage, device;
+        double partial = cycle_of(S, s + 1, &stage, &device);
+        if (S->nbest < (size_t)S->top ||
+            before(llround(partial), work_of(S, s + 1), &S->best[S->nbest - 1]))
+            descend(S, s + 1);
+        for (int k = 0; k < op->st.ndevices; k++)
+            S->busy[op->dev[k]] -= op->busy[k];
+    }
+}
+
+/* Bytes per second of a plain memcpy on this machine, the best of a few
+ * rounds over a buffer larger than the caches. */
+static double measure_copy_rate(void) {
+    size_t len = (size_t)32 << 20;
+    char *a = malloc(len), *b = malloc(len);
+    double best = 1e9; /* a floor if memory is short */
+    if (a && b) {
+        memset(a, 1, len);
+        memset(b, 2, len);
+        for (int i = 0; i < 5; i++) {
+            int64_t t0 = pp_now();
+            memcpy(b, a, len);
+            int64_t t1 = pp_now();
+            double rate = (double)len / ((double)(t1 - t0 > 0 ? t1 - t0 : 1) / 1e9);
+            best = rate > best ? rate : best;
+        }
+    }
+    free(a);
+    free(b);
+    return best;
+}
+
+static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan_options *o,
+                         double rate, search *S, pp_error *err) {
+    const char **devices = (const char **)S->devices;
+    const lk_entry **buf = calloc(l->n, sizeof *buf);
+    estimator *es = calloc(S->ndevices, sizeof *es);
+    int rc = buf && es ? PP_OK : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
+    for (int s = 0; rc == PP_OK && s < S->nstages; s++) {
+        const pp_stage_spec *spec = &p->stages[s].spec;
+        S->names[s] = spec->name;
+        if (spec->ndevices == 0) {
+            rc = pp_set_error(err, PP_EINVAL, "stage \"%s\" runs on the host; plans map device "
+                                              "stages", spec->name);
+            break;
+        }
+        pp_workload w;
+        pp_pipeline_stage_workload(p, s, &w);
+        size_t used = 0, total = 0;
+        for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++) {
+            es[d] = (estimator){.e = buf + used};
+            rc = stage_entries(l, spec->name, &w, devices[d], buf + used, &es[d].n, err);
+            used += es[d].n;
+            total += es[d].n;
+        }
+        if (rc == PP_OK && total == 0)
+            rc = pp_set_error(err, PP_EINVAL, "stage \"%s\" is not in the table; sweep it first",
+                              spec->name);
+        for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++)
+            if (estimator_init(&es[d]) != PP_OK)
+                rc = pp_set_error(err, PP_ENOMEM, "plan: out of memory");
+        if (rc == PP_OK)
+            rc = stage_options(p, s, es, S->ndevices, S->devices, o, rate, &S->opts[s],
+                               &S->nopts[s], err);
+        if (rc == PP_OK && S->nopts[s] == 0)
+            rc = pp_set_error(err, PP_EINVAL,
+                              "stage \"%s\": no device in the table can run it at %lld nodes "
+                              "(failed there, or fewer than two sizes measured to interpolate)",
+                              spec->name, (long long)w.nodes);
+    }
+    free(buf);
+    free(es);
+    return rc;
+}
+
+int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_options *o,
+                   pp_plan *plans, size_t *nplans, double *copy_bytes_per_s, pp_error *err) {
+    if (o->top < 1 || o->splits < 1 || o->splits > 99)
+        return pp_set_error(err, PP_EINVAL, "plan: top %d, splits %d (expected >= 1 and 1..99)",
+                            o->top, o->splits);
+    double rate = o->copy_bytes_per_s > 0 ? o->copy_bytes_per_s : measure_copy_rate();
+    search S = {.nstages = p->nstages, .top = o->top, .best = plans};
+    const char **devices = calloc(l->n, sizeof *devices);
+    S.opts = calloc((size_t)p->nstages, sizeof *S.opts);
+    S.nopts = calloc((size_t)p->nstages, sizeof *S.nopts);
+    S.busy = calloc(l->n, sizeof *S.busy);
+    int rc = devices && S.opts && S.nopts && S.busy
+                 ? PP_OK
+                 : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
+    if (rc == PP_OK) {
+        S.ndevices = table_devices(l, devices);
+        S.devices = devices;
+        rc = build_options(l, p, o, rate, &S, err);
+    }
+    if (rc == PP_OK)
+        descend(&S, 0);
+    for (int s = 0; S.opts && s < p->nstages; s++)
+        free(S.opts[s]);
+    free(S.opts);
+    free(S.nopts);
+    free(S.busy);
+    free(devices);
+    if (rc != PP_OK)
+        return rc;
+    *nplans = S.nbest;
+    if (copy_bytes_per_s)
+        *copy_bytes_per_s = rate;
+    return PP_OK;
+}

@@ -1,0 +1,101 @@
+/* sweep_impl.h — what the files of the sweep layer share: the parsed config,
+ * the sweep directory's files and the record of one combination.
+ *
+ * Combination i of a config is (size, device, stage) with
+ * i = (size * ndevices + device) * nstages + stage. */
+#ifndef PP_SWEEP_IMPL_H
+#define PP_SWEEP_IMPL_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include "pipeline/json_config.h"
+#include "pipeprof/sweep.h"
+
+#define SW_NAME_MAX 64
+
+typedef struct sw_size {
+    int64_t nodes, edges, features;
+} sw_size;
+
+typedef struct sw_stage {
+    char name[SW_NAME_MAX];
+    pp_workload_kind kind;
+    int64_t in_dim; /* 0: the size's features */
+    int64_t out_dim;
+    int layers;
+} sw_stage;
+
+struct pp_sweep_config {
+    char name[SW_NAME_MAX];
+    size_t nsizes, ndevices, nstages;
+    sw_size *sizes;
+    char (*devices)[SW_NAME_MAX];
+    sw_stage *stages;
+    int warmup, iterations;
+    uint64_t seed;
+    pp_device_options devopt;
+    pp_sim_device_params sim[PP_JSON_MAX_SIM_DEVICES];
+    char *canonical; /* the normalized config as compact JSON with sorted keys */
+    char fingerprint[17];
+};
+
+/* Reads a config; `check_devices` = 0 skips asking the backends whether the
+ * devices exist (merging shards on a machine without them). */
+int sw_config_load(const char *path, int check_devices, pp_sweep_config **out, pp_error *err);
+
+/* The pieces of combination i. */
+void sw_combination(const pp_sweep_config *c, size_t i, size_t *size, size_t *device,
+                    size_t *stage);
+/* Combination i's workload (unchecked). */
+void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w);
+/* Bytes the combination moves: its input plus its output tensor. */
+uint64_t sw_bytes(const pp_workload *w);
+
+/* Measures combination i on the open device `dev` (NULL: it could not be
+ * opened, `why` says why) into a new raw record. */
+int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *why, json_t **rec,
+               pp_error *err);
+
+/* ---- the sweep directory ---- */
+
+#define SW_RAW "raw.jsonl"
+#define SW_CONFIG "config.json"
+#define SW_STATE "fingerprint.json"
+#define SW_LOOKUP "lookup_table.json"
+#define SW_BANDWIDTH "bandwidth_table.json"
+#define SW_REPORT "report.txt"
+
+/* What DIR/fingerprint.json says. */
+typedef struct sw_state {
+    char fingerprint[17];
+    int shard, shards;
+} sw_state;
+
+/* "dir/name" into buf; PP_EINVAL when it does not fit. */
+int sw_path(char *buf, size_t len, const char *dir, const char *name, pp_error *err);
+/* Reads DIR/fingerprint.json; PP_ENOTFOUND when absent. */
+int sw_state_read(const char *dir, sw_state *st, pp_error *err);
+/* Writes DIR/config.json and DIR/fingerprint.json, each atomically. */
+int sw_state_write(const char *dir, const pp_sweep_config *c, int shard, int shards,
+                   pp_error *err);
+/* Reads DIR/raw.jsonl into recs[index] (ncombinations slots, NULL where
+ * absent; the caller decrefs them). A last line cut off by a kill is left
+ * out and *good_end is the length of the complete lines before it; any other
+ * line that is not a record of this config is PP_EINVAL naming it. A missing
+ * file reads as empty. */
+int sw_raw_read(const char *dir, const pp_sweep_config *c, json_t **recs, size_t *count,
+                off_t *good_end, pp_error *err);
+/* Appends one record as one line with a single write, then fsyncs. */
+int sw_raw_append(int fd, const char *path, json_t *rec, pp_error *err);
+/* Writes the whole raw.jsonl of recs (every slot set) atomically. */
+int sw_raw_write(const char *dir, const pp_sweep_config *c, json_t *const *recs, pp_error *err);
+/* Writes a JSON value to path atomically, indented. */
+int sw_json_write(const char *path, json_t *v, pp_error *err);
+
+/* Writes lookup_table.json, bandwidth_table.json and report.txt from the
+ * records of every combination. */
+int sw_tables_write(const char *dir, const pp_sweep_config *c, json_t *const *recs,
+                    pp_error *err);
+
+#endif

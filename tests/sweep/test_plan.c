@@ -1,0 +1,202 @@
+/* The planner over lookup tables written here with known times, so the best
+ * plan and its cycle latency follow from the table by hand. */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pipeprof/sweep.h"
+#include "testutil.h"
+
+typedef struct entry {
+    const char *device, *stage;
+    int64_t nodes, edges, wall_ns;
+    int ok;
+} entry;
+
+/* A table of matmul 16 -> 16 stages; hardware time = wall. */
+static pp_lookup *table(const entry *e, size_t n) {
+    json_t *entries = json_object();
+    for (size_t i = 0; i < n; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "%lld,%lld,%s,%s", (long long)e[i].nodes,
+                 (long long)e[i].edges, e[i].device, e[i].stage);
+        json_t *o = json_pack("{sssssssssssIsIsisisIsisb}", "status", e[i].ok ? "ok" : "failed",
+                              "device", e[i].device, "device_name", e[i].device + 4, "stage",
+                              e[i].stage, "model", "matmul", "nodes", (json_int_t)e[i].nodes,
+                              "edges", (json_int_t)e[i].edges, "in_dim", 16, "out_dim", 16,
+                              "bytes", (json_int_t)(e[i].nodes * 128), "layers", 1,
+                              "simulated", 1);
+        if (e[i].ok) {
+            json_object_set_new(o, "wall_ns", json_pack("{sI}", "mean", (json_int_t)e[i].wall_ns));
+            json_object_set_new(o, "hw_ns", json_pack("{sI}", "mean", (json_int_t)e[i].wall_ns));
+        }
+        json_object_set_new(entries, key, o);
+    }
+    json_t *root = json_pack("{ssso}", "format", "pipeprof-lookup", "entries", entries);
+    const char *path = pp_test_path("plan_lookup.json");
+    json_dump_file(root, path, 0);
+    json_decref(root);
+    pp_lookup *l = NULL;
+    pp_error err = {{0}};
+    if (pp_lookup_load(path, &l, &err) != PP_OK)
+        pp_test_fail(__FILE__, __LINE__, "lookup: %s", err.msg);
+    return l;
+}
+
+/* A pipeline of `n` matmul 16 -> 16 stages named s1, s2, ... on cpu. */
+static pp_pipeline *pipeline(int64_t nodes, int64_t edges, int n) {
+    pp_pipeline_config cfg;
+    pp_pipeline_config_init(&cfg);
+    cfg.nodes = nodes, cfg.edges = edges, cfg.features = 16;
+    pp_pipeline *p = NULL;
+    pp_error err = {{0}};
+    int rc = pp_pipeline_create(&cfg, &p, &err);
+    static const char *const names[] = {"s1", "s2", "s3"};
+    for (int i = 0; rc == PP_OK && i < n; i++) {
+        pp_stage_spec spec = {.name = names[i], .ndevices = 1, .devices = {"cpu"},
+                              .kind = PP_WORKLOAD_MATMUL, .out_dim = 16};
+        rc = pp_pipeline_add_stage(p, &spec, &err);
+    }
+    if (rc != PP_OK)
+        pp_test_fail(__FILE__, __LINE__, "pipeline: %s", err.msg);
+    return p;
+}
+
+static pp_plan_options options(int top, int splits) {
+    pp_plan_options o;
+    pp_plan_options_init(&o);
+    o.top = top, o.splits = splits;
+    o.copy_bytes_per_s = 1e18; /* partition and merge round to 0 ns */
+    return o;
+}
+
+/* s1 takes 100 us on the NPU and 300 on the GPU, s2 100 and 150. Both on
+ * the NPU would give each stage 100 us but the NPU 200 us of work per
+ * batch; s1 on the NPU and s2 on the GPU is best at 150 us. */
+static void test_best_plan_balances_devices(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 100000, 1}, {"sim:GPU", "s1", 100, 200, 300000, 1},
+        {"sim:NPU", "s2", 100, 200, 100000, 1}, {"sim:GPU", "s2", 100, 200, 150000, 1},
+    };
+    pp_lookup *l = table(e, 4);
+    pp_pipeline *p = pipeline(100, 200, 2);
+    pp_plan_options o = options(5, 9);
+    pp_plan plans[5];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 4); /* one size measured: no fit, so no data-parallel splits */
+    EXPECT_EQ_I64(plans[0].cycle_ns, 150000);
+    EXPECT_STR(plans[0].stages[0].devices[0], "sim:NPU");
+    EXPECT_STR(plans[0].stages[1].devices[0], "sim:GPU");
+    EXPECT_EQ_I64(plans[0].bottleneck_stage, 1);
+    EXPECT_STR(plans[0].stages[1].stage, "s2");
+    EXPECT_NEAR(plans[0].throughput, 1e9 / 150000.0, 1e-9);
+    EXPECT(!plans[0].stages[0].interpolated && !plans[0].extrapolated);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 200000);
+    EXPECT_EQ_I64(plans[1].bottleneck_stage, -1);
+    EXPECT_STR(plans[1].bottleneck_device, "sim:NPU");
+    EXPECT_EQ_I64(plans[2].cycle_ns, 300000);
+    EXPECT_EQ_I64(plans[3].cycle_ns, 450000); /* both on the GPU: 300 + 150 */
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
+/* s1 takes 500 us on either device, s2 100 on the NPU and 200 on the GPU.
+ * s1 on the NPU with s2 on the GPU and the reverse both cycle in 500 us;
+ * the reverse does 600 us of work in all against 700, so it ranks first. */
+static void test_equal_cycles_rank_by_total_work(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 500000, 1}, {"sim:GPU", "s1", 100, 200, 500000, 1},
+        {"sim:NPU", "s2", 100, 200, 100000, 1}, {"sim:GPU", "s2", 100, 200, 200000, 1},
+    };
+    pp_lookup *l = table(e, 4);
+    pp_pipeline *p = pipeline(100, 200, 2);
+    pp_plan_options o = options(2, 9);
+    pp_plan plans[2];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 2);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 500000);
+    EXPECT_EQ_I64(plans[0].work_ns, 600000);
+    EXPECT_STR(plans[0].stages[0].devices[0], "sim:GPU");
+    EXPECT_STR(plans[0].stages[1].devices[0], "sim:NPU");
+    EXPECT_EQ_I64(plans[1].cycle_ns, 500000);
+    EXPECT_EQ_I64(plans[1].work_ns, 700000);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
+/* Wall = 1 ns/byte on the NPU and 3 ns/byte on the GPU (128 bytes a node),
+ * measured at 100 and 1000 nodes. For 400 nodes the NPU alone needs 51.2 us;
+ * giving it 3/4 of the rows and the GPU 1/4 takes max(300*128, 3*100*128) =
+ * 38.4 us, the best of the splits 1/4, 1/2, 3/4. */
+static void test_data_parallel_split_from_fits(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 12800, 1},  {"sim:NPU", "s1", 1000, 2000, 128000, 1},
+        {"sim:GPU", "s1", 100, 200, 38400, 1},  {"sim:GPU", "s1", 1000, 2000, 384000, 1},
+    };
+    pp_lookup *l = table(e, 4);
+    pp_pipeline *p = pipeline(400, 800, 1);
+    pp_plan_options o = options(3, 3);
+    pp_plan plans[3];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 3);
+    const pp_plan_stage *st = &plans[0].stages[0];
+    EXPECT_EQ_I64(st->ndevices, 2);
+    EXPECT_STR(st->devices[0], "sim:NPU");
+    EXPECT_NEAR(st->split[0], 0.75, 1e-12);
+    EXPECT_EQ_I64(st->device_ns[0], 38400);
+    EXPECT_EQ_I64(st->device_ns[1], 38400);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 38400);
+    EXPECT(st->interpolated && !st->extrapolated);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 51200); /* the NPU alone */
+    EXPECT_EQ_I64(plans[1].stages[0].ndevices, 1);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 76800); /* half and half: the GPU's 200 rows */
+    pp_pipeline_free(p);
+
+    /* 2000 nodes lie beyond the measured 1000: every plan says so */
+    p = pipeline(2000, 4000, 1);
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT(plans[0].extrapolated);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
+/* A size the device failed at is not a plan; nor is a stage the table lacks. */
+static void test_unrunnable_and_unknown_stages(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 0, 0}, {"sim:GPU", "s1", 100, 200, 5000, 1},
+    };
+    pp_lookup *l = table(e, 2);
+    pp_pipeline *p = pipeline(100, 200, 1);
+    pp_plan_options o = options(5, 9);
+    pp_plan plans[5];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_STR(plans[0].stages[0].devices[0], "sim:GPU");
+    pp_pipeline_free(p);
+    p = pipeline(100, 200, 2);
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "stage \"s2\" is not in the table");
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+
+    const char *path = pp_test_path("not_lookup.json");
+    pp_test_write_file(path, "{\"entries\": {}}", 15);
+    EXPECT_EQ_I64(pp_lookup_load(path, &l, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "not a lookup table");
+}
+
+int main(void) {
+    RUN(test_best_plan_balances_devices);
+    RUN(test_equal_cycles_rank_by_total_work);
+    RUN(test_data_parallel_split_from_fits);
+    RUN(test_unrunnable_and_unknown_stages);
+    return pp_test_finish();
+}
