@@ -44,6 +44,15 @@ int cli_parse_u64(const char *cmd, const char *option, const char *text, uint64_
 /* Prints "<cmd>: unknown option ..." and returns CLI_BADINPUT. */
 int cli_unknown_option(const char *cmd, const char *arg);
 
+struct pp_analyze_options;
+/* The window options analyze and export share: --region, --exclude-region
+ * and --batch-pattern, stored into `opt`. Returns 1 when argv[*i] was one
+ * (and consumed its value), 0 when it was none, -1 after printing an error. */
+int cli_window_option(int argc, char **argv, int *i, struct pp_analyze_options *opt);
+/* -1 after printing an error when the options conflict (both --region and
+ * --exclude-region), else 0. */
+int cli_window_check(const char *cmd, const struct pp_analyze_options *opt);
+
 extern const pp_command pp_cmd_record;
 extern const pp_command pp_cmd_convert;
 extern const pp_command pp_cmd_analyze;

@@ -86,14 +86,6 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->csv_dir = v;
-        } else if ((got = cli_option(argc, argv, &i, "--region", &v)) != 0) {
-            if (got < 0)
-                return CLI_BADINPUT;
-            a->opt.region = v;
-        } else if ((got = cli_option(argc, argv, &i, "--exclude-region", &v)) != 0) {
-            if (got < 0)
-                return CLI_BADINPUT;
-            a->opt.exclude_region = v;
         } else if ((got = cli_option(argc, argv, &i, "--from", &v)) != 0) {
             if (got < 0 || parse_ns(argv[0], "--from", v, &a->opt.from_ns) != 0)
                 return CLI_BADINPUT;
@@ -102,16 +94,15 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
             if (got < 0 || parse_ns(argv[0], "--to", v, &a->opt.to_ns) != 0)
                 return CLI_BADINPUT;
             a->opt.has_to = 1;
-        } else if ((got = cli_option(argc, argv, &i, "--batch-pattern", &v)) != 0) {
-            if (got < 0)
-                return CLI_BADINPUT;
-            a->opt.batch_pattern = v;
         } else if ((got = cli_option(argc, argv, &i, "--lookup", &v)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->lookup = v;
         } else if ((got = cli_option(argc, argv, &i, "--lookup-size", &v)) != 0) {
             if (got < 0 || parse_size(v, &a->lookup_nodes, &a->lookup_edges) != 0)
+                return CLI_BADINPUT;
+        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0) {
+            if (got < 0)
                 return CLI_BADINPUT;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_unknown_option(argv[0], argv[i]);
@@ -126,10 +117,8 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
         cli_error("analyze: expected a TRACE (pipeprof analyze trace.pptrace)");
         return CLI_BADINPUT;
     }
-    if (a->opt.region && a->opt.exclude_region) {
-        cli_error("analyze: --region and --exclude-region exclude each other");
+    if (cli_window_check(argv[0], &a->opt) != 0)
         return CLI_BADINPUT;
-    }
     return CLI_OK;
 }
 

@@ -74,18 +74,9 @@ static int export_parse(int argc, char **argv, export_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->out = v;
-        } else if ((got = cli_option(argc, argv, &i, "--region", &v)) != 0) {
+        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
-            a->opt.region = v;
-        } else if ((got = cli_option(argc, argv, &i, "--exclude-region", &v)) != 0) {
-            if (got < 0)
-                return CLI_BADINPUT;
-            a->opt.exclude_region = v;
-        } else if ((got = cli_option(argc, argv, &i, "--batch-pattern", &v)) != 0) {
-            if (got < 0)
-                return CLI_BADINPUT;
-            a->opt.batch_pattern = v;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_unknown_option(argv[0], argv[i]);
         } else if (a->trace) {
@@ -100,10 +91,8 @@ static int export_parse(int argc, char **argv, export_args *a) {
                   "-o report.html)");
         return CLI_BADINPUT;
     }
-    if (a->opt.region && a->opt.exclude_region) {
-        cli_error("export: --region and --exclude-region exclude each other");
+    if (cli_window_check(argv[0], &a->opt) != 0)
         return CLI_BADINPUT;
-    }
     return CLI_OK;
 }
 
