@@ -142,8 +142,9 @@ static void report_fit(FILE *f, const char *what, int have, const pp_fit *fit) {
         fprintf(f, "    %-9s needs two or more sizes that ran\n", what);
         return;
     }
-    fprintf(f, "    %-9s %.6g ns/byte + %lld ns, R^2 %.4f, ", what, fit->a,
-            (long long)llround(fit->b), fit->r2);
+    long long b = llround(fit->b);
+    fprintf(f, "    %-9s %.6g ns/byte %c %lld ns, R^2 %.4f, ", what, fit->a, b < 0 ? '-' : '+',
+            b < 0 ? -b : b, fit->r2);
     if (fit->a > 0)
         fprintf(f, "bandwidth %.1f MB/s\n", 1e3 / fit->a);
     else
