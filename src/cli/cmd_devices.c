@@ -23,8 +23,12 @@ static void devices_help(FILE *out) {
             "  pipeprof devices --backend openvino\n");
 }
 
+/* The header comes with the first device, so that an unknown backend
+ * prints nothing but its error. */
 static void print_device(void *ctx, const pp_device_info *info) {
-    (void)ctx;
+    int *printed = ctx;
+    if (!(*printed)++)
+        printf("%-10s %-24s %s\n", "backend", "spec", "device");
     printf("%-10s %-24s %s%s\n", info->backend, info->spec, info->description,
            info->flags & PP_TRACK_SIMULATED && !strstr(info->description, "simulated")
                ? " (simulated)" : "");
@@ -39,9 +43,9 @@ static int devices_run(int argc, char **argv) {
         if (got == 0)
             return cli_unknown_option(argv[0], argv[i]);
     }
-    printf("%-10s %-24s %s\n", "backend", "spec", "device");
     pp_error err = {{0}};
-    int rc = pp_device_list(backend, NULL, print_device, NULL, &err);
+    int printed = 0;
+    int rc = pp_device_list(backend, NULL, print_device, &printed, &err);
     if (rc != PP_OK) {
         cli_error("devices: %s", err.msg);
         return rc == PP_ENOTFOUND ? CLI_BADINPUT : CLI_FAIL;

@@ -17,6 +17,8 @@ run "$P" devices --backend cpu
 expect "devices lists the cpu device" 0 "cpu        cpu"
 run "$P" devices --backend opnvino
 expect "devices refuses an unknown backend" 2 "pipeprof: devices: unknown backend \"opnvino\""
+check "devices prints no table for an unknown backend" \
+    test -z "$("$P" devices --backend opnvino 2>/dev/null)"
 run "$P" demo --backend tpu
 expect "demo refuses an unknown backend" 2 "demo: unknown backend \"tpu\" (have: cpu, openvino)"
 
