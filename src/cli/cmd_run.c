@@ -40,16 +40,28 @@ static int print_report(pp_session *s, int warmup, const char *source, const cha
     return rc == PP_OK ? CLI_OK : CLI_FAIL;
 }
 
+/* DIR/NAME into buf ("out/" and "out" give "out/NAME"); 0 when it fits. */
+static int out_path(char *buf, size_t len, const char *dir, const char *name) {
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    int w = snprintf(buf, len, "%.*s/%s", (int)n, dir, name);
+    return w >= 0 && (size_t)w < len ? 0 : -1;
+}
+
 int cli_run_pipeline(const char *cmd, pp_pipeline *p, const cli_run_args *a) {
+    char json[4096], pptrace[4096], pftrace[4096], html[4096];
+    if (out_path(json, sizeof json, a->out, "trace.json") != 0 ||
+        out_path(pptrace, sizeof pptrace, a->out, "trace.pptrace") != 0 ||
+        out_path(pftrace, sizeof pftrace, a->out, "trace.pftrace") != 0 ||
+        out_path(html, sizeof html, a->out, "report.html") != 0) {
+        cli_error("%s: --out: the folder's name is too long", cmd);
+        return CLI_BADINPUT;
+    }
     if (mkdir(a->out, 0777) != 0 && errno != EEXIST) {
         cli_error("%s: cannot create %s: %s", cmd, a->out, strerror(errno));
         return CLI_FAIL;
     }
-    char json[4096], pptrace[4096], pftrace[4096], html[4096];
-    snprintf(json, sizeof json, "%s/trace.json", a->out);
-    snprintf(pptrace, sizeof pptrace, "%s/trace.pptrace", a->out);
-    snprintf(pftrace, sizeof pftrace, "%s/trace.pftrace", a->out);
-    snprintf(html, sizeof html, "%s/report.html", a->out);
     pp_session_config scfg;
     pp_session_config_init(&scfg);
     scfg.output = json;

@@ -27,6 +27,10 @@ expect "analyze reads the .pptrace back" 0 "Embedding" "dp"
 
 run "$P" demo --out s --batches 5 --serial --level 0
 expect "serial demo at level 0" 0 "5 batches one at a time"
+run "$P" demo --out s/ --batches 2
+expect "a trailing slash on --out is not doubled in the paths" 0 "wrote s/trace.json,"
+run "$P" demo --out "$(printf 'x%.0s' {1..5000})"
+expect "an --out too long for a path is bad input" 2 "demo: --out: the folder's name is too long"
 
 run "$P" demo --batches 0
 expect "demo refuses 0 batches" 2 "demo: --batches \"0\": expected a whole number from 1 to 1000000"
