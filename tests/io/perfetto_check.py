@@ -15,6 +15,12 @@ instant, flow step, counter sample, annotation and the metadata (drops
 included) is in the .pftrace with the same values, as
 docs/format-perfetto.md maps them, and nothing else is.
 
+When the `perfetto` package is installed (scripts/setup installs it), the
+file is also read with Perfetto's own trace proto, which that package ships
+compiled: it must hold no field Perfetto does not know, and read the same
+names and values as the subset does, so the subset's field numbers and
+types are Perfetto's.
+
 --dump prints one line per decoded track and event (tests compare those with
 what they constructed). Exit status: 0 ok, 1 a check failed, 77 when the
 protobuf or grpcio-tools package is missing."""
@@ -302,12 +308,71 @@ def check_against_chrome(dec, path):
              for th in other["threads"]])
 
 
+# Run in a process of its own: Perfetto's module and the subset's both
+# define perfetto.protos.* in protobuf's default descriptor pool, which
+# refuses a second definition of a name.
+OFFICIAL_READER = r"""
+import json, sys
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.unknown_fields import UnknownFieldSet
+try:
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as official
+except ImportError:
+    sys.exit(77)
+
+def unknown(msg, where):
+    found = [where] if len(UnknownFieldSet(msg)) else []
+    for field, value in msg.ListFields():
+        if field.message_type is not None:
+            repeated = getattr(field, "is_repeated", None)  # protobuf >= 6; then label
+            if repeated is None:
+                repeated = field.label == field.LABEL_REPEATED
+            subs = value if repeated else [value]
+            for i, sub in enumerate(subs):
+                found += unknown(sub, f"{where}.{field.name}[{i}]")
+    return found
+
+trace = official.Trace()
+trace.ParseFromString(open(sys.argv[1], "rb").read())
+json.dump({"unknown": unknown(trace, "trace")[:5],
+           "trace": MessageToDict(trace, preserving_proto_field_name=True)}, sys.stdout)
+"""
+
+
+def check_against_perfetto(pb, path):
+    """Reads path with Perfetto's trace proto (in a child Python) and with
+    the subset; returns the packet count, or None when the perfetto package
+    is absent (the subset checks still ran)."""
+    import subprocess
+    from google.protobuf.json_format import MessageToDict
+    p = subprocess.run([sys.executable, "-c", OFFICIAL_READER, path], capture_output=True,
+                       text=True)
+    if p.returncode == 77:
+        return None
+    if p.returncode != 0:
+        fail(f"Perfetto's trace proto cannot read the file: {p.stderr.strip()[-500:]}")
+        return 0
+    theirs = json.loads(p.stdout)
+    for where in theirs["unknown"]:
+        fail(f"Perfetto's trace proto does not know a field in {where}")
+    ours = pb.Trace()
+    with open(path, "rb") as f:
+        ours.ParseFromString(f.read())
+    # The same JSON as the child's, so that numbers compare as the child's do.
+    if theirs["trace"] != json.loads(json.dumps(MessageToDict(ours,
+                                                              preserving_proto_field_name=True))):
+        fail("Perfetto's trace proto reads other names or values than perfetto_subset.proto")
+    return len(theirs["trace"].get("packet", []))
+
+
 def main(argv):
     args = [a for a in argv[1:] if a != "--dump"]
     if not 1 <= len(args) <= 2:
         print(__doc__)
         return 2
-    dec = Decoded(load_proto(), args[0])
+    pb = load_proto()
+    dec = Decoded(pb, args[0])
+    official = check_against_perfetto(pb, args[0])
     if len(args) == 2:
         check_against_chrome(dec, args[1])
     if "--dump" in argv:
@@ -318,7 +383,9 @@ def main(argv):
         return 1
     print(f"ok: {args[0]}: {len(dec.tracks)} tracks, {len(dec.slices)} slices, "
           f"{len(dec.instants)} instants, {len(dec.flows)} flow steps, "
-          f"{len(dec.counters)} counter samples")
+          f"{len(dec.counters)} counter samples; "
+          + (f"Perfetto's trace proto reads all {official} packets" if official is not None
+             else "not read with Perfetto's own trace proto (the perfetto package is absent)"))
     return 0
 
 
