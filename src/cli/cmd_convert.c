@@ -84,7 +84,7 @@ static int convert_run(int argc, char **argv) {
 
 const pp_command pp_cmd_convert = {
     .name = "convert",
-    .summary = "convert a trace between formats (.pptrace, .json)",
+    .summary = "convert a trace between formats (.pptrace, .json, .pftrace)",
     .run = convert_run,
     .help = convert_help,
 };
