@@ -161,3 +161,46 @@ int pp_test_models_equal(const pp_model *a, const pp_model *b, char *why, size_t
     }
     return 1;
 }
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t next_random(void) { /* xorshift64*: fixed seed, same run every time */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+
+size_t pp_test_mutate_text(char *buf, size_t len, size_t cap) {
+    static const char tokens[] = "{}[],:\"\\0123456789.eE-+ \nabtrufsnl\x80\xff";
+    int edits = 1 + (int)(next_random() % 4);
+    for (int i = 0; i < edits && len > 0; i++) {
+        size_t at = (size_t)(next_random() % len);
+        switch (next_random() % 5) {
+        case 0: buf[at] = tokens[next_random() % (sizeof tokens - 1)]; break;
+        case 1: buf[at] ^= (char)(1u << (next_random() % 8)); break;
+        case 2: len = at; break; /* truncate */
+        case 3:                  /* delete a run */
+        {
+            size_t n = 1 + (size_t)(next_random() % 8);
+            if (at + n > len)
+                n = len - at;
+            memmove(buf + at, buf + at + n, len - at - n);
+            len -= n;
+            break;
+        }
+        default: /* duplicate a run */
+        {
+            size_t n = 1 + (size_t)(next_random() % 40);
+            if (at + n > len)
+                n = len - at;
+            if (len + n <= cap) {
+                memmove(buf + at + n, buf + at, len - at);
+                len += n;
+            }
+            break;
+        }
+        }
+    }
+    return len;
+}

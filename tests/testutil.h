@@ -28,6 +28,12 @@ int pp_test_write_file(const char *path, const void *data, size_t len);
 /* Runs a shell command, captures stdout+stderr into *out (malloc'd); returns
  * the exit status (or -1). */
 int pp_test_run(const char *cmd, char **out);
+/* Mutation fuzzing of text formats (JSON): 1 to 4 random edits of buf[0..len)
+ * (a byte replaced by a JSON token character or a high byte, a bit flipped,
+ * the rest cut off, a run deleted, a run duplicated while it fits in cap);
+ * returns the new length. The random sequence has a fixed seed, so every run
+ * tries the same mutants. */
+size_t pp_test_mutate_text(char *buf, size_t len, size_t cap);
 
 /* The backends of this build, as "unknown backend" messages list them. */
 #ifdef PP_HAVE_OPENVINO

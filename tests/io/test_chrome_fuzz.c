@@ -22,49 +22,6 @@ static const char seed[] =
     "{\"ph\":\"e\",\"name\":\"r\",\"cat\":\"range\",\"id\":4,\"pid\":1,\"tid\":3,\"ts\":6},\n"
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1e1,\"dur\":0.001}\n]}";
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t next_random(void) { /* xorshift64*: fixed seed, same run every time */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
-
-static size_t mutate(char *buf, size_t len, size_t cap) {
-    static const char tokens[] = "{}[],:\"\\0123456789.eE-+ \nabtrufsnl\x80\xff";
-    int edits = 1 + (int)(next_random() % 4);
-    for (int i = 0; i < edits && len > 0; i++) {
-        size_t at = (size_t)(next_random() % len);
-        switch (next_random() % 5) {
-        case 0: buf[at] = tokens[next_random() % (sizeof tokens - 1)]; break;
-        case 1: buf[at] ^= (char)(1u << (next_random() % 8)); break;
-        case 2: len = at; break; /* truncate */
-        case 3:                  /* delete a run */
-        {
-            size_t n = 1 + (size_t)(next_random() % 8);
-            if (at + n > len)
-                n = len - at;
-            memmove(buf + at, buf + at + n, len - at - n);
-            len -= n;
-            break;
-        }
-        default: /* duplicate a run */
-        {
-            size_t n = 1 + (size_t)(next_random() % 40);
-            if (at + n > len)
-                n = len - at;
-            if (len + n <= cap) {
-                memmove(buf + at + n, buf + at, len - at);
-                len += n;
-            }
-            break;
-        }
-        }
-    }
-    return len;
-}
-
 static void test_mutants_never_crash(void) {
     const char *env = getenv("PP_FUZZ_ITERATIONS");
     long iterations = env ? atol(env) : 3000;
@@ -74,7 +31,7 @@ static void test_mutants_never_crash(void) {
     long ok = 0, bad = 0;
     for (long it = 0; it < iterations; it++) {
         memcpy(buf, seed, sizeof seed - 1);
-        size_t len = mutate(buf, sizeof seed - 1, cap);
+        size_t len = pp_test_mutate_text(buf, sizeof seed - 1, cap);
         pp_test_write_file(path, buf, len);
         pp_model *m = NULL;
         pp_error err = {{0}};
