@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "device/kernels.h"
 
 #define SAMPLES 9
@@ -94,11 +95,6 @@ static double sample_us(matmul_fn f, const mm_size *s, const float *a, const flo
     return (double)(thread_cpu_ns() - t0) / calls / 1e3;
 }
 
-static int by_value(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static void fill(float *v, int64_t count, unsigned seed) {
     for (int64_t i = 0; i < count; i++) {
         seed = seed * 1103515245u + 12345u;
@@ -143,9 +139,7 @@ int main(void) {
             plain[i] = sample_us(plain_matmul, s, a, w, c_plain, calls);
             blas[i] = sample_us(pp_k_matmul, s, a, w, c_blas, calls);
         }
-        qsort(plain, SAMPLES, sizeof *plain, by_value);
-        qsort(blas, SAMPLES, sizeof *blas, by_value);
-        double p = plain[SAMPLES / 2], b = blas[SAMPLES / 2];
+        double p = bench_median(plain, SAMPLES), b = bench_median(blas, SAMPLES);
         printf("BENCH matmul_%lldx%lldx%lld value=%.1f unit=us baseline=plain_c:%.1f ratio=%.3f\n",
                (long long)s->n, (long long)s->k, (long long)s->m, b, p, b / p);
         fprintf(stderr, "bench_blas: %s: plain C %.1f GFLOP/s, OpenBLAS %.1f GFLOP/s\n", s->what,

@@ -19,20 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
+#include "bench_stats.h"
 #include "device/workload.h"
 #include "pipeprof/device.h"
 
 #define ROUNDS 15
 #define INFLIGHT 2
-
-static double cpu_us(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
 
 /* Requests per second of w compiled at `level` on d, over `requests`
  * requests with INFLIGHT in flight, and the CPU time per request (*cpu). */
@@ -45,7 +38,7 @@ static double rate(pp_device *d, const pp_workload *w, int level, int requests, 
     }
     for (int i = 0; i < INFLIGHT; i++)
         pp_wl_fill_input(w, (uint64_t)i, pp_request_input(pp_compiled_request(c, i)));
-    double cpu0 = cpu_us();
+    double cpu0 = bench_process_cpu_us();
     int64_t t0 = pp_now();
     int failed = 0;
     for (int k = 0; k < requests; k++) {
@@ -57,7 +50,7 @@ static double rate(pp_device *d, const pp_workload *w, int level, int requests, 
     for (int i = 0; i < INFLIGHT; i++)
         failed |= pp_request_wait(pp_compiled_request(c, i)) != PP_OK;
     int64_t t1 = pp_now();
-    *cpu = (cpu_us() - cpu0) / requests;
+    *cpu = (bench_process_cpu_us() - cpu0) / requests;
     pp_compiled_free(c);
     if (failed) {
         fprintf(stderr, "bench_openvino: a request failed\n");
@@ -66,23 +59,14 @@ static double rate(pp_device *d, const pp_workload *w, int level, int requests, 
     return (double)requests * 1e9 / (double)(t1 - t0);
 }
 
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v) {
-    qsort(v, ROUNDS, sizeof v[0], by_value);
-    return v[ROUNDS / 2];
-}
-
 static void bench_model(pp_device *d, const char *name, const pp_workload *w, int requests) {
     double on[ROUNDS], off[ROUNDS], cpu_on[ROUNDS], cpu_off[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
         off[r] = rate(d, w, 0, requests, &cpu_off[r]);
         on[r] = rate(d, w, 1, requests, &cpu_on[r]);
     }
-    double a = median(on), b = median(off), ca = median(cpu_on), cb = median(cpu_off);
+    double a = bench_median(on, ROUNDS), b = bench_median(off, ROUNDS);
+    double ca = bench_median(cpu_on, ROUNDS), cb = bench_median(cpu_off, ROUNDS);
     printf("BENCH perf_count_%s value=%.1f unit=requests/s baseline=perf_count_off:%.1f "
            "ratio=%.3f\n", name, a, b, a / b);
     printf("BENCH perf_count_%s_cpu_per_request value=%.1f unit=us baseline=perf_count_off:%.1f "

@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
+#include "bench_stats.h"
 #include "pipeprof/pipeline.h"
 
 #define ROUNDS 15
@@ -60,13 +60,6 @@ static pp_pipeline *pipeline_on(const char *device) {
     return p;
 }
 
-static double cpu_us(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
 /* One run's throughput and CPU time per batch (*cpu); config 0 records
  * nothing, config c > 0 at level c-1. */
 static double run_once(pp_pipeline *p, int config, double *cpu) {
@@ -82,24 +75,14 @@ static double run_once(pp_pipeline *p, int config, double *cpu) {
     }
     pp_pipeline_result res;
     pp_error err = {{0}};
-    double cpu0 = cpu_us();
+    double cpu0 = bench_process_cpu_us();
     if (pp_pipeline_run(p, s, NULL, &res, &err) != PP_OK) {
         fprintf(stderr, "bench_overhead: %s\n", err.msg);
         exit(1);
     }
-    *cpu = (cpu_us() - cpu0) / (BATCHES + 2); /* warm-up batches run too */
+    *cpu = (bench_process_cpu_us() - cpu0) / (BATCHES + 2); /* warm-up batches run too */
     pp_session_close(s);
     return res.batches_per_s;
-}
-
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v) {
-    qsort(v, ROUNDS, sizeof v[0], by_value);
-    return v[ROUNDS / 2];
 }
 
 /* The BENCH lines of the pipeline on `device`, named <prefix>level<N> and
@@ -112,8 +95,8 @@ static void bench_pipeline(const char *device, const char *prefix) {
             rate[c][r] = run_once(p, c, &cpu[c][r]);
     double rate_median[CONFIGS], cpu_median[CONFIGS];
     for (int c = 0; c < CONFIGS; c++) {
-        rate_median[c] = median(rate[c]);
-        cpu_median[c] = median(cpu[c]);
+        rate_median[c] = bench_median(rate[c], ROUNDS);
+        cpu_median[c] = bench_median(cpu[c], ROUNDS);
     }
     for (int c = 1; c < CONFIGS; c++)
         printf("BENCH %slevel%d value=%.1f unit=batches/s baseline=no_recording:%.1f "
