@@ -7,7 +7,7 @@
 source "$(dirname "$0")/../cli/lib.sh"
 
 cat >"$tmp/sweep.json" <<'EOF'
-{"name": "cli", "features": 16, "warmup": 1, "iterations": 100, "sim_bus_gbps": 1,
+{"name": "cli", "features": 16, "warmup": 1, "iterations": 1000, "sim_bus_gbps": 1,
  "sim_devices": [{"name": "A", "launch_ns": 50000, "gflops": 1},
                  {"name": "B", "launch_ns": 50000, "gflops": 4}],
  "sizes": [{"nodes": 16, "edges": 32}, {"nodes": 32, "edges": 64}, {"nodes": 48, "edges": 96},
@@ -43,9 +43,12 @@ else
 fi
 check "the report labels simulated devices" grep -q "16,32,sim:A,mm (simulated)" "$tmp/whole/report.txt"
 
+# 1000 iterations make the whole sweep take seconds (simulated devices sleep
+# in real time), so that however late this loop sees the fifth line on a
+# loaded machine, the kill still comes mid-way.
 "$PP_CLI" sweep "$tmp/sweep.json" --out "$tmp/killed" >"$tmp/killed.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 500); do
+for _ in $(seq 1 3000); do
     [[ -f $tmp/killed/raw.jsonl ]] && (($(wc -l <"$tmp/killed/raw.jsonl") >= 5)) && break
     sleep 0.01
 done
@@ -70,7 +73,7 @@ expect "merge refuses a missing shard" 2 "shard 2/2 is missing"
 run "$PP_CLI" sweep merge "$tmp/s1" "$tmp/s2" --out "$tmp/merged"
 expect "shards merge" 0 "merged 2 shards into $tmp/merged"
 check "merged tables equal the unsharded sweep's" test "$(tables "$tmp/whole")" = "$(tables "$tmp/merged")"
-sed 's/"iterations": 100/"iterations": 101/' "$tmp/sweep.json" >"$tmp/other.json"
+sed 's/"iterations": 1000/"iterations": 1001/' "$tmp/sweep.json" >"$tmp/other.json"
 run "$PP_CLI" sweep "$tmp/other.json" --out "$tmp/o2" --shard 2/2 --limit 1
 expect "--limit stops early and says how to go on" 0 "1 of 12 combinations" "--resume"
 run "$PP_CLI" sweep merge "$tmp/s1" "$tmp/o2" --out "$tmp/m2"
