@@ -113,6 +113,10 @@ run "$PP_CLI" analyze "$tmp/alone/trace.pptrace" --lookup "$tmp/whole/lookup_tab
 expect "a table of several sizes needs --lookup-size" 2 "at more than one size" "--lookup-size NODES,EDGES"
 run "$PP_CLI" analyze "$tmp/alone/trace.pptrace" --lookup "$tmp/whole/lookup_table.json" --lookup-size 32
 expect "a bad --lookup-size exits 2" 2 "expected NODES,EDGES"
+run "$PP_CLI" plan "$tmp/whole/lookup_table.json" "$tmp/whole/config.json" --top 0
+expect "plan refuses --top 0" 2 'plan: --top "0": expected a whole number from 1 to 1000'
+run "$PP_CLI" plan "$tmp/whole/lookup_table.json" "$tmp/whole/config.json" --copy-mbps fast
+expect "plan refuses a --copy-mbps that is no number" 2 'plan: --copy-mbps "fast": expected a whole number'
 
 # A stage that is 50x faster on FAST: the plan puts both stages there, and
 # --verify runs it.

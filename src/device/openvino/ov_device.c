@@ -97,21 +97,30 @@ static int name_ok(const ov_available_devices_t *devs, const char *name, char *m
     }
 }
 
+/* Acquires the core and lists OpenVINO's devices into *devs; on success the
+ * caller frees the list and releases the core. */
+static int available_devices(ov_core_t **c, ov_available_devices_t *devs, pp_error *err) {
+    int rc = core_acquire(c, err);
+    if (rc != PP_OK)
+        return rc;
+    ov_status_e st = ov_core_get_available_devices(*c, devs);
+    if (st != OK) {
+        core_release();
+        return pp_set_error(err, PP_EIO, "openvino: cannot list the devices: %s", pp_ov_last_error(st));
+    }
+    return PP_OK;
+}
+
 int pp_ov_check(const char *name, const pp_device_options *opt, pp_error *err) {
     (void)opt;
     if (strlen(name) > MAX_NAME)
         return pp_set_error(err, PP_EINVAL, "openvino: device name \"%s\" is longer than %zu characters",
                             name, MAX_NAME);
     ov_core_t *c;
-    int rc = core_acquire(&c, err);
+    ov_available_devices_t devs = {0};
+    int rc = available_devices(&c, &devs, err);
     if (rc != PP_OK)
         return rc;
-    ov_available_devices_t devs = {0};
-    ov_status_e st = ov_core_get_available_devices(c, &devs);
-    if (st != OK) {
-        core_release();
-        return pp_set_error(err, PP_EIO, "openvino: cannot list the devices: %s", pp_ov_last_error(st));
-    }
     char missing[64];
     if (!name_ok(&devs, name, missing, sizeof missing)) {
         char have[256] = "";
@@ -151,14 +160,11 @@ void pp_ov_close(pp_device *d) {
 int pp_ov_list(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err) {
     (void)opt;
     ov_core_t *c;
-    int rc = core_acquire(&c, err);
+    ov_available_devices_t devs = {0};
+    int rc = available_devices(&c, &devs, err);
     if (rc != PP_OK)
         return rc;
-    ov_available_devices_t devs = {0};
-    ov_status_e st = ov_core_get_available_devices(c, &devs);
-    if (st != OK)
-        rc = pp_set_error(err, PP_EIO, "openvino: cannot list the devices: %s", pp_ov_last_error(st));
-    for (size_t i = 0; rc == PP_OK && i < devs.size; i++) {
+    for (size_t i = 0; i < devs.size; i++) {
         char spec[64], *full = NULL;
         snprintf(spec, sizeof spec, "openvino:%s", devs.devices[i]);
         ov_core_get_property(c, devs.devices[i], ov_property_key_device_full_name, &full);
