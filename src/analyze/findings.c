@@ -96,7 +96,7 @@ static int64_t starvation(const pp_report *r, uint32_t s) {
  * hardware compute, transfer, and the concurrency penalty. */
 static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
     const pp_stage_stats *st = &r->stages[s];
-    int64_t wall = st->hw_ns + st->penalty.total;
+    int64_t wall = an_sat_add(st->hw_ns, st->penalty.total);
     if (st->hw_ns == 0 || wall <= 0) {
         snprintf(buf, len, "; its execs report no hardware time");
         return;
@@ -215,7 +215,7 @@ static int throughput_gap(pp_report *r) {
     int64_t period = wlen / (int64_t)cy->complete, sum = 0;
     uint32_t before;
     for (size_t i = 0; i < r->ntimes; i++)
-        sum += r->times[i].time_ns;
+        sum = an_sat_add(sum, r->times[i].time_ns);
     sum /= (int64_t)(r->nbatches ? r->nbatches : 1);
     if (outside_stages(r, &outside, &before) != PP_OK)
         return PP_ENOMEM;
