@@ -302,9 +302,11 @@ static int imbalance(pp_report *r, const pp_dp_stats *dp) {
                                       : ", an even split assumed: the trace records no shares"));
 }
 
-/* Devices whose hardware times are not per-run measurements. */
+/* Devices whose hardware times are not per-run measurements; the devices
+ * of a foreign trace whose hw is their wall share one statement. */
 static int hw_quality(pp_report *r) {
     int rc = PP_OK;
+    char is_wall[512] = "";
     for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++) {
         const pp_device_stats *dev = &r->devices[d];
         char name[160];
@@ -321,12 +323,14 @@ static int hw_quality(pp_report *r) {
                                    (unsigned long long)dev->hw_above_wall,
                                    (unsigned long long)(dev->execs - dev->hw_unknown), name,
                                    100.0 * dev->hw_eff));
-        if (rc == PP_OK && (dev->hw_quality & PP_HW_IS_WALL) && r->meta.level < 0)
-            rc = add(r, an_strdupf("Hardware time on %s is each exec's own duration in the trace "
-                                   "(a foreign trace carries no separate measurement): eff%% "
-                                   "100 and penalty 0 hold by construction.",
-                                   name));
+        if ((dev->hw_quality & PP_HW_IS_WALL) && r->meta.level < 0)
+            join(is_wall, sizeof is_wall, name);
     }
+    if (rc == PP_OK && is_wall[0])
+        rc = add(r, an_strdupf("Hardware time on %s is each exec's own duration in the trace "
+                               "(a foreign trace carries no separate measurement): eff%% 100 and "
+                               "penalty 0 hold by construction.",
+                               is_wall));
     return rc;
 }
 
