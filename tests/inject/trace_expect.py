@@ -1,0 +1,70 @@
+"""trace_expect.py TRACE.json CASE — checks what an annotated program's
+trace must hold (tests/inject/test_*.sh). Each CASE names the program; the
+expected events come from what that program does (see its source), never
+from an earlier run. Prints one "ok" line per check, exits 1 on the first
+failure."""
+import json
+import sys
+
+
+def load(path):
+    d = json.load(open(path))
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def check(what, cond, detail=""):
+    if not cond:
+        print(f"FAIL: {what} {detail}")
+        sys.exit(1)
+    print(f"ok   {what}")
+
+
+def spans(ev, name):
+    return [e for e in ev if e.get("ph") == "X" and e["name"] == name]
+
+
+def one(ev, name):
+    s = spans(ev, name)
+    check(f'one span "{name}"', len(s) == 1, f"(found {len(s)})")
+    return s[0]
+
+
+def inside(a, b):
+    """Span a lies within span b on the same row."""
+    return a["tid"] == b["tid"] and a["ts"] >= b["ts"] and a["ts"] + a["dur"] <= b["ts"] + b["dur"]
+
+
+def nvtx(ev):
+    outer, inner = one(ev, "outer"), one(ev, "inner")
+    check("inner nests in outer on one thread", inside(inner, outer))
+    check("inner lasts the 50 us it spins", inner["dur"] >= 50)
+    load = one(ev, "load")
+    check("a named category and an int64 payload become annotations",
+          load["args"].get("category") == "io" and load["args"].get("payload") == 42, load["args"])
+    reg = one(ev, "registered")
+    check("a registered string names the range; domain and its category are annotated",
+          reg["args"].get("domain") == "pipeline" and reg["args"].get("category") == "compute",
+          reg["args"])
+    marks = {e["name"]: e for e in ev if e.get("ph") == "i"}
+    check("nvtxMarkA is an instant on the main thread",
+          "checkpoint" in marks and marks["checkpoint"]["tid"] == outer["tid"])
+    check("a domain mark carries its domain",
+          marks.get("registered", {}).get("args", {}).get("domain") == "pipeline")
+    one(ev, "wide \u00fc")
+    worker = one(ev, "worker")
+    check("the worker thread has a row of its own", worker["tid"] != outer["tid"])
+    b = [e for e in ev if e.get("ph") == "b" and e["name"] == "request"]
+    e = [e for e in ev if e.get("ph") == "e" and e["name"] == "request"]
+    check("the start/end range is one async pair", len(b) == 1 and len(e) == 1)
+    check("on a row of its own, not the starting or ending thread's",
+          b[0]["tid"] not in (outer["tid"], worker["tid"]))
+    check("it ends inside the worker's range, which ended it",
+          worker["ts"] <= e[0]["ts"] <= worker["ts"] + worker["dur"])
+    names = [f"{s}/batch{n}" for n in range(4) for s in ("prep", "embed")]
+    check("the pipeline's eight ranges are all there", all(len(spans(ev, n)) == 1 for n in names))
+
+
+CASES = {"nvtx": nvtx}
+
+if __name__ == "__main__":
+    CASES[sys.argv[2]](load(sys.argv[1]))
