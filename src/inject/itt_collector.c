@@ -6,6 +6,8 @@
  * into the default session (PIPEPROF_OUTPUT):
  *
  *   task_begin/end        a span on the thread's track (tasks of one domain nest)
+ *   task_begin/end_overlapped  a range on a track of its own (may end on
+ *                         another thread)
  *   frame_begin/end_v3    a span named after the domain, "itt": "frame"
  *   marker                an instant on the thread's track
  *   metadata_add/_str_add an annotation of the innermost open task; "stage"
@@ -150,6 +152,69 @@ void __itt_task_end(const itt_domain *d) {
     close_range(d);
 }
 
+/* Overlapped tasks may end on any thread, named by the __itt_id they began
+ * with: a lock-free table maps the id to the session's range id. A slot is
+ * claimed by compare-and-swap of its key; probing stops after MAX_PROBE
+ * slots, so a full neighbourhood drops the task instead of slowing down. */
+#define OVERLAPPED_SLOTS 4096
+#define MAX_PROBE 64
+enum { SLOT_FREE = 0, SLOT_GONE = 1 };
+static struct {
+    _Atomic uint64_t key;
+    _Atomic uint64_t range;
+} overlapped[OVERLAPPED_SLOTS];
+
+static uint64_t overlapped_key(const itt_domain *d, itt_id id) {
+    uint64_t h = inj_hash_ptr(d) ^ (id.d1 * 0xff51afd7ed558ccdull) ^ (id.d2 * 0xc4ceb9fe1a85ec53ull) ^
+                 id.d3;
+    return h > SLOT_GONE ? h : h + 2;
+}
+
+EXPORT void __itt_task_begin_overlapped(const itt_domain *d, itt_id id, itt_id parent,
+                                        itt_string_handle *name);
+void __itt_task_begin_overlapped(const itt_domain *d, itt_id id, itt_id parent,
+                                 itt_string_handle *name) {
+    (void)parent;
+    inj_thread *t = inj_thread_get();
+    uint64_t range = 0, key = overlapped_key(d, id);
+    if (!t || pp_range_start(t->session, handle_name(t, name), &range) != PP_OK || !range)
+        return;
+    pp_str dom = domain_name(t, d);
+    if (dom)
+        pp_annotate_str(t->session, key_domain, dom);
+    for (uint64_t i = 0; i < MAX_PROBE; i++) {
+        size_t at = (size_t)((key + i) % OVERLAPPED_SLOTS);
+        uint64_t seen = atomic_load_explicit(&overlapped[at].key, memory_order_relaxed);
+        if (seen <= SLOT_GONE &&
+            atomic_compare_exchange_strong_explicit(&overlapped[at].key, &seen, key,
+                                                    memory_order_relaxed, memory_order_relaxed)) {
+            /* the program orders this task's end after its begin, so the
+             * ending thread sees this store */
+            atomic_store_explicit(&overlapped[at].range, range, memory_order_release);
+            return;
+        }
+    }
+    /* no slot: the range keeps its begin and is reported as unmatched */
+}
+
+EXPORT void __itt_task_end_overlapped(const itt_domain *d, itt_id id);
+void __itt_task_end_overlapped(const itt_domain *d, itt_id id) {
+    inj_thread *t = inj_thread_get();
+    uint64_t key = overlapped_key(d, id);
+    if (!t)
+        return;
+    for (uint64_t i = 0; i < MAX_PROBE; i++) {
+        size_t at = (size_t)((key + i) % OVERLAPPED_SLOTS);
+        /* read before the slot is given up: a new task may claim it after */
+        uint64_t seen = key, range = atomic_load_explicit(&overlapped[at].range, memory_order_acquire);
+        if (atomic_compare_exchange_strong_explicit(&overlapped[at].key, &seen, SLOT_GONE,
+                                                    memory_order_relaxed, memory_order_relaxed)) {
+            pp_range_stop(t->session, range);
+            return;
+        }
+    }
+}
+
 EXPORT void __itt_frame_begin_v3(const itt_domain *d, itt_id *id);
 void __itt_frame_begin_v3(const itt_domain *d, itt_id *id) {
     (void)id;
@@ -249,6 +314,7 @@ typedef struct export {
 static const export exports[] = {
     EXPORTED(__itt_domain_create),  EXPORTED(__itt_string_handle_create),
     EXPORTED(__itt_task_begin),     EXPORTED(__itt_task_end),
+    EXPORTED(__itt_task_begin_overlapped), EXPORTED(__itt_task_end_overlapped),
     EXPORTED(__itt_frame_begin_v3), EXPORTED(__itt_frame_end_v3),
     EXPORTED(__itt_marker),         EXPORTED(__itt_metadata_add),
     EXPORTED(__itt_metadata_str_add), EXPORTED(__itt_get_timestamp),

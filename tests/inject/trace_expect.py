@@ -64,7 +64,27 @@ def nvtx(ev):
     check("the pipeline's eight ranges are all there", all(len(spans(ev, n)) == 1 for n in names))
 
 
-CASES = {"nvtx": nvtx}
+def itt(ev):
+    outer, inner = one(ev, "outer"), one(ev, "inner")
+    check("inner nests in outer on one thread", inside(inner, outer))
+    check("inner lasts the 200 us it spins", inner["dur"] >= 200)
+    check("every task carries its domain",
+          all(e["args"].get("domain") == "pipeline" for e in ev if e.get("ph") == "X"))
+    worker = one(ev, "worker")
+    check("the worker thread has a row of its own", worker["tid"] != outer["tid"])
+    b = [e for e in ev if e.get("ph") == "b" and e["name"] == "request"]
+    e = [e for e in ev if e.get("ph") == "e" and e["name"] == "request"]
+    check("the overlapped task is one async pair", len(b) == 1 and len(e) == 1)
+    check("on a row of its own, not the starting or ending thread's",
+          b[0]["tid"] not in (outer["tid"], worker["tid"]))
+    check("it ends inside the worker's task, which ended it",
+          worker["ts"] <= e[0]["ts"] <= worker["ts"] + worker["dur"])
+    check("nothing recorded while paused", not spans(ev, "hidden"))
+    names = [f"{s}/batch{n}" for n in range(4) for s in ("prep", "embed")]
+    check("the pipeline's eight tasks are all there", all(len(spans(ev, n)) == 1 for n in names))
+
+
+CASES = {"nvtx": nvtx, "itt": itt}
 
 if __name__ == "__main__":
     CASES[sys.argv[2]](load(sys.argv[1]))
