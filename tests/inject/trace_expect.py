@@ -84,7 +84,28 @@ def itt(ev):
     check("the pipeline's eight tasks are all there", all(len(spans(ev, n)) == 1 for n in names))
 
 
-CASES = {"nvtx": nvtx, "itt": itt}
+def itt_abi(ev):
+    early = one(ev, "early")
+    check("handles made before the collector are named by their text",
+          early["args"].get("domain") == "early domain")
+    frame, work = one(ev, "pipeline"), one(ev, "work")
+    check("a frame is a span named after its domain", frame["args"].get("itt") == "frame")
+    check("the task inside it nests in it", inside(work, frame))
+    tick = [e for e in ev if e.get("ph") == "i" and e["name"] == "tick"]
+    check("a marker is an instant with its domain",
+          len(tick) == 1 and tick[0]["args"].get("domain") == "pipeline")
+    for stage in ("prep", "embed"):
+        s = spans(ev, stage)
+        check(f'metadata "stage" and "batch" make four {stage} stage instances',
+              len(s) == 4 and all(e["args"].get("role") == "stage" and e["args"].get("stage") == stage
+                                  for e in s)
+              and sorted(e["args"].get("batch_id") for e in s) == [0, 1, 2, 3], s)
+    check("a metadata string is cut at its given length (\"embed-and-more\", 5)",
+          all(e["args"]["stage"] == "embed" for e in spans(ev, "embed")))
+    check("other metadata stay annotations", all(e["args"].get("rows") == 128 for e in spans(ev, "embed")))
+
+
+CASES = {"nvtx": nvtx, "itt": itt, "itt_abi": itt_abi}
 
 if __name__ == "__main__":
     CASES[sys.argv[2]](load(sys.argv[1]))
