@@ -105,7 +105,20 @@ def itt_abi(ev):
     check("other metadata stay annotations", all(e["args"].get("rows") == 128 for e in spans(ev, "embed")))
 
 
-CASES = {"nvtx": nvtx, "itt": itt, "itt_abi": itt_abi}
+def torch(ev):
+    outer, inner = one(ev, "outer"), one(ev, "inner")
+    check("itt.range_push nests in itt.range on one thread", inside(inner, outer))
+    check("PyTorch's ranges are in its domain", outer["args"].get("domain") == "PyTorch")
+    for b in range(3):
+        batch = one(ev, f"infer/batch{b}")
+        # Sequential(Linear, ReLU, Linear): emit_itt makes one task per operator
+        ops = [e["name"] for e in ev if e.get("ph") == "X" and e["name"].startswith("aten::")
+               and inside(e, batch)]
+        check(f"batch {b}'s operators nest in its record_function range",
+              ops.count("aten::linear") == 2 and ops.count("aten::relu") == 1, ops)
+
+
+CASES = {"nvtx": nvtx, "itt": itt, "itt_abi": itt_abi, "torch": torch}
 
 if __name__ == "__main__":
     CASES[sys.argv[2]](load(sys.argv[1]))
