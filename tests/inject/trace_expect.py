@@ -8,8 +8,11 @@ import sys
 
 
 def load(path):
+    """A Chrome trace's events, or an analyze --json report as it is."""
     d = json.load(open(path))
-    return d["traceEvents"] if isinstance(d, dict) else d
+    if isinstance(d, list):
+        return d
+    return d.get("traceEvents", d)
 
 
 def check(what, cond, detail=""):
@@ -118,7 +121,30 @@ def torch(ev):
               ops.count("aten::linear") == 2 and ops.count("aten::relu") == 1, ops)
 
 
-CASES = {"nvtx": nvtx, "itt": itt, "itt_abi": itt_abi, "torch": torch}
+def pipeline_report(rep):
+    """`analyze --json` of a program whose two stages, prep (spins 200 us)
+    and embed (400 us; 900 us in batch 2), ran one after the other for
+    batches 0..3 on one thread. Wall times only have lower bounds on a
+    shared machine, so each cycle is checked against the report's own stage
+    times: the longer stage of the batch is its cycle and its bottleneck."""
+    stages = sorted(s["name"] for s in rep["stages"])
+    check("the two stages are found", stages == ["embed", "prep"], stages)
+    batches = rep["batches"]
+    check("four complete batches", [b["batch"] for b in batches] == [0, 1, 2, 3]
+          and all(b["complete"] and b["stages"] == 2 for b in batches), batches)
+    times = {(t["stage"], t["batch"]): t["time_ns"] for t in rep["stage_times"]}
+    check("each stage time covers its spin",
+          all(times[("prep", b)] >= 200000 and times[("embed", b)] >= (900000 if b == 2 else 400000)
+              for b in range(4)), times)
+    for b in batches:
+        prep, embed = times[("prep", b["batch"])], times[("embed", b["batch"])]
+        check(f"batch {b['batch']}: the cycle is the longer stage, which is the bottleneck",
+              b["cycle_ns"] == max(prep, embed)
+              and b["bottleneck"] == ("embed" if embed >= prep else "prep"), b)
+
+
+CASES = {"nvtx": nvtx, "itt": itt, "itt_abi": itt_abi, "torch": torch,
+         "pipeline_report": pipeline_report}
 
 if __name__ == "__main__":
     CASES[sys.argv[2]](load(sys.argv[1]))
