@@ -35,17 +35,21 @@ typedef struct category_name {
  * under a lock (naming is rare) and read without one: an entry is written
  * before `ncategories` is raised with release order. */
 struct nvtxDomainRegistration_st {
-    pp_str name; /* 0 for the default domain */
+    struct nvtxDomainRegistration_st *next; /* every domain made: kept, never freed */
+    pp_str name;                            /* 0 for the default domain */
     _Atomic int ncategories;
     category_name categories[MAX_CATEGORIES];
 };
 
 struct nvtxStringRegistration_st {
+    struct nvtxStringRegistration_st *next; /* every string registered */
     pp_str id;
 };
 
 static struct nvtxDomainRegistration_st default_domain;
 static pthread_mutex_t naming_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nvtxDomainRegistration_st *domains;   /* under naming_lock */
+static struct nvtxStringRegistration_st *strings;   /* under naming_lock */
 static pp_str key_domain, key_category, key_payload;
 
 static struct nvtxDomainRegistration_st *domain_of(nvtxDomainHandle_t d) {
@@ -91,8 +95,13 @@ static void nvtx_domain_name_category_w(nvtxDomainHandle_t d, uint32_t category,
 
 static nvtxDomainHandle_t nvtx_domain_create_a(const char *name) {
     struct nvtxDomainRegistration_st *d = calloc(1, sizeof *d);
-    if (d)
-        d->name = pp_intern(name);
+    if (!d)
+        return NULL;
+    d->name = pp_intern(name);
+    pthread_mutex_lock(&naming_lock);
+    d->next = domains;
+    domains = d;
+    pthread_mutex_unlock(&naming_lock);
     return d;
 }
 
@@ -101,8 +110,9 @@ static nvtxDomainHandle_t nvtx_domain_create_w(const wchar_t *name) {
     return nvtx_domain_create_a(t ? inj_utf8(t, name) : "");
 }
 
-/* Domains are kept to the end: a thread may still be recording with one
- * that another thread destroys, and a domain is a few KiB at most. */
+/* Domains are kept to the end (on the list above): a thread may still be
+ * recording with one that another thread destroys, and a domain is a few
+ * KiB at most. */
 static void nvtx_domain_destroy(nvtxDomainHandle_t d) {
     (void)d;
 }
@@ -110,8 +120,13 @@ static void nvtx_domain_destroy(nvtxDomainHandle_t d) {
 static nvtxStringHandle_t nvtx_register_string_a(nvtxDomainHandle_t d, const char *text) {
     (void)d;
     struct nvtxStringRegistration_st *h = malloc(sizeof *h);
-    if (h)
-        h->id = pp_intern(text);
+    if (!h)
+        return NULL;
+    h->id = pp_intern(text);
+    pthread_mutex_lock(&naming_lock);
+    h->next = strings;
+    strings = h;
+    pthread_mutex_unlock(&naming_lock);
     return h;
 }
 
