@@ -15,8 +15,13 @@ static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static pp_str key_stage, key_batch;
 
+/* Runs on the exiting thread (a pthread key destructor), so clearing the
+ * thread-local pointer makes a call from a later destructor start afresh
+ * instead of using freed memory. */
 static void thread_free(void *p) {
     inj_thread *t = p;
+    if (inj_tls == t)
+        inj_tls = NULL;
     free(t->names);
     free(t);
 }

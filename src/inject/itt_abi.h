@@ -9,8 +9,8 @@
  * and no package of the project's venv ships ittnotify.h (PyTorch's wheel
  * does, and it is not a dependency), and a collector needs only these few
  * layouts, which ITT keeps stable across versions (new fields go at the
- * end). tests/inject/test_itt_python.sh checks them against the real static
- * part of the ittapi and torch wheels. */
+ * end). tests/inject/test_itt.sh and test_torch_itt.sh check them against
+ * the real static part of the ittapi and torch wheels. */
 #ifndef PP_ITT_ABI_H
 #define PP_ITT_ABI_H
 
