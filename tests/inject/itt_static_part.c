@@ -10,6 +10,7 @@
  * part. Exits 1 with a message when an API-level promise is broken (same
  * handle for the same name, the no-op kept for what the collector lacks). */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ typedef void (*marker_fn)(const itt_domain *, itt_id, itt_string_handle *, int);
 typedef void (*metadata_fn)(const itt_domain *, itt_id, itt_string_handle *, int, size_t, void *);
 typedef void (*metadata_str_fn)(const itt_domain *, itt_id, itt_string_handle *, const char *, size_t);
 typedef itt_timestamp (*timestamp_fn)(void);
+typedef void (*overlapped_begin_fn)(const itt_domain *, itt_id, itt_id, itt_string_handle *);
+typedef void (*overlapped_end_fn)(const itt_domain *, itt_id);
 typedef void (*init_fn)(itt_global *, int);
 
 static domain_create_fn domain_create;
@@ -38,6 +41,8 @@ static marker_fn marker;
 static metadata_fn metadata_add;
 static metadata_str_fn metadata_str_add;
 static timestamp_fn get_timestamp;
+static overlapped_begin_fn overlapped_begin;
+static overlapped_end_fn overlapped_end;
 static void (*not_in_collector)(void);
 
 static void no_op(void) {}
@@ -54,6 +59,8 @@ static itt_api_info api_list[] = {
     ENTRY("__itt_metadata_add", metadata_add),
     ENTRY("__itt_metadata_str_add", metadata_str_add),
     ENTRY("__itt_get_timestamp", get_timestamp),
+    ENTRY("__itt_task_begin_overlapped", overlapped_begin),
+    ENTRY("__itt_task_end_overlapped", overlapped_end),
     ENTRY("__itt_counter_inc_v3", not_in_collector),
     {NULL, NULL, NULL, NULL, 0},
 };
@@ -77,6 +84,19 @@ static void task(const itt_domain *d, const char *name, long us) {
     task_begin(d, null_id, null_id, handle_create(name));
     spin_us(us);
     task_end(d);
+}
+
+/* Two threads at once: each makes the same string handle anew per task (as
+ * PyTorch does), and ends one of the overlapped tasks main began. */
+#define WORKER_TASKS 100
+static itt_domain *shared_domain;
+
+static void *worker(void *arg) {
+    itt_id id = {(unsigned long long)(uintptr_t)arg, 0, 0};
+    for (int i = 0; i < WORKER_TASKS; i++)
+        task(shared_domain, "shared", 0);
+    overlapped_end(shared_domain, id);
+    return NULL;
 }
 
 int main(void) {
@@ -137,6 +157,19 @@ int main(void) {
         spin_us(b == 2 ? 900 : 400);
         task_end(d);
     }
+    /* overlapped tasks 1 and 2, begun here, each ended by a worker */
+    shared_domain = d;
+    pthread_t th[2];
+    for (uintptr_t k = 0; k < 2; k++) {
+        itt_id id = {k + 1, 0, 0};
+        overlapped_begin(d, id, null_id, handle_create(k ? "request 2" : "request 1"));
+    }
+    for (uintptr_t k = 0; k < 2; k++)
+        if (pthread_create(&th[k], NULL, worker, (void *)(k + 1)) != 0)
+            return fail("cannot start a thread");
+    for (int k = 0; k < 2; k++)
+        pthread_join(th[k], NULL);
+
     if (get_timestamp() <= t0)
         return fail("get_timestamp does not advance");
     return 0;

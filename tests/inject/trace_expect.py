@@ -106,6 +106,14 @@ def itt_abi(ev):
     check("a metadata string is cut at its given length (\"embed-and-more\", 5)",
           all(e["args"]["stage"] == "embed" for e in spans(ev, "embed")))
     check("other metadata stay annotations", all(e["args"].get("rows") == 128 for e in spans(ev, "embed")))
+    shared = spans(ev, "shared")
+    check("two threads' 100 tasks each, on their own rows",
+          len(shared) == 200 and len({e["tid"] for e in shared}) == 2)
+    for k in (1, 2):
+        b = [e for e in ev if e.get("ph") == "b" and e["name"] == f"request {k}"]
+        e = [e for e in ev if e.get("ph") == "e" and e["name"] == f"request {k}"]
+        check(f"overlapped task {k}, ended by a worker, is one async pair",
+              len(b) == 1 and len(e) == 1 and b[0]["id"] == e[0]["id"])
 
 
 def torch(ev):
