@@ -67,6 +67,24 @@ def nvtx(ev):
     check("the pipeline's eight ranges are all there", all(len(spans(ev, n)) == 1 for n in names))
 
 
+def nvtx_python(ev):
+    outer, inner = one(ev, "outer"), one(ev, "inner")
+    check("inner nests in outer on one thread", inside(inner, outer))
+    load = one(ev, "load")
+    check("domain, named category and payload become annotations",
+          load["args"].get("domain") == "pipeline" and load["args"].get("category") == "io"
+          and load["args"].get("payload") == 42, load["args"])
+    worker = one(ev, "worker")
+    check("a push/pop on another thread is on that thread's row", worker["tid"] != outer["tid"])
+    b = [e for e in ev if e.get("ph") == "b" and e["name"] == "request"]
+    e = [e for e in ev if e.get("ph") == "e" and e["name"] == "request"]
+    check("start_range/end_range across threads is one async pair on a row of its own",
+          len(b) == 1 and len(e) == 1 and b[0]["tid"] not in (outer["tid"], worker["tid"]))
+    marks = [e for e in ev if e.get("ph") == "i" and e["name"] == "checkpoint"]
+    check("a mark is an instant with its domain",
+          len(marks) == 1 and marks[0]["args"].get("domain") == "pipeline")
+
+
 def itt(ev):
     outer, inner = one(ev, "outer"), one(ev, "inner")
     check("inner nests in outer on one thread", inside(inner, outer))
@@ -152,7 +170,7 @@ def pipeline_report(rep):
               and b["bottleneck"] == ("embed" if embed > prep else "prep"), b)
 
 
-CASES = {"nvtx": nvtx, "itt": itt, "itt_abi": itt_abi, "torch": torch,
+CASES = {"nvtx": nvtx, "nvtx_python": nvtx_python, "itt": itt, "itt_abi": itt_abi, "torch": torch,
          "pipeline_report": pipeline_report}
 
 if __name__ == "__main__":
