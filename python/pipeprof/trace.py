@@ -57,7 +57,8 @@ class Trace:
     Window options, taken by summary(), findings() and to_dataframe() for
     report tables, as `pipeprof analyze` takes them: region="warm up" (W =
     hull of those regions), exclude_region="warm up", from_ns / to_ns, and
-    batch_pattern (a regex labeling foreign execs, docs/analysis.md)."""
+    batch_pattern and stage_pattern (regexes labeling foreign traces' stages
+    and batches, docs/analysis.md)."""
 
     def __init__(self, model, source):
         self._model = model
@@ -83,11 +84,11 @@ class Trace:
     # ---- the report ----
 
     def summary(self, region=None, exclude_region=None, from_ns=None, to_ns=None,
-                batch_pattern=None):
+                batch_pattern=None, stage_pattern=None):
         """The report as a dict: window, data_loss, findings, devices, tracks,
         stages, stage_times, batches, cycles, data_parallel, ops, op_types —
         the numbers of `pipeprof analyze --json` for the same options."""
-        key = (region, exclude_region, from_ns, to_ns, batch_pattern)
+        key = (region, exclude_region, from_ns, to_ns, batch_pattern, stage_pattern)
         if key not in self._reports:
             self._reports[key] = self._report_json(*key)
         return json.loads(self._reports[key])  # a fresh dict: the caller may change it
@@ -96,7 +97,7 @@ class Trace:
         """The ranked findings (plain statements), data loss first."""
         return list(self.summary(**window)["findings"])
 
-    def _report_json(self, region, exclude_region, from_ns, to_ns, batch_pattern):
+    def _report_json(self, region, exclude_region, from_ns, to_ns, batch_pattern, stage_pattern):
         opt = _lib.AnalyzeOptions()
         _lib.pp_analyze_options_init(ctypes.byref(opt))
         opt.region = _lib.encode(region)
@@ -104,6 +105,7 @@ class Trace:
         opt.has_from, opt.from_ns = (from_ns is not None), from_ns or 0
         opt.has_to, opt.to_ns = (to_ns is not None), to_ns or 0
         opt.batch_pattern = _lib.encode(batch_pattern)
+        opt.stage_pattern = _lib.encode(stage_pattern)
         opt.source = _lib.encode(self.source)
         report = ctypes.c_void_p()
         err = _lib.Error()
@@ -219,7 +221,8 @@ class Trace:
         if table == "dp_devices":
             rows = [dict(d, stage=dp["stage"]) for dp in report["data_parallel"]
                     for d in dp["devices"]]
-            return pd.DataFrame(rows, columns=["stage", "device", "wall_ns", "share",
+            return pd.DataFrame(rows, columns=["stage", "device", "track", "batches",
+                                               "share_recorded", "wall_ns", "share",
                                                "rate_per_s", "suggested_share"])
         rows = report[table]
         if table == "data_parallel":
