@@ -48,3 +48,12 @@ for b in range(4):
         spin(300)
     with ittapi.task(f"embed/batch{b}", domain=d):
         spin(1500 if b == 2 else 600)
+
+# the same stages again, each batch a "step N" task around them: the
+# analyzer takes the batch from the enclosing step
+for b in range(3):
+    with ittapi.task(f"step {b}", domain=d):
+        with ittapi.task("prep", domain=d):
+            spin(300)
+        with ittapi.task("embed", domain=d):
+            spin(600)

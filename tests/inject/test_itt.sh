@@ -22,6 +22,15 @@ run "$PY" "$PP_SOURCE_DIR/tests/inject/trace_expect.py" "$tmp/itt.json" itt
 expect "the trace holds each task as the program made it" 0
 echo "$out"
 
+# batches from the enclosing "step N" tasks, stages by name
+run "$PP_CLI" analyze "$tmp/itt.json" --json --batch-pattern '^step (?<batch>[0-9]+)$' \
+    --stage-pattern '^(?<stage>prep|embed)$'
+expect "analyze takes stages by name and batches from the enclosing steps" 0
+printf '%s\n' "$out" >"$tmp/report.json"
+check "stages prep and embed in three complete batches" test \
+    "$(json_get "$tmp/report.json" 'sorted(s["name"] for s in d["stages"]), [(b["batch"], b["complete"], b["stages"]) for b in d["batches"]]')" \
+    = "(['embed', 'prep'], [(0, True, 2), (1, True, 2), (2, True, 2)])"
+
 run "$PP_CLI" record --no-itt -o "$tmp/off.json" -- "$PY" "$PP_SOURCE_DIR/tests/inject/itt_program.py"
 expect "--no-itt records nothing from ITT" 1 "wrote no trace to $tmp/off.json"
 
