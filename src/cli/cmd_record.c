@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/inject_env.h"
 #include "pipeprof/io.h"
 #include "pipeprof/trace.h"
 
@@ -26,6 +27,9 @@ static void record_help(FILE *out) {
             "PIPEPROF_MAX_RECORDS and PIPEPROF_OVERFLOW for CMD, passes SIGINT and\n"
             "SIGTERM on to it, and exits with its status (128+N if signal N killed it).\n"
             "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
+            "CMD need not link libpipeprof: its NVTX ranges (nvtxRangePush, torch.cuda.nvtx)\n"
+            "and ITT tasks (torch.profiler.itt, emit_itt) are recorded through pipeprof's\n"
+            "injection libraries, which NVTX_INJECTION64_PATH and INTEL_LIBITTNOTIFY64 name.\n\n"
             "options:\n"
             "  -o, --output FILE     trace to write: .pptrace (native), .json (Chrome)\n"
             "                        or .pftrace (Perfetto protobuf)\n"
@@ -34,18 +38,21 @@ static void record_help(FILE *out) {
             "  --max-records N       record budget over all threads (default %" PRIu64 ")\n"
             "  --overflow drop|ring  when the budget is spent: drop new records (default)\n"
             "                        or overwrite the oldest (flight recorder)\n"
+            "%s"
             "  -h, --help            this help\n\n"
             "examples:\n"
             "  pipeprof record -o trace.pptrace -- ./my_pipeline --batches 500\n"
             "  pipeprof record -o trace.pftrace -- ./my_pipeline   # open in ui.perfetto.dev\n"
-            "  pipeprof record -o last.json --max-records 100000 --overflow ring -- ./server\n",
-            (uint64_t)PP_DEFAULT_MAX_RECORDS);
+            "  pipeprof record -o last.json --max-records 100000 --overflow ring -- ./server\n"
+            "  pipeprof record -o nvtx.pptrace -- python infer.py   # NVTX / ITT ranges\n",
+            (uint64_t)PP_DEFAULT_MAX_RECORDS, inject_help);
 }
 
 typedef struct record_opts {
     const char *output;    /* as the user wrote it, for messages */
     pp_session_config cfg; /* level, budget and overflow for the child */
     char **command;        /* NULL-terminated argv of the child */
+    inject_opts inject;    /* annotation APIs to attach to */
 } record_opts;
 
 /* Returns 0, or CLI_BADINPUT after printing what is wrong. */
@@ -56,6 +63,7 @@ static int record_parse(int argc, char **argv, record_opts *o) {
     pp_session_config_init(&o->cfg);
     o->output = NULL;
     o->command = NULL;
+    o->inject = (inject_opts){.nvtx = 1, .itt = 1};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             o->command = i + 1 < argc ? argv + i + 1 : NULL;
@@ -82,6 +90,8 @@ static int record_parse(int argc, char **argv, record_opts *o) {
                 return CLI_BADINPUT;
             }
             o->cfg.overflow = strcmp(v, "ring") == 0 ? PP_OVERFLOW_RING : PP_OVERFLOW_DROP;
+        } else if (inject_option(argv[i], &o->inject)) {
+            continue;
         } else if (argv[i][0] == '-') {
             return cli_unknown_option(argv[0], argv[i]);
         } else {
@@ -316,6 +326,7 @@ static int record_run(int argc, char **argv) {
         return CLI_FAIL;
     file_stamp before = stamp_of(abs);
     if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = record_setenv(&o, abs)) != 0 ||
+        (rc = inject_setenv(&o.inject)) != 0 ||
         (rc = run_child(o.command, &status)) != 0) {
         free(abs);
         return rc;
@@ -328,7 +339,7 @@ static int record_run(int argc, char **argv) {
             snprintf(why, sizeof why, " (it was killed by signal %d)", WTERMSIG(status));
         else if (code != 0)
             snprintf(why, sizeof why, " (it exited with status %d)", code);
-        cli_error("%s wrote no trace to %s%s: is it linked with libpipeprof?", o.command[0],
+        cli_error("%s wrote no trace to %s%s: does it use libpipeprof, NVTX or ITT?", o.command[0],
                   o.output, why);
         free(abs);
         return code ? code : CLI_FAIL;

@@ -92,7 +92,7 @@ expect "record sets the defaults, whatever the shell had" 1 "$tmp/env.pptrace|1|
 
 run "$P" record -o none.json -- true
 expect "a program not linked with libpipeprof: no trace, exit 1" 1 \
-    "pipeprof: true wrote no trace to none.json: is it linked with libpipeprof?"
+    "pipeprof: true wrote no trace to none.json: does it use libpipeprof, NVTX or ITT?"
 echo '{"traceEvents":[]}' >old.json
 run "$P" record -o old.json -- true
 expect "a trace left from an earlier run is not taken for a new one" 1 "true wrote no trace to old.json"
