@@ -29,9 +29,11 @@ typedef struct pp_open_range {
 } pp_open_range;
 
 /* One thread's buffer in one session. Only the owning thread writes it while
- * recording; readers look at it after stop (or while paused). */
+ * recording; readers look at it after stop (or while paused), or follow it
+ * while it records (follow.c: published records only). */
 typedef struct pp_thread_buf {
-    struct pp_thread_buf *next; /* session's list of buffers */
+    /* session's list of buffers: appended under the lock, read without it */
+    _Atomic(struct pp_thread_buf *) next;
     int64_t tid;
     pp_str name;
     _Atomic(pp_chunk *) first; /* chunk list, oldest first */
@@ -55,7 +57,7 @@ struct pp_session {
     char *process_name;
     int64_t pid;
     pthread_mutex_t lock;      /* guards threads and tracks (slow paths only) */
-    pp_thread_buf *threads;
+    _Atomic(pp_thread_buf *) threads; /* appended under lock, read lock-free by followers */
     uint32_t nthreads;
     pp_track_def *tracks;
     size_t ntracks, captracks;
