@@ -47,7 +47,10 @@ typedef struct pp_thread_buf {
 struct pp_session {
     uint64_t id;              /* process-unique, so a stale thread cache never matches */
     _Atomic int state;
-    int level;
+    int level;                 /* follows `collect` (pp_session_level) */
+    unsigned collect;          /* PP_COLLECT_* */
+    pp_str *devices;           /* devices recorded; none: every device (settings.c) */
+    size_t ndevices;
     pp_overflow overflow;
     uint64_t max_records;
     size_t chunk_records;
@@ -92,5 +95,10 @@ static inline size_t pp_chunk_count(pp_chunk *c) {
 /* Ends recording without writing anything (pp_session_stop writes). */
 int pp_session_halt(pp_session *s);
 const char *pp_session_output(const pp_session *s);
+/* Records per chunk for a budget (session.c). */
+size_t pp_chunk_records_for(uint64_t max_records);
+/* Applies cfg's collect and devices settings to a new session (settings.c). */
+int pp_session_settings_init(pp_session *s, const pp_session_config *cfg);
+void pp_session_settings_free(pp_session *s);
 
 #endif
