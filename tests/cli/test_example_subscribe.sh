@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
 run "$PP_BINARY_DIR/examples/subscribe_pipe" 4
 expect "subscribe_pipe receives every exec" 0 "30 execs and" "lost 0, dropped by the session 0" \
-    "MatMul" "(simulated)"
+    "MatMul" "Transfer"
 run "$PP_BINARY_DIR/examples/subscribe_pipe" 0
 expect "a bad batch count is refused" 2 "BATCHES must be >= 1"
 finish
