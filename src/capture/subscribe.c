@@ -281,7 +281,7 @@ static void collect(pp_subscription *sub, int final) {
 /* Waits one period or until close; returns 1 when closing. */
 static int wait_period(pp_subscription *sub) {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_nsec += (long)sub->period_ms * 1000000L;
     until.tv_sec += until.tv_nsec / 1000000000L;
     until.tv_nsec %= 1000000000L;
@@ -371,7 +371,11 @@ int pp_subscription_open(pp_session *s, const pp_subscription_config *cfg, pp_su
     sub->qcap = (cfg->queue_records ? cfg->queue_records : DEFAULT_QUEUE_RECORDS) * PP_SUBREC_SIZE;
     sub->queue = malloc(sub->qcap);
     pthread_mutex_init(&sub->lock, NULL);
-    pthread_cond_init(&sub->wake, NULL);
+    pthread_condattr_t attr; /* periods on the monotonic clock: a clock change cannot stall them */
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&sub->wake, &attr);
+    pthread_condattr_destroy(&attr);
     if (!sub->queue || !sub->key_type) {
         free_subscription(sub);
         return pp_set_error(err, PP_ENOMEM, "subscribe: out of memory");

@@ -49,11 +49,20 @@ static int find_new_threads(pp_follower *f, int at_end) {
 int pp_follower_open(pp_session *s, pp_follower **out) {
     if (!s || !out)
         return PP_EINVAL;
-    if (s->overflow == PP_OVERFLOW_RING)
-        return PP_EUNSUPPORTED;
     pp_follower *f = calloc(1, sizeof *f);
     if (!f)
         return PP_ENOMEM;
+    int rc = PP_OK;
+    pthread_mutex_lock(&s->lock); /* pp_session_set_config cannot switch to ring meanwhile */
+    if (s->overflow == PP_OVERFLOW_RING)
+        rc = PP_EUNSUPPORTED;
+    else
+        s->followers++;
+    pthread_mutex_unlock(&s->lock);
+    if (rc != PP_OK) {
+        free(f);
+        return rc;
+    }
     f->s = s;
     if (find_new_threads(f, 1) != PP_OK) {
         pp_follower_close(f);
@@ -120,6 +129,9 @@ int pp_follower_track(pp_follower *f, pp_track t, pp_track_def *out) {
 void pp_follower_close(pp_follower *f) {
     if (!f)
         return;
+    pthread_mutex_lock(&f->s->lock);
+    f->s->followers--;
+    pthread_mutex_unlock(&f->s->lock);
     free(f->cur);
     free(f);
 }

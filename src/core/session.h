@@ -66,6 +66,7 @@ struct pp_session {
     size_t ntracks, captracks;
     int has_regions;
     pp_track regions;
+    int followers;             /* open followers (follow.c), guarded by lock: no ring then */
 };
 
 /* One cached (session, buffer) pair per thread: the hot path compares the

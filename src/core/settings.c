@@ -176,7 +176,16 @@ int pp_session_set_config(pp_session *s, const char *key, const char *value, pp_
     if (strcmp(key, "overflow") == 0) {
         if (strcmp(value, "drop") && strcmp(value, "ring"))
             return pp_set_error(err, PP_EINVAL, "overflow \"%s\": must be drop or ring", value);
-        s->overflow = strcmp(value, "ring") == 0 ? PP_OVERFLOW_RING : PP_OVERFLOW_DROP;
+        int ring = strcmp(value, "ring") == 0, rc = PP_OK;
+        pthread_mutex_lock(&s->lock); /* a follower reads chunks that a ring would overwrite */
+        if (ring && s->followers > 0)
+            rc = PP_ESTATE;
+        else
+            s->overflow = ring ? PP_OVERFLOW_RING : PP_OVERFLOW_DROP;
+        pthread_mutex_unlock(&s->lock);
+        if (rc != PP_OK)
+            return pp_set_error(err, rc, "overflow ring: the session has live subscribers, which "
+                                         "need the drop policy");
         return PP_OK;
     }
     if (strcmp(key, "output") == 0)
