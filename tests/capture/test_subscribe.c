@@ -605,11 +605,15 @@ static void test_bad_configs_are_refused_with_a_message(void) {
 
     /* nor can a subscribed session switch to the ring before it starts */
     s = open_session(NULL, 1);
+    received got;
+    received_init(&got);
+    c.ctx = &got;
     EXPECT_EQ_I64(pp_subscription_open(s, &c, &sub, &err), PP_OK);
     EXPECT_EQ_I64(pp_session_set_config(s, "overflow", "ring", &err), PP_ESTATE);
     EXPECT_CONTAINS(err.msg, "overflow ring: the session has live subscribers");
     pp_subscription_close(sub, NULL);
     EXPECT_EQ_I64(pp_session_set_config(s, "overflow", "ring", &err), PP_OK);
+    received_free(&got);
     pp_session_close(s);
 }
 
