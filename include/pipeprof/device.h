@@ -202,6 +202,22 @@ typedef struct pp_request_profile {
  * before its first run. */
 int pp_request_profile_get(pp_request *r, pp_request_profile *out);
 
+/* Where a mark's time came from. */
+typedef enum pp_mark_clock {
+    PP_MARK_DEVICE = 0, /* timestamped on the device's side (sim, opencl) */
+    PP_MARK_HOST = 1    /* host time: the backend cannot timestamp on the device (openvino, cpu) */
+} pp_mark_clock;
+
+/* A mark `name` on the device stream that request r runs on, drawn on
+ * `track` (its row): recorded at the time the device reaches it, after
+ * the run in flight on that stream, if any (later, when that run ends);
+ * an idle stream reaches it at once. A backend that cannot timestamp on
+ * the device records it at host time now. Either way the mark carries the
+ * annotation "clock" = "device" or "host", and *clock (may be NULL) says
+ * which. PP_ENOMEM; recording errors as pp_mark. */
+int pp_request_mark(pp_request *r, pp_session *s, pp_track track, pp_str name,
+                    pp_mark_clock *clock);
+
 #ifdef __cplusplus
 }
 #endif

@@ -54,13 +54,35 @@ typedef enum pp_overflow {
 
 #define PP_DEFAULT_MAX_RECORDS ((uint64_t)1 << 24)
 
+/* What pipeprof's own instrumentation (executors and stages, pipeprof/pipeline.h)
+ * records: bits of a session's `collect` setting. The levels are presets of
+ * it (pp_collect_preset). A program's own pp_span calls are recorded as
+ * made; it may ask pp_session_collect() what the user wants. */
+typedef enum pp_collect {
+    PP_COLLECT_SPANS = 1u << 0,     /* stage, exec, partition and merge spans (wall times) */
+    PP_COLLECT_HW = 1u << 1,        /* hardware totals: an exec's hw_ns */
+    PP_COLLECT_OPS = 1u << 2,       /* one span per layer / kernel of an exec */
+    PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, and transfer ops among the ops */
+    PP_COLLECT_API = 1u << 4        /* host API calls: a span per request start and per wait */
+} pp_collect;
+#define PP_COLLECT_ALL 0x1fu
+
 typedef struct pp_session_config {
     const char *output;       /* written at stop, format by extension; NULL: none */
     int level;                /* 0: wall times, 1: + hw totals, 2: + per-op spans */
     uint64_t max_records;     /* record budget over all threads; 0: PP_DEFAULT_MAX_RECORDS */
     pp_overflow overflow;     /* what happens when the budget is spent */
     const char *process_name; /* name of the host process group; NULL: program name */
+    unsigned collect;         /* PP_COLLECT_* bits; 0: the preset of `level` */
+    const char *devices;      /* devices to record, comma separated ("NPU,GPU.0");
+                               * NULL or "": every device */
 } pp_session_config;
+
+/* The collect bits of a level: 0 spans; 1 + hw and transfers; 2 + ops. */
+unsigned pp_collect_preset(int level);
+/* Parses a collect list: names from spans, hw, ops, transfers, api joined by
+ * ',' or '+', or "all". PP_EINVAL with a message naming the bad word. */
+int pp_collect_parse(const char *text, unsigned *out, pp_error *err);
 
 /* Fills `cfg` with the defaults: no output, level 1, default budget, drop. */
 void pp_session_config_init(pp_session_config *cfg);
@@ -80,7 +102,24 @@ int pp_session_write(pp_session *s, const char *path, pp_error *err);
 /* Frees the session; accepts NULL. Stops it first if it is still running. */
 void pp_session_close(pp_session *s);
 
+/* Changes one setting by name before the session starts (PP_ESTATE after,
+ * with a message). Keys and values, as text:
+ *   level         0, 1 or 2: sets `collect` to that level's preset
+ *   collect       a collect list (pp_collect_parse), e.g. "spans,hw,api"
+ *   devices       device names, comma separated; "" or "all": every device
+ *   max_records   a positive integer
+ *   overflow      drop or ring
+ *   output        the file written at stop ("" for none)
+ *   process_name  the host process group's name
+ * PP_EINVAL with a message for an unknown key or a bad value. */
+int pp_session_set_config(pp_session *s, const char *key, const char *value, pp_error *err);
+/* The level the collect bits amount to (what devices profile): 2 with ops,
+ * 1 with hw or transfers, else 0. */
 int pp_session_level(const pp_session *s);
+/* The session's PP_COLLECT_* bits (0 for a NULL session). */
+unsigned pp_session_collect(const pp_session *s);
+/* 1 when the session records work on device `name` (its devices setting). */
+int pp_session_records_device(const pp_session *s, const char *name);
 /* The env-activated session (PIPEPROF_OUTPUT), or NULL when there is none. */
 pp_session *pp_default_session(void);
 

@@ -15,7 +15,7 @@ import ctypes
 import ctypes.util
 import os
 import struct
-from ctypes import (POINTER, Structure, Union, c_char, c_char_p, c_double, c_int, c_int64,
+from ctypes import (POINTER, Structure, Union, c_char, c_char_p, c_double, c_int, c_int64, c_uint,
                     c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
 
 
@@ -70,7 +70,8 @@ class Error(Structure):
 
 class SessionConfig(Structure):
     _fields_ = [("output", c_char_p), ("level", c_int), ("max_records", c_uint64),
-                ("overflow", c_int), ("process_name", c_char_p)]
+                ("overflow", c_int), ("process_name", c_char_p), ("collect", c_uint),
+                ("devices", c_char_p)]
 
 
 class SpanRec(Structure):

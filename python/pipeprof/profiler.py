@@ -116,6 +116,7 @@ class Profiler:
         self._regions = None
         self._streams = {}
         self._streams_lock = threading.Lock()
+        self._subscriptions = []
 
     # ---- lifecycle ----
 
@@ -143,8 +144,20 @@ class Profiler:
         check(_lib.pp_session_write(self._handle, _lib.encode(path), ctypes.byref(err)),
               f"Profiler.write {path}", err)
 
+    def subscribe(self, roles=("exec", "op"), device=None, stage=None, callback=None, **options):
+        """Live spans of this session as they end (pipeprof.subscribe.Subscription):
+        an iterator, or callback(record) on the library's consumer thread.
+        roles from "exec", "op", "stage", "partition", "merge", "user"."""
+        from .subscribe import Subscription
+        sub = Subscription(self._handle, roles, device, stage, callback, **options)
+        self._subscriptions.append(sub)
+        return sub
+
     def close(self):
-        """Frees the session (stopping it first, without raising)."""
+        """Frees the session (stopping it first, without raising), after
+        closing its subscriptions."""
+        for sub in getattr(self, "_subscriptions", ()):
+            sub.close()
         if self._owned and self._handle:
             _lib.pp_session_close(self._handle)
         self._handle = None

@@ -7,6 +7,8 @@
  *   PIPEPROF_LEVEL        0, 1 (default) or 2
  *   PIPEPROF_MAX_RECORDS  record budget (default 16777216)
  *   PIPEPROF_OVERFLOW     drop (default) or ring
+ *   PIPEPROF_COLLECT, PIPEPROF_DEVICES, PIPEPROF_LIVE_FD: see env_live.h
+ *                         (PIPEPROF_LIVE_FD alone also activates a session)
  *
  * The write on a signal happens on a small watcher thread, not inside the
  * handler, so the handler stays async-signal-safe.
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/env_live.h"
 #include "core/session.h"
 #include "pipeprof/io.h"
 
@@ -46,7 +49,9 @@ static int env_config(pp_session_config *cfg) {
     char *end;
     pp_session_config_init(cfg);
     cfg->output = getenv("PIPEPROF_OUTPUT");
-    pp_format f = pp_format_from_path(cfg->output);
+    if (cfg->output && !*cfg->output)
+        cfg->output = NULL; /* a live stream only */
+    pp_format f = cfg->output ? pp_format_from_path(cfg->output) : PP_FORMAT_PPTRACE;
     if (f != PP_FORMAT_PPTRACE && f != PP_FORMAT_CHROME_JSON && f != PP_FORMAT_PERFETTO) {
         env_complain("PIPEPROF_OUTPUT", cfg->output,
                      "the file must end in .pptrace, .json or .pftrace");
@@ -88,6 +93,7 @@ static void flush_default_session(void) {
     pp_error err = {{0}};
     if (pp_session_stop(s, &err) != PP_OK)
         fprintf(stderr, "pipeprof: %s\n", err.msg);
+    pp_env_live_close();
 }
 
 /* The signal handler only wakes this thread (write() is async-signal-safe;
@@ -146,13 +152,20 @@ __attribute__((constructor)) static void env_activate(void) {
     const char *out = getenv("PIPEPROF_OUTPUT");
     pp_session_config cfg;
     pp_session *s = NULL;
-    if (!out || !*out || env_config(&cfg) != 0)
+    if ((!out || !*out) && !pp_env_live_requested())
         return;
-    if (pp_session_open(&cfg, &s) != PP_OK || pp_session_start(s) != PP_OK) {
-        fprintf(stderr, "pipeprof: cannot start the session for PIPEPROF_OUTPUT=%s\n", out);
+    if (env_config(&cfg) != 0)
+        return;
+    if (pp_session_open(&cfg, &s) == PP_OK && pp_env_apply_settings(s) != 0) {
+        pp_session_close(s); /* the message named the variable */
+        return;
+    }
+    if (!s || pp_session_start(s) != PP_OK) {
+        fprintf(stderr, "pipeprof: cannot start the session for PIPEPROF_OUTPUT=%s\n", out ? out : "");
         pp_session_close(s);
         return;
     }
+    pp_env_live_open(s);
     default_session = s;
     default_pid = getpid();
     atexit(flush_default_session);

@@ -62,6 +62,7 @@ extern const pp_command pp_cmd_export;
 extern const pp_command pp_cmd_devices;
 extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;
+extern const pp_command pp_cmd_top;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

@@ -24,7 +24,8 @@ static void record_help(FILE *out) {
             "Runs CMD with recording switched on: a program linked with libpipeprof\n"
             "records into its default session from start to exit and writes FILE\n"
             "(.pptrace, .json or .pftrace). pipeprof sets PIPEPROF_OUTPUT, PIPEPROF_LEVEL,\n"
-            "PIPEPROF_MAX_RECORDS and PIPEPROF_OVERFLOW for CMD, passes SIGINT and\n"
+            "PIPEPROF_MAX_RECORDS, PIPEPROF_OVERFLOW, PIPEPROF_COLLECT and\n"
+            "PIPEPROF_DEVICES for CMD, passes SIGINT and\n"
             "SIGTERM on to it, and exits with its status (128+N if signal N killed it).\n"
             "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
             "CMD need not link libpipeprof: its NVTX ranges (nvtxRangePush, torch.cuda.nvtx)\n"
@@ -38,6 +39,9 @@ static void record_help(FILE *out) {
             "  --max-records N       record budget over all threads (default %" PRIu64 ")\n"
             "  --overflow drop|ring  when the budget is spent: drop new records (default)\n"
             "                        or overwrite the oldest (flight recorder)\n"
+            "  --collect LIST        what to record instead of the level's preset: spans,\n"
+            "                        hw, ops, transfers, api joined by ',' (or all)\n"
+            "  --devices LIST        record only these devices (\"NPU,GPU.0\")\n"
             "%s"
             "  -h, --help            this help\n\n"
             "examples:\n"
@@ -50,10 +54,36 @@ static void record_help(FILE *out) {
 
 typedef struct record_opts {
     const char *output;    /* as the user wrote it, for messages */
-    pp_session_config cfg; /* level, budget and overflow for the child */
+    pp_session_config cfg; /* level, budget, overflow, collect and devices for the child */
+    const char *collect;   /* as given; NULL: the level's preset */
     char **command;        /* NULL-terminated argv of the child */
     inject_opts inject;    /* annotation APIs to attach to */
 } record_opts;
+
+/* --collect and --devices, checked by the library that will read them (on
+ * a scratch session); 0 or CLI_BADINPUT after a message. */
+static int check_setting(pp_session *s, const char *option, const char *key, const char *value) {
+    pp_error err = {{0}};
+    if (!value || pp_session_set_config(s, key, value, &err) == PP_OK)
+        return 0;
+    cli_error("record: %s: %s", option, err.msg);
+    return CLI_BADINPUT;
+}
+
+static int check_settings(const record_opts *o) {
+    pp_session_config cfg;
+    pp_session *s = NULL;
+    pp_session_config_init(&cfg);
+    if (pp_session_open(&cfg, &s) != PP_OK) {
+        cli_error("record: out of memory");
+        return CLI_FAIL;
+    }
+    int rc = check_setting(s, "--collect", "collect", o->collect);
+    if (rc == 0)
+        rc = check_setting(s, "--devices", "devices", o->cfg.devices);
+    pp_session_close(s);
+    return rc;
+}
 
 /* Returns 0, or CLI_BADINPUT after printing what is wrong. */
 static int record_parse(int argc, char **argv, record_opts *o) {
@@ -64,6 +94,7 @@ static int record_parse(int argc, char **argv, record_opts *o) {
     o->output = NULL;
     o->command = NULL;
     o->inject = (inject_opts){.nvtx = 1, .itt = 1};
+    o->collect = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             o->command = i + 1 < argc ? argv + i + 1 : NULL;
@@ -92,6 +123,14 @@ static int record_parse(int argc, char **argv, record_opts *o) {
             o->cfg.overflow = strcmp(v, "ring") == 0 ? PP_OVERFLOW_RING : PP_OVERFLOW_DROP;
         } else if (inject_option(argv[i], &o->inject)) {
             continue;
+        } else if ((got = cli_option(argc, argv, &i, "--collect", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            o->collect = v;
+        } else if ((got = cli_option(argc, argv, &i, "--devices", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            o->cfg.devices = v;
         } else if (argv[i][0] == '-') {
             return cli_unknown_option(argv[0], argv[i]);
         } else {
@@ -114,7 +153,7 @@ static int record_parse(int argc, char **argv, record_opts *o) {
         cli_error("record: no command to run: pipeprof record -o %s -- CMD [ARGS...]", o->output);
         return CLI_BADINPUT;
     }
-    return 0;
+    return check_settings(o);
 }
 
 /* The output as an absolute path, so that a child that changes directory
@@ -161,7 +200,10 @@ static int record_setenv(const record_opts *o, const char *abs_output) {
     snprintf(budget, sizeof budget, "%" PRIu64, o->cfg.max_records);
     if (setenv("PIPEPROF_OUTPUT", abs_output, 1) != 0 || setenv("PIPEPROF_LEVEL", level, 1) != 0 ||
         setenv("PIPEPROF_MAX_RECORDS", budget, 1) != 0 ||
-        setenv("PIPEPROF_OVERFLOW", o->cfg.overflow == PP_OVERFLOW_RING ? "ring" : "drop", 1) != 0) {
+        setenv("PIPEPROF_OVERFLOW", o->cfg.overflow == PP_OVERFLOW_RING ? "ring" : "drop", 1) != 0 ||
+        (o->collect ? setenv("PIPEPROF_COLLECT", o->collect, 1) : unsetenv("PIPEPROF_COLLECT")) != 0 ||
+        (o->cfg.devices ? setenv("PIPEPROF_DEVICES", o->cfg.devices, 1)
+                        : unsetenv("PIPEPROF_DEVICES")) != 0) {
         cli_error("record: cannot set the environment: %s", strerror(errno));
         return CLI_FAIL;
     }

@@ -19,6 +19,7 @@ static const pp_command *const commands[] = {
     &pp_cmd_devices,
     &pp_cmd_sweep,
     &pp_cmd_plan,
+    &pp_cmd_top,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

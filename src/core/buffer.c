@@ -13,15 +13,16 @@ _Thread_local pp_thread_cache pp_tls_cache;
 pp_thread_buf *pp_thread_buf_attach(pp_session *s) {
     int64_t tid = (int64_t)gettid();
     pthread_mutex_lock(&s->lock);
-    pp_thread_buf *tb = s->threads, **tail = &s->threads;
-    for (; tb && tb->tid != tid; tb = tb->next)
+    pp_thread_buf *tb = atomic_load(&s->threads);
+    _Atomic(pp_thread_buf *) *tail = &s->threads;
+    for (; tb && tb->tid != tid; tb = atomic_load(&tb->next))
         tail = &tb->next;
     if (!tb && (tb = calloc(1, sizeof *tb)) != NULL) {
         char name[32] = "";
         pthread_getname_np(pthread_self(), name, sizeof name);
         tb->tid = tid;
         tb->name = pp_intern(name);
-        *tail = tb;
+        atomic_store_explicit(tail, tb, memory_order_release); /* complete before followers see it */
         s->nthreads++;
     }
     pthread_mutex_unlock(&s->lock);

@@ -18,7 +18,7 @@ void pp_session_config_init(pp_session_config *cfg) {
 
 /* Chunks are the unit of allocation and, under the ring policy, of
  * overwriting: small budgets get small chunks so the ring keeps most of it. */
-static size_t chunk_records_for(uint64_t max_records) {
+size_t pp_chunk_records_for(uint64_t max_records) {
     uint64_t n = max_records / 16;
     if (n < 64)
         n = 64;
@@ -28,7 +28,7 @@ static size_t chunk_records_for(uint64_t max_records) {
 }
 
 int pp_session_open(const pp_session_config *cfg, pp_session **out) {
-    if (!cfg || !out || cfg->level < 0 || cfg->level > 2 ||
+    if (!cfg || !out || cfg->level < 0 || cfg->level > 2 || (cfg->collect & ~PP_COLLECT_ALL) ||
         (cfg->overflow != PP_OVERFLOW_DROP && cfg->overflow != PP_OVERFLOW_RING))
         return PP_EINVAL;
     pp_session *s = calloc(1, sizeof *s);
@@ -47,12 +47,17 @@ int pp_session_open(const pp_session_config *cfg, pp_session **out) {
     s->level = cfg->level;
     s->overflow = cfg->overflow;
     s->max_records = cfg->max_records ? cfg->max_records : PP_DEFAULT_MAX_RECORDS;
-    s->chunk_records = chunk_records_for(s->max_records);
+    s->chunk_records = pp_chunk_records_for(s->max_records);
     s->pid = (int64_t)getpid();
     atomic_init(&s->state, PP_STATE_OPEN);
     atomic_init(&s->reserved, 0);
     atomic_init(&s->next_id, 1);
     pthread_mutex_init(&s->lock, NULL);
+    int rc = pp_session_settings_init(s, cfg);
+    if (rc != PP_OK) {
+        pp_session_close(s);
+        return rc;
+    }
     *out = s;
     return PP_OK;
 }
@@ -105,6 +110,7 @@ void pp_session_close(pp_session *s) {
         tb = next_tb;
     }
     pthread_mutex_destroy(&s->lock);
+    pp_session_settings_free(s);
     free(s->tracks);
     free(s->output);
     free(s->process_name);

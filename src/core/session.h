@@ -29,9 +29,11 @@ typedef struct pp_open_range {
 } pp_open_range;
 
 /* One thread's buffer in one session. Only the owning thread writes it while
- * recording; readers look at it after stop (or while paused). */
+ * recording; readers look at it after stop (or while paused), or follow it
+ * while it records (follow.c: published records only). */
 typedef struct pp_thread_buf {
-    struct pp_thread_buf *next; /* session's list of buffers */
+    /* session's list of buffers: appended under the lock, read without it */
+    _Atomic(struct pp_thread_buf *) next;
     int64_t tid;
     pp_str name;
     _Atomic(pp_chunk *) first; /* chunk list, oldest first */
@@ -45,7 +47,10 @@ typedef struct pp_thread_buf {
 struct pp_session {
     uint64_t id;              /* process-unique, so a stale thread cache never matches */
     _Atomic int state;
-    int level;
+    int level;                 /* follows `collect` (pp_session_level) */
+    unsigned collect;          /* PP_COLLECT_* */
+    pp_str *devices;           /* devices recorded; none: every device (settings.c) */
+    size_t ndevices;
     pp_overflow overflow;
     uint64_t max_records;
     size_t chunk_records;
@@ -55,12 +60,13 @@ struct pp_session {
     char *process_name;
     int64_t pid;
     pthread_mutex_t lock;      /* guards threads and tracks (slow paths only) */
-    pp_thread_buf *threads;
+    _Atomic(pp_thread_buf *) threads; /* appended under lock, read lock-free by followers */
     uint32_t nthreads;
     pp_track_def *tracks;
     size_t ntracks, captracks;
     int has_regions;
     pp_track regions;
+    int followers;             /* open followers (follow.c), guarded by lock: no ring then */
 };
 
 /* One cached (session, buffer) pair per thread: the hot path compares the
@@ -90,5 +96,10 @@ static inline size_t pp_chunk_count(pp_chunk *c) {
 /* Ends recording without writing anything (pp_session_stop writes). */
 int pp_session_halt(pp_session *s);
 const char *pp_session_output(const pp_session *s);
+/* Records per chunk for a budget (session.c). */
+size_t pp_chunk_records_for(uint64_t max_records);
+/* Applies cfg's collect and devices settings to a new session (settings.c). */
+int pp_session_settings_init(pp_session *s, const pp_session_config *cfg);
+void pp_session_settings_free(pp_session *s);
 
 #endif

@@ -315,8 +315,11 @@ void pp_request_finish(pp_request *r, int status) {
     r->status = status;
     r->state = PP_REQ_FINISHED;
     r->callbacks += done != NULL;
+    struct pp_stream_mark *marks = r->marks;
+    r->marks = NULL;
     pthread_cond_broadcast(&r->changed);
     pthread_mutex_unlock(&r->lock);
+    pp_request_record_marks(r, marks);
     if (!done)
         return;
     done(ctx, r, status);

@@ -34,6 +34,13 @@ typedef struct pp_backend {
     int (*start)(pp_request *r);
     /* Calls fn once per device the backend can open (pp_device_list). */
     int (*list)(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err);
+    /* Marks on a device stream (pp_request_mark, mark.c): the device time, on
+     * the session clock, at which r's last run ended on the device; called
+     * from pp_request_finish, before the completion callback. NULL when the
+     * device cannot timestamp on its side (openvino): marks then take host
+     * time and say so. sim answers from its model; opencl from the END time
+     * of the run's profiling event. */
+    int (*run_device_end)(const pp_request *r, int64_t *end_ns);
 } pp_backend;
 
 extern const pp_backend pp_backend_cpu;
@@ -80,6 +87,7 @@ struct pp_request {
     size_t nops;
     pp_op_profile *ops; /* inline_ops, or a backend's own array when it reports more ops */
     pp_op_profile inline_ops[PP_MAX_OPS];
+    struct pp_stream_mark *marks; /* waiting for the run in flight, guarded by lock */
     void *impl;
 };
 
@@ -97,5 +105,8 @@ struct pp_compiled {
 /* Called by a backend, on its own thread, when r's run ended with `status`:
  * marks it finished, wakes waiters and runs the completion callback. */
 void pp_request_finish(pp_request *r, int status);
+/* Records the marks that waited for r's run to end (mark.c); `marks` was
+ * taken from r->marks under r->lock as the run was marked finished. */
+void pp_request_record_marks(pp_request *r, struct pp_stream_mark *marks);
 
 #endif

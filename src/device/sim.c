@@ -314,6 +314,13 @@ static int sim_start(pp_request *r) {
     return PP_OK;
 }
 
+/* The modeled end of r's last run: its output transfer's end. */
+static int sim_run_device_end(const pp_request *r, int64_t *end_ns) {
+    const pp_sim_job *j = r->impl;
+    *end_ns = model_to_clock(j->done);
+    return PP_OK;
+}
+
 static void list_one(const pp_sim_device_params *p, pp_device_list_fn fn, void *ctx) {
     char spec[48], text[160];
     snprintf(spec, sizeof spec, "sim:%s", p->name);
@@ -349,4 +356,5 @@ const pp_backend pp_backend_sim = {
     .free_compiled = sim_free_compiled,
     .start = sim_start,
     .list = sim_list,
+    .run_device_end = sim_run_device_end,
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/session.h"
 #include "pipeprof/pipeline.h"
 
 typedef struct exec_slot {
@@ -24,11 +25,13 @@ typedef struct exec_slot {
 } exec_slot;
 
 struct pp_executor {
-    pp_session *s;
+    pp_session *s;   /* NULL when not recording, or the device is not among the session's */
     int level;
+    unsigned collect; /* the session's PP_COLLECT_* bits */
     pp_compiled *compiled;
     pp_str name, stage;
     pp_str key_type, key_exec_type, key_cpu_ns, key_share;
+    pp_str api_start, api_wait;
     int nslots;
     exec_slot *slots;
     pthread_mutex_t lock;
@@ -45,6 +48,9 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     pp_executor *ex = calloc(1, sizeof *ex);
     if (!ex)
         return pp_set_error(err, PP_ENOMEM, "executor: out of memory");
+    /* a session that leaves this device out records nothing of it */
+    if (s && !pp_session_records_device(s, pp_device_name(cfg->device)))
+        s = NULL;
     /* the session's level decides what the backend profiles (openvino's PERF_COUNT) */
     int level = s ? pp_session_level(s) : 0;
     int rc = pp_compiled_create_level(cfg->device, &cfg->workload, cfg->requests, level,
@@ -64,6 +70,9 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     pthread_cond_init(&ex->changed, NULL);
     ex->s = s;
     ex->level = level;
+    ex->collect = pp_session_collect(s);
+    ex->api_start = pp_intern("start_async");
+    ex->api_wait = pp_intern("wait");
     ex->stage = cfg->stage ? pp_intern(cfg->stage) : 0;
     ex->name = ex->stage ? ex->stage : pp_intern(pp_workload_kind_name(cfg->workload.kind));
     ex->key_type = pp_intern("type");
@@ -151,25 +160,26 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
     rec.dur_ns = end - slot->start_ns;
     rec.batch = slot->batch;
     pp_request_profile prof;
+    unsigned want = ex->collect;
     int have_profile = ex->level >= 1 && pp_request_profile_get(r, &prof) == PP_OK;
     if (have_profile) {
-        rec.hw_ns = prof.hw_ns;
-        rec.xfer_ns = prof.xfer_ns;
+        rec.hw_ns = want & PP_COLLECT_HW ? prof.hw_ns : 0;
+        rec.xfer_ns = want & PP_COLLECT_TRANSFERS ? prof.xfer_ns : 0;
     }
     /* annotations go to the thread's last record: only onto a kept span */
-    if (pp_span(ex->s, &rec) == PP_OK && slot->share >= 0)
+    if ((want & PP_COLLECT_SPANS) && pp_span(ex->s, &rec) == PP_OK && slot->share >= 0)
         pp_annotate_double(ex->s, ex->key_share, slot->share);
-    if (!have_profile || ex->level < 2)
+    if (!have_profile || !(want & PP_COLLECT_OPS))
         return;
     for (size_t i = 0; i < prof.nops; i++) {
         const pp_op_profile *op = &prof.ops[i];
-        if (op->status != PP_OP_EXECUTED)
+        if (op->status != PP_OP_EXECUTED || (op->transfer && !(want & PP_COLLECT_TRANSFERS)))
             continue;
         rec.name = op->name;
         rec.role = PP_ROLE_OP;
         rec.ts_ns = op->start_ns;
         rec.dur_ns = (int64_t)op->real_ns;
-        rec.hw_ns = op->hw_ns;
+        rec.hw_ns = want & PP_COLLECT_HW ? op->hw_ns : 0;
         rec.xfer_ns = op->transfer ? op->hw_ns : 0;
         if (pp_span(ex->s, &rec) != PP_OK)
             continue;
@@ -208,6 +218,29 @@ void pp_executor_set_share(pp_executor *ex, pp_request *r, double share) {
     ex->slots[pp_request_index(r)].share = share;
 }
 
+/* A host API call (PP_COLLECT_API) as a span on the calling thread's row.
+ * The row is looked up once per thread and session. */
+static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t start, int64_t end) {
+    static _Thread_local struct {
+        uint64_t session_id;
+        pp_track track;
+    } row;
+    if (row.session_id != ex->s->id) {
+        if (pp_track_thread(ex->s, NULL, &row.track) != PP_OK)
+            return;
+        row.session_id = ex->s->id;
+    }
+    pp_span_rec rec;
+    pp_span_rec_init(&rec);
+    rec.track = row.track;
+    rec.name = name;
+    rec.stage = ex->stage;
+    rec.ts_ns = start;
+    rec.dur_ns = end - start;
+    rec.batch = batch;
+    pp_span(ex->s, &rec);
+}
+
 int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_done_fn done,
                       void *ctx) {
     exec_slot *slot = &ex->slots[pp_request_index(r)];
@@ -217,8 +250,11 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
     pthread_mutex_lock(&ex->lock);
     ex->inflight++;
     pthread_mutex_unlock(&ex->lock);
-    slot->start_ns = pp_now();
+    int64_t start = pp_now();
+    slot->start_ns = start;
     int rc = pp_request_start(r, on_request_done, slot);
+    if (ex->s && (ex->collect & PP_COLLECT_API))
+        record_api_call(ex, ex->api_start, batch, start, pp_now());
     if (rc != PP_OK) {
         pthread_mutex_lock(&ex->lock);
         ex->inflight--;
@@ -229,7 +265,9 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
 }
 
 int pp_executor_wait_all(pp_executor *ex, pp_exec_window *win, pp_error *err) {
+    int64_t start = pp_now();
     pthread_mutex_lock(&ex->lock);
+    int waited = ex->inflight > 0;
     while (ex->inflight > 0)
         pthread_cond_wait(&ex->changed, &ex->lock);
     if (win)
@@ -238,6 +276,8 @@ int pp_executor_wait_all(pp_executor *ex, pp_exec_window *win, pp_error *err) {
     int status = ex->status, slot = ex->failed_slot;
     ex->status = PP_OK;
     pthread_mutex_unlock(&ex->lock);
+    if (waited && ex->s && (ex->collect & PP_COLLECT_API))
+        record_api_call(ex, ex->api_wait, -1, start, pp_now());
     if (status != PP_OK)
         return pp_set_error(err, status, "%s: request %d failed: %s",
                             pp_device_name(pp_compiled_device(ex->compiled)), slot,

@@ -125,8 +125,11 @@ void pp_stage_free(pp_stage *st) {
     free(st);
 }
 
+/* PP_OK when the span was kept; 1 when the session does not collect spans. */
 static int record_host_span(pp_stage *st, pp_track track, pp_str name, pp_role role,
                             int64_t batch, int64_t start, int64_t end) {
+    if (!(pp_session_collect(st->s) & PP_COLLECT_SPANS))
+        return 1;
     pp_span_rec rec;
     pp_span_rec_init(&rec);
     rec.track = track;
