@@ -4,10 +4,18 @@
  * flight at once never overlap on one track. The exec span's wall is taken
  * right before the backend's start and first thing in the completion
  * callback, as a user timing start_async() and the callback would see it;
- * recording is a handful of stores into the backend thread's buffer. */
+ * recording is a handful of stores into the backend thread's buffer.
+ *
+ * Where the backend reports the device's times, the exec carries the split
+ * of its wall (docs/analysis.md, wall decomposition) as annotations
+ * submit_ns, queue_ns and completion_ns: device is its hw_ns, unattributed
+ * the rest. A device with a clock of its own gets a "clock alignment" mark
+ * on its first row saying how its times were mapped and how well. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "pipeprof/pipeline.h"
@@ -28,6 +36,9 @@ struct pp_executor {
     pp_compiled *compiled;
     pp_str name, stage;
     pp_str key_type, key_exec_type, key_cpu_ns;
+    pp_str key_submit, key_queue, key_completion, key_clock, key_method, key_error;
+    pp_device_clock clock;  /* method NULL: the device stamps with the session clock */
+    atomic_int clock_marked;
     int nslots;
     exec_slot *slots;
     pthread_mutex_t lock;
@@ -38,6 +49,37 @@ struct pp_executor {
     int failed_slot;
     pp_exec_window win;  /* guarded by lock */
 };
+
+/* The device's clock alignment as a mark with its method and error bound,
+ * once per executor, at the start of its first exec (so that it lies in
+ * the exec's window); nothing for devices that stamp with the session
+ * clock. */
+static void mark_clock(pp_executor *ex, const exec_slot *slot) {
+    if (!ex->clock.method || atomic_exchange(&ex->clock_marked, 1))
+        return;
+    if (pp_mark(ex->s, slot->track, ex->key_clock, slot->start_ns) != PP_OK)
+        return;
+    pp_annotate_str(ex->s, ex->key_method, pp_intern(ex->clock.method));
+    pp_annotate_int(ex->s, ex->key_error, ex->clock.error_ns);
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Splits the wall [t0, t1] at the device's times, each clamped into the
+ * wall after the one before it (an alignment error must not make a part
+ * negative): submit = t0 -> queued, queue = queued -> device start plus any
+ * time the device span holds beyond hw_ns, completion = device end -> t1. */
+static void split_wall(int64_t t0, int64_t t1, const pp_request_profile *p, int64_t *submit,
+                       int64_t *queue, int64_t *completion) {
+    int64_t q = clamp(p->queued_ns, t0, t1), st = clamp(p->dev_start_ns, q, t1);
+    int64_t en = clamp(p->dev_end_ns, st, t1);
+    int64_t span = en - st, hw = p->hw_ns < (uint64_t)span ? (int64_t)p->hw_ns : span;
+    *submit = q - t0;
+    *queue = (st - q) + (span - hw);
+    *completion = t1 - en;
+}
 
 int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor **out,
                        pp_error *err) {
@@ -68,6 +110,12 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_type = pp_intern("type");
     ex->key_exec_type = pp_intern("exec_type");
     ex->key_cpu_ns = pp_intern("cpu_ns");
+    ex->key_submit = pp_intern("submit_ns");
+    ex->key_queue = pp_intern("queue_ns");
+    ex->key_completion = pp_intern("completion_ns");
+    ex->key_clock = pp_intern("clock alignment");
+    ex->key_method = pp_intern("method");
+    ex->key_error = pp_intern("error_ns");
 
     pp_device *d = cfg->device;
     int first = pp_device_reserve_streams(d, ex->nslots);
@@ -87,6 +135,9 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
                                 pp_device_name(d), row, pp_strerror(rc));
         }
     }
+    if (pp_device_clock_get(d, 0, &ex->clock, NULL) != PP_OK ||
+        strcmp(ex->clock.method, "session clock") == 0)
+        ex->clock.method = NULL;
     *out = ex;
     return PP_OK;
 }
@@ -153,7 +204,14 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
         rec.hw_ns = prof.hw_ns;
         rec.xfer_ns = prof.xfer_ns;
     }
-    pp_span(ex->s, &rec);
+    int recorded = pp_span(ex->s, &rec) == PP_OK;
+    if (recorded && have_profile && prof.queued_ns != 0) {
+        int64_t submit, queue, completion;
+        split_wall(rec.ts_ns, end, &prof, &submit, &queue, &completion);
+        pp_annotate_int(ex->s, ex->key_submit, submit);
+        pp_annotate_int(ex->s, ex->key_queue, queue);
+        pp_annotate_int(ex->s, ex->key_completion, completion);
+    }
     if (!have_profile || ex->level < 2)
         return;
     for (size_t i = 0; i < prof.nops; i++) {
@@ -179,8 +237,10 @@ static void on_request_done(void *ctx, pp_request *r, int status) {
     int64_t end = pp_now();
     exec_slot *slot = ctx;
     pp_executor *ex = slot->ex;
-    if (ex->s)
+    if (ex->s) {
         record_exec(ex, slot, r, end);
+        mark_clock(ex, slot);
+    }
     if (slot->done)
         slot->done(slot->done_ctx, r, slot->batch, status);
     pthread_mutex_lock(&ex->lock);
