@@ -1,0 +1,221 @@
+/* decompose.c — the wall decomposition (docs/analysis.md): each exec's wall
+ * split into submit, queue, device (with its transfer and contention parts),
+ * completion and unattributed; their sums per stage and device; the clock
+ * alignment of devices with clocks of their own; and the finding naming
+ * the largest non-device part where it dominates.
+ *
+ * The parts are exact by construction: device = min(hw, wall), then
+ * submit, queue and completion as recorded, each cut to what is left of the
+ * wall (a recording whose device times were clamped, or a foreign trace,
+ * can never make a part negative or the sum differ from wall), and
+ * unattributed is the remainder. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "core/error.h"
+
+typedef struct keys {
+    uint32_t submit, queue, completion; /* model string ids; 0: no exec has it */
+} keys;
+
+/* The exec's recorded split: 1 when it has all three annotations. */
+static int recorded_split(const pp_report *r, const keys *k, size_t event, int64_t v[3]) {
+    if (!k->submit || !k->queue || !k->completion)
+        return 0;
+    size_t first, n, found = 0;
+    const pp_annotation *a = pp_model_annotations(r->m, &first);
+    pp_model_annotations_of(r->m, event, &first, &n);
+    for (size_t i = first; i < first + n; i++) {
+        if (a[i].type != PP_VALUE_INT)
+            continue;
+        int slot = a[i].key == k->submit ? 0 : a[i].key == k->queue ? 1
+                 : a[i].key == k->completion ? 2 : -1;
+        if (slot >= 0) {
+            v[slot] = a[i].v.i;
+            found |= 1u << slot;
+        }
+    }
+    return found == 7;
+}
+
+static int64_t take(int64_t want, int64_t *left) {
+    int64_t v = want < 0 ? 0 : want > *left ? *left : want;
+    *left -= v;
+    return v;
+}
+
+static void split(const pp_report *r, const keys *k, const an_exec *e, int64_t isolated,
+                  pp_wall_parts *p, int *was_split) {
+    uint64_t hw = r->c.hw_ns[e->event], xfer = r->c.xfer_ns[e->event];
+    int64_t left = e->end - e->start;
+    *p = (pp_wall_parts){.wall_ns = left};
+    p->device_ns = take(hw > (uint64_t)left ? left : (int64_t)hw, &left);
+    p->xfer_ns = xfer > (uint64_t)p->device_ns ? p->device_ns : (int64_t)xfer;
+    if (isolated > 0 && hw != 0 && p->device_ns > isolated)
+        p->contention_ns = p->device_ns - isolated;
+    int64_t v[3];
+    *was_split = hw != 0 && recorded_split(r, k, e->event, v);
+    if (*was_split) {
+        p->submit_ns = take(v[0], &left);
+        p->queue_ns = take(v[1], &left);
+        p->completion_ns = take(v[2], &left);
+    }
+    p->unattributed_ns = left;
+}
+
+/* isolated hw_ns per (stage, device) cell, 0 where none was given. */
+static int64_t *isolated_table(const pp_report *r, const pp_analyze_options *o) {
+    int64_t *iso = calloc((r->nstages + 1) * (r->ndevices ? r->ndevices : 1), sizeof *iso);
+    if (!iso)
+        return NULL;
+    for (size_t i = 0; i < o->nisolated; i++) {
+        uint32_t s = an_find_stage(r, o->isolated[i].stage);
+        uint32_t d = an_find_device(r, o->isolated[i].device);
+        if (s != AN_NONE && d != AN_NONE)
+            iso[(size_t)s * r->ndevices + d] = o->isolated[i].hw_ns;
+    }
+    return iso;
+}
+
+static void add_parts(pp_wall_parts *sum, const pp_wall_parts *p) {
+    sum->wall_ns += p->wall_ns;
+    sum->submit_ns += p->submit_ns;
+    sum->queue_ns += p->queue_ns;
+    sum->device_ns += p->device_ns;
+    sum->completion_ns += p->completion_ns;
+    sum->unattributed_ns += p->unattributed_ns;
+    sum->xfer_ns += p->xfer_ns;
+    sum->contention_ns += p->contention_ns;
+}
+
+/* Per device: the method and largest error bound of its clock marks. */
+static int clocks_collect(pp_report *r) {
+    uint32_t name = pp_model_find_string(r->m, "clock alignment");
+    uint32_t kmethod = pp_model_find_string(r->m, "method");
+    uint32_t kerror = pp_model_find_string(r->m, "error_ns");
+    if (!name || !kmethod || !kerror)
+        return PP_OK;
+    size_t nann;
+    const pp_annotation *a = pp_model_annotations(r->m, &nann);
+    for (size_t i = 0; i < r->c.count; i++) {
+        if (r->c.kind[i] != PP_EV_INSTANT || r->c.name[i] != name)
+            continue;
+        uint32_t d = r->track_device[r->c.track[i]];
+        if (d == AN_NONE)
+            continue;
+        size_t first, n;
+        pp_model_annotations_of(r->m, i, &first, &n);
+        const char *method = NULL;
+        int64_t error = -1;
+        for (size_t k = first; k < first + n; k++) {
+            if (a[k].key == kmethod && a[k].type == PP_VALUE_STR)
+                method = pp_model_string(r->m, a[k].v.s);
+            else if (a[k].key == kerror && a[k].type == PP_VALUE_INT)
+                error = a[k].v.i;
+        }
+        if (!method || error < 0)
+            continue;
+        size_t j = 0;
+        while (j < r->nclocks && r->clocks[j].device != d)
+            j++;
+        if (j == r->nclocks) {
+            pp_clock_stats *g = realloc(r->clocks, (r->nclocks + 1) * sizeof *g);
+            if (!g)
+                return PP_ENOMEM;
+            r->clocks = g;
+            r->clocks[r->nclocks++] = (pp_clock_stats){.device = d, .method = method, .error_ns = error};
+        } else if (error > r->clocks[j].error_ns) {
+            r->clocks[j].error_ns = error;
+            r->clocks[j].method = method;
+        }
+    }
+    return PP_OK;
+}
+
+int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err) {
+    keys k = {pp_model_find_string(r->m, "submit_ns"), pp_model_find_string(r->m, "queue_ns"),
+              pp_model_find_string(r->m, "completion_ns")};
+    size_t ncells = (r->nstages + 1) * r->ndevices;
+    int64_t *iso = isolated_table(r, o);
+    pp_decomp_stats *cells = calloc(ncells ? ncells : 1, sizeof *cells);
+    r->exec_parts = an_alloc(r->nexecs, sizeof *r->exec_parts);
+    int rc = iso && cells && r->exec_parts ? PP_OK : PP_ENOMEM;
+    for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) {
+        const an_exec *e = &r->execs[i];
+        if (!e->inside || e->device == AN_NONE)
+            continue;
+        size_t cell = (size_t)(e->stage == AN_NONE ? r->nstages : e->stage) * r->ndevices + e->device;
+        pp_exec_parts *x = &r->exec_parts[r->nexec_parts++];
+        int was_split;
+        *x = (pp_exec_parts){.event = e->event, .stage = e->stage, .device = e->device};
+        split(r, &k, e, iso[cell], &x->parts, &was_split);
+        pp_decomp_stats *c = &cells[cell];
+        c->stage = e->stage;
+        c->device = e->device;
+        c->execs++;
+        c->split += (uint64_t)was_split;
+        c->has_contention = iso[cell] > 0;
+        add_parts(&c->total, &x->parts);
+    }
+    /* the cells with execs, stage by stage in report order */
+    for (size_t i = 0; rc == PP_OK && i < ncells; i++)
+        if (cells[i].execs)
+            cells[r->ndecomp++] = cells[i];
+    r->decomp = cells;
+    cells = NULL;
+    free(iso);
+    if (rc == PP_OK)
+        rc = clocks_collect(r);
+    return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
+}
+
+/* What each non-device part means for the user, for the finding. */
+static const char *const part_names[] = {"submit time (host call to device queue)",
+                                         "queue wait", "completion time (device end to host)",
+                                         "not device time (the backend cannot split it)"};
+static const char *const part_advice[] = {
+    "the host or driver call is slow; more work per request amortizes it",
+    "requests queue behind each other; more requests in flight will not help",
+    "the host sees results late; look at the thread that waits for them",
+    "a backend with device timestamps (opencl) can say where it goes"};
+
+/* A (stage, device) whose largest non-device part holds at least a third
+ * of its wall and more than its device time. */
+int an_decompose_findings(pp_report *r) {
+    for (size_t i = 0; i < r->ndecomp; i++) {
+        const pp_decomp_stats *c = &r->decomp[i];
+        const pp_wall_parts *t = &c->total;
+        int64_t part[4] = {t->submit_ns, t->queue_ns, t->completion_ns, t->unattributed_ns};
+        int big = 0;
+        for (int p = 1; p < 4; p++)
+            if (part[p] > part[big])
+                big = p;
+        if (t->wall_ns <= 0 || part[big] * 3 < t->wall_ns || part[big] <= t->device_ns)
+            continue;
+        char dev[96];
+        an_device_label(r, c->device, dev, sizeof dev);
+        const char *stage = c->stage == AN_NONE ? "(no stage)" : r->stages[c->stage].name;
+        int rc = an_finding_add(r, an_strdupf("%s on %s: %.0f%% of wall is %s: %s.", stage, dev,
+                                              100.0 * (double)part[big] / (double)t->wall_ns,
+                                              part_names[big], part_advice[big]));
+        if (rc != PP_OK)
+            return rc;
+    }
+    return PP_OK;
+}
+
+const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n) {
+    *n = r->nexec_parts;
+    return r->exec_parts;
+}
+
+const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n) {
+    *n = r->ndecomp;
+    return r->decomp;
+}
+
+const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n) {
+    *n = r->nclocks;
+    return r->clocks;
+}
