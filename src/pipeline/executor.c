@@ -36,7 +36,8 @@ struct pp_executor {
     pp_compiled *compiled;
     pp_str name, stage;
     pp_str key_type, key_exec_type, key_cpu_ns;
-    pp_str key_submit, key_queue, key_completion, key_clock, key_method, key_error;
+    pp_str key_submit, key_queue, key_completion, key_shift, key_clock,
+        key_method, key_error;
     pp_device_clock clock;  /* method NULL: the device stamps with the session clock */
     atomic_int clock_marked;
     int nslots;
@@ -67,14 +68,29 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Splits the wall [t0, t1] at the device's times, each clamped into the
- * wall after the one before it (an alignment error must not make a part
- * negative): submit = t0 -> queued, queue = queued -> device start plus any
- * time the device span holds beyond hw_ns, completion = device end -> t1. */
-static void split_wall(int64_t t0, int64_t t1, const pp_request_profile *p, int64_t *submit,
-                       int64_t *queue, int64_t *completion) {
-    int64_t q = clamp(p->queued_ns, t0, t1), st = clamp(p->dev_start_ns, q, t1);
-    int64_t en = clamp(p->dev_end_ns, st, t1);
+/* The shift that puts the device's times inside the host's wall [t0, t1]:
+ * a device cannot queue a request before the host called, nor finish it
+ * after the host saw it finish, so where a mapped time says otherwise the
+ * difference is the clock alignment's error, which the shift takes out
+ * (it stays within the stated bound; the exec records it as
+ * clock_shift_ns). Device times are all moved alike, so durations stay. */
+static int64_t fit_shift(int64_t t0, int64_t t1, const pp_request_profile *p) {
+    int64_t shift = 0;
+    if (p->dev_end_ns > t1)
+        shift = t1 - p->dev_end_ns;
+    if (p->queued_ns + shift < t0)
+        shift = t0 - p->queued_ns;
+    return shift;
+}
+
+/* Splits the wall [t0, t1] at the device's (shifted) times, each clamped
+ * into the wall after the one before it: submit = t0 -> queued, queue =
+ * queued -> device start plus any time the device span holds beyond
+ * hw_ns, completion = device end -> t1. */
+static void split_wall(int64_t t0, int64_t t1, const pp_request_profile *p, int64_t shift,
+                       int64_t *submit, int64_t *queue, int64_t *completion) {
+    int64_t q = clamp(p->queued_ns + shift, t0, t1), st = clamp(p->dev_start_ns + shift, q, t1);
+    int64_t en = clamp(p->dev_end_ns + shift, st, t1);
     int64_t span = en - st, hw = p->hw_ns < (uint64_t)span ? (int64_t)p->hw_ns : span;
     *submit = q - t0;
     *queue = (st - q) + (span - hw);
@@ -113,6 +129,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_submit = pp_intern("submit_ns");
     ex->key_queue = pp_intern("queue_ns");
     ex->key_completion = pp_intern("completion_ns");
+    ex->key_shift = pp_intern("clock_shift_ns");
     ex->key_clock = pp_intern("clock alignment");
     ex->key_method = pp_intern("method");
     ex->key_error = pp_intern("error_ns");
@@ -186,8 +203,9 @@ void pp_executor_release(pp_executor *ex, pp_request *r) {
     release_slot(ex, pp_request_index(r));
 }
 
-/* The exec span and, at level 2, one op span per executed op with its type,
- * exec type and CPU time as annotations. */
+/* The exec span (with the split of its wall where the backend reports
+ * device times) and, at level 2, one op span per executed op with its
+ * type, exec type and CPU time as annotations. */
 static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, int64_t end) {
     pp_span_rec rec;
     pp_span_rec_init(&rec);
@@ -205,12 +223,16 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
         rec.xfer_ns = prof.xfer_ns;
     }
     int recorded = pp_span(ex->s, &rec) == PP_OK;
+    int64_t shift = 0;
     if (recorded && have_profile && prof.queued_ns != 0) {
         int64_t submit, queue, completion;
-        split_wall(rec.ts_ns, end, &prof, &submit, &queue, &completion);
+        shift = fit_shift(rec.ts_ns, end, &prof);
+        split_wall(rec.ts_ns, end, &prof, shift, &submit, &queue, &completion);
         pp_annotate_int(ex->s, ex->key_submit, submit);
         pp_annotate_int(ex->s, ex->key_queue, queue);
         pp_annotate_int(ex->s, ex->key_completion, completion);
+        if (shift != 0)
+            pp_annotate_int(ex->s, ex->key_shift, shift);
     }
     if (!have_profile || ex->level < 2)
         return;
@@ -218,10 +240,13 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
         const pp_op_profile *op = &prof.ops[i];
         if (op->status != PP_OP_EXECUTED)
             continue;
+        /* inside the exec, so that the row nests (a device span longer
+         * than the host's wall would be cut here) */
+        int64_t op_start = clamp(op->start_ns + shift, slot->start_ns, end);
         rec.name = op->name;
         rec.role = PP_ROLE_OP;
-        rec.ts_ns = op->start_ns;
-        rec.dur_ns = (int64_t)op->real_ns;
+        rec.ts_ns = op_start;
+        rec.dur_ns = clamp(op->start_ns + shift + (int64_t)op->real_ns, op_start, end) - op_start;
         rec.hw_ns = op->hw_ns;
         rec.xfer_ns = op->transfer ? op->hw_ns : 0;
         if (pp_span(ex->s, &rec) != PP_OK)

@@ -198,7 +198,7 @@ static void test_bad_specs_say_what_exists(void) {
     expect_open_error("opencl:999", PP_ENOTFOUND, "opencl: no device 999 (have: 0 (");
 }
 
-/* Every device the list names opens, under the track name OpenCL.N. */
+/* Every device the list names opens, under the track name opencl:N. */
 static void on_device(void *ctx, const pp_device_info *info) {
     int *n = ctx;
     EXPECT_STR(info->backend, "opencl");
@@ -212,7 +212,7 @@ static void test_list_names_what_opens(void) {
     EXPECT_EQ_I64(pp_device_list("opencl", NULL, on_device, &n, NULL), PP_OK);
     EXPECT(n >= 1);
     pp_device *d = open_cl();
-    EXPECT_STR(pp_device_name(d), "OpenCL.0");
+    EXPECT_STR(pp_device_name(d), "opencl:0");
     pp_device_close(d);
 }
 

@@ -1,7 +1,7 @@
 /* The opencl backend's devices: "opencl:N" is the N-th device over every
  * platform the ICD loader offers, in platform order, as `pipeprof devices`
  * lists them. Opening one creates its context and aligns its clock
- * (cl_clock.c); the device's track name is "OpenCL.N". */
+ * (cl_clock.c); the device's track name is its spec, "opencl:N", as openvino's are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,8 +150,8 @@ static int cl_open(pp_device *d, const pp_device_options *opt, pp_error *err) {
     }
     device_name(cd->device, cd->device_name, sizeof cd->device_name);
     d->impl = cd;
-    snprintf(d->name, sizeof d->name, "OpenCL.%d", index);
-    snprintf(d->label, sizeof d->label, "OpenCL.%d (%.30s)", index, cd->device_name);
+    snprintf(d->name, sizeof d->name, "opencl:%d", index);
+    snprintf(d->label, sizeof d->label, "opencl:%d (%.30s)", index, cd->device_name);
     return PP_OK;
 }
 
