@@ -138,20 +138,24 @@ static void test_level_0_reports_no_profile(void) {
 }
 
 /* Eight requests in flight at once, started again from their callbacks,
- * all finish with the right output. */
+ * all finish with the right output. The callbacks run on the backend's
+ * threads, so they count failures for the main thread to check. */
 typedef struct again {
-    int left;
+    int left, failed;
     pthread_mutex_t lock;
 } again;
 
 static void restart(void *ctx, pp_request *r, int status) {
     again *a = ctx;
-    EXPECT_EQ_I64(status, PP_OK);
     pthread_mutex_lock(&a->lock);
     int go = a->left > 0 ? a->left-- : 0;
+    a->failed += status != PP_OK;
     pthread_mutex_unlock(&a->lock);
-    if (go)
-        EXPECT_EQ_I64(pp_request_start(r, restart, ctx), PP_OK);
+    if (go && pp_request_start(r, restart, ctx) != PP_OK) {
+        pthread_mutex_lock(&a->lock);
+        a->failed++;
+        pthread_mutex_unlock(&a->lock);
+    }
 }
 
 static void test_requests_in_flight_restart_from_callbacks(void) {
@@ -174,6 +178,7 @@ static void test_requests_in_flight_restart_from_callbacks(void) {
     }
     for (int i = 0; i < 8; i++)
         pp_request_wait(pp_compiled_request(c, i));
+    EXPECT_EQ_I64(a.failed, 0);
     static float x[256 * 64], want[256 * 64];
     pp_wl_fill_input(&w, 11, x);
     reference_matmul_chain(&w, x, want);
