@@ -171,11 +171,12 @@ int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *er
 }
 
 /* What each non-device part means for the user, for the finding. */
-static const char *const part_names[] = {"submit time (host call to device queue)",
+static const char *const part_names[] = {"submit time (host call until the device has it)",
                                          "queue wait", "completion time (device end to host)",
                                          "not device time (the backend cannot split it)"};
 static const char *const part_advice[] = {
-    "the host or driver call is slow; more work per request amortizes it",
+    "handing a request to the device (driver call, launch, thread wake-up) is slow; more work "
+    "per request amortizes it",
     "requests queue behind each other; more requests in flight will not help",
     "the host sees results late; look at the thread that waits for them",
     "a backend with device timestamps (opencl) can say where it goes"};
