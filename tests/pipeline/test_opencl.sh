@@ -79,4 +79,16 @@ printf '{"stages": [{"name": "A", "device": "opencl:gpu", "out_dim": 8}]}' >bad2
 run "$P" run bad2.json
 expect "a device that is not a number says how to name one" 2 \
     "opencl: device \"gpu\": expected a device number (opencl:0; \`pipeprof devices --backend opencl\` lists them)"
+
+# A machine without any OpenCL driver (the ICD loader pointed at an empty
+# vendors folder): nothing is listed, and a pipeline naming opencl:0 says
+# what to install.
+mkdir -p novendors
+OCL_ICD_VENDORS=$tmp/novendors run "$P" devices --backend opencl
+expect "without a driver, devices lists no OpenCL device" 0
+check "and prints nothing" test -z "$out"
+OCL_ICD_VENDORS=$tmp/novendors run "$P" run mix.json --out none
+expect "without a driver, a pipeline on opencl:0 says what to install" 2 \
+    "pipeprof: mix.json: stages[0].devices[0]: opencl: no OpenCL device found (no platform driver is installed; PoCL's is the Debian package pocl-opencl-icd)"
+check "and leaves no trace behind" test ! -e none/trace.pptrace
 finish
