@@ -21,17 +21,12 @@ if [[ $out != *opencl:0* ]]; then
 fi
 expect "devices lists the OpenCL device with its platform" 0 "opencl     opencl:0" "platform \""
 
-cat >mix.json <<'JSON'
-{"name": "mix", "nodes": 512, "edges": 4096, "features": 32, "batches": 12, "warmup": 2,
- "queue_depth": 2, "seed": 1,
- "stages": [
-  {"name": "GraphPrep", "device": "opencl:0", "model": "sage", "out_dim": 32},
-  {"name": "Embedding", "devices": ["cpu", "sim:NPU"], "model": "matmul", "out_dim": 32},
-  {"name": "Classifier", "device": "opencl:0", "requests": 2, "model": "matmul", "out_dim": 8}]}
-JSON
-run "$P" run mix.json --out d --level 2
+# examples/opencl_pipeline.json: GraphPrep and Classifier on opencl:0,
+# Embedding data-parallel over cpu and sim:NPU.
+cp "$PP_SOURCE_DIR/examples/opencl_pipeline.json" mix.json
+run "$P" run mix.json --out d --level 2 --batches 12
 expect "a pipeline mixing opencl:0, cpu and sim:NPU runs and analyzes" 0 \
-    "mix: 12 batches streaming" "opencl:0/req 0" "NPU (simulated)" \
+    "opencl: 12 batches streaming" "opencl:0/req 0" "NPU (simulated)" \
     "Wall decomposition (% of exec wall; xfer is part of device)" \
     "GraphPrep      opencl:0" "Embedding      NPU (simulated)" "Ops on opencl:0 by name" \
     "clock: opencl:0 aligned by"
