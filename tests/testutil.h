@@ -37,10 +37,16 @@ size_t pp_test_mutate_text(char *buf, size_t len, size_t cap);
 
 /* The backends of this build, as "unknown backend" messages list them. */
 #ifdef PP_HAVE_OPENVINO
-#define PP_TEST_BACKENDS "cpu, sim, openvino"
+#define PP_TEST_BACKENDS_OV ", openvino"
 #else
-#define PP_TEST_BACKENDS "cpu, sim"
+#define PP_TEST_BACKENDS_OV ""
 #endif
+#ifdef PP_HAVE_OPENCL
+#define PP_TEST_BACKENDS_CL ", opencl"
+#else
+#define PP_TEST_BACKENDS_CL ""
+#endif
+#define PP_TEST_BACKENDS "cpu, sim" PP_TEST_BACKENDS_OV PP_TEST_BACKENDS_CL
 
 #define RUN(fn) do { int before_ = pp_test_failures; fn(); \
     fprintf(stderr, "%s %s\n", pp_test_failures == before_ ? "ok  " : "FAIL", #fn); } while (0)

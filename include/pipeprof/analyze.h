@@ -233,6 +233,51 @@ typedef struct pp_contention_stats {
 } pp_contention_stats;
 
 const pp_contention_stats *pp_report_contention(const pp_report *r, size_t *n);
+
+/* wall decomposition (docs/analysis.md): an exec's wall split into parts
+ * that are each >= 0 and sum to wall exactly. device is hw_ns (xfer_ns of
+ * it moves data; contention_ns of it is the excess over the isolated time
+ * when pp_analyze_options.isolated gives one, else 0). submit, queue and
+ * completion come from the exec's submit_ns / queue_ns / completion_ns
+ * annotations where its backend reports device times; unattributed is the
+ * rest (all of wall - hw where it does not; all of wall where hw is
+ * unknown). */
+typedef struct pp_wall_parts {
+    int64_t wall_ns;
+    int64_t submit_ns, queue_ns, device_ns, completion_ns, unattributed_ns;
+    int64_t xfer_ns, contention_ns; /* parts of device_ns */
+} pp_wall_parts;
+
+/* One exec inside W with its parts, in the model's event order. */
+typedef struct pp_exec_parts {
+    size_t event;              /* model event index */
+    uint32_t stage, device;    /* report stage (AN_NONE-like UINT32_MAX: none) and device */
+    pp_wall_parts parts;
+} pp_exec_parts;
+
+/* The sums per (stage, device) with execs inside W, stage by stage in
+ * report order; `split` counts the execs whose backend split their wall
+ * (the rest have only device and unattributed). */
+typedef struct pp_decomp_stats {
+    uint32_t stage;            /* UINT32_MAX: execs without a stage */
+    uint32_t device;
+    uint64_t execs, split;
+    int has_contention;        /* an isolated time was given for the pair */
+    pp_wall_parts total;
+} pp_decomp_stats;
+
+/* How a device's own timestamps were mapped into the trace's clock: from
+ * its "clock alignment" marks (the largest error bound when there are
+ * several). */
+typedef struct pp_clock_stats {
+    uint32_t device;
+    const char *method;
+    int64_t error_ns;
+} pp_clock_stats;
+
+const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n);
+const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n);
+const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n);
 /* Ranked plain statements, data loss first when there is any. */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 
@@ -246,7 +291,8 @@ int pp_report_write_json(const pp_report *r, FILE *out);
 int pp_report_json(const pp_report *r, char **out, size_t *len);
 /* Accepts NULL. */
 void pp_report_json_free(char *json);
-/* Writes devices.csv, tracks.csv, stages.csv, batches.csv and gaps.csv into
+/* Writes devices.csv, tracks.csv, stages.csv, batches.csv, gaps.csv and
+ * decomposition.csv into
  * the existing directory `dir`, each atomically. */
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
 /* Writes the report as one self-contained HTML page to `path`, atomically

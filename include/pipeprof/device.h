@@ -8,6 +8,9 @@
  *   "openvino:CPU", "openvino:GPU", "openvino:AUTO", "openvino:HETERO:GPU,CPU"
  *              any device OpenVINO offers, through its C API (built when
  *              OpenVINO is found: pp_features() lists "openvino")
+ *   "opencl:0" the first OpenCL device (numbered over all platforms, as
+ *              pp_device_list gives them), timed by OpenCL event profiling
+ *              (built when OpenCL is found: pp_features() lists "opencl")
  * docs/backends.md says what "hardware time" means for each.
  *
  * A compiled model (pp_compiled) is a workload built for one device with N
@@ -110,6 +113,18 @@ unsigned pp_device_flags(const pp_device *d);
 /* Reserves `n` stream numbers on the device and returns the first, so that
  * every request slot of every executor on it gets a row of its own. */
 int pp_device_reserve_streams(pp_device *d, int n);
+/* How a device's own timestamps were mapped into the session clock. */
+typedef struct pp_device_clock {
+    const char *method; /* "session clock" (the device stamps with pp_now itself),
+                         * "clGetDeviceAndHostTimer", "marker QUEUED" (docs/backends.md) */
+    int64_t offset_ns;  /* session ns = device ns + offset_ns */
+    int64_t error_ns;   /* bound on the error of a mapped timestamp when it was measured */
+} pp_device_clock;
+/* The alignment the device was opened with; `fresh` non-zero measures it
+ * anew (without changing the one in use), to see drift. Fails (message in
+ * err) when a fresh measurement fails. */
+int pp_device_clock_get(pp_device *d, int fresh, pp_device_clock *out, pp_error *err);
+
 /* The built-in parameters of simulated device `name`; PP_ENOTFOUND if none. */
 int pp_sim_device_defaults(const char *name, pp_sim_device_params *out);
 
@@ -190,10 +205,17 @@ typedef struct pp_op_profile {
     uint64_t hw_ns;     /* the op's part of the request's hw_ns */
 } pp_op_profile;
 
-/* What a finished request reports. */
+/* What a finished request reports. The three device times (session clock,
+ * 0 = not known) split its wall (docs/analysis.md, wall decomposition):
+ * host call -> queued_ns is submit, queued_ns -> dev_start_ns and any time
+ * between dev_start_ns and dev_end_ns beyond hw_ns is queue, dev_end_ns ->
+ * the host seeing it is completion. */
 typedef struct pp_request_profile {
     uint64_t hw_ns;     /* device execution time of the request (sum of op hw_ns) */
     uint64_t xfer_ns;   /* data-movement part of hw_ns */
+    int64_t queued_ns;    /* the device (or its driver's queue) has the request */
+    int64_t dev_start_ns; /* its first command started */
+    int64_t dev_end_ns;   /* its last command ended */
     size_t nops;
     const pp_op_profile *ops; /* valid until the request is started again */
 } pp_request_profile;

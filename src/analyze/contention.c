@@ -7,14 +7,14 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-static uint32_t find_stage(const pp_report *r, const char *name) {
+uint32_t an_find_stage(const pp_report *r, const char *name) {
     for (uint32_t s = 0; s < r->nstages; s++)
         if (strcmp(r->stages[s].name, name) == 0)
             return s;
     return AN_NONE;
 }
 
-static uint32_t find_device(const pp_report *r, const char *name) {
+uint32_t an_find_device(const pp_report *r, const char *name) {
     for (uint32_t d = 0; d < r->ndevices; d++)
         if (strcmp(r->devices[d].name, name) == 0)
             return d;
@@ -28,7 +28,7 @@ int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *e
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     for (size_t i = 0; i < o->nisolated; i++) {
         const pp_isolated_hw *iso = &o->isolated[i];
-        uint32_t s = find_stage(r, iso->stage), d = find_device(r, iso->device);
+        uint32_t s = an_find_stage(r, iso->stage), d = an_find_device(r, iso->device);
         if (s == AN_NONE || d == AN_NONE || iso->hw_ns <= 0)
             continue;
         uint64_t n = 0, total = 0;

@@ -27,6 +27,10 @@ static int add(pp_report *r, char *text) {
     return PP_OK;
 }
 
+int an_finding_add(pp_report *r, char *text) {
+    return add(r, text);
+}
+
 /* Appends ", <part>" (or the first part) to buf. */
 static void join(char *buf, size_t len, const char *part) {
     size_t used = strlen(buf);
@@ -365,6 +369,8 @@ int an_findings_compute(pp_report *r, pp_error *err) {
             rc = imbalance(r, &r->dp[i]);
     if (rc == PP_OK)
         rc = hw_quality(r);
+    if (rc == PP_OK)
+        rc = an_decompose_findings(r);
     uint64_t unknown = 0, execs = 0;
     for (size_t d = 0; d < r->ndevices; d++)
         if (!(r->devices[d].hw_quality & PP_HW_HOST))

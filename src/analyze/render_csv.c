@@ -2,7 +2,8 @@
  * devices.csv, tracks.csv, stages.csv, batches.csv (one row per batch, with
  * its stage times in stage_times form: one row per (batch, stage)) and
  * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
- * statistics by name and by type). Each file is written atomically. */
+ * statistics by name and by type) and decomposition.csv (the wall
+ * decomposition per stage and device). Each file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,13 +155,34 @@ static void op_types(const pp_report *r, pp_outfile *o) {
     op_rows(r, o, r->op_types, r->nop_types, 0);
 }
 
+/* The wall decomposition: one row per stage and device, sums in ns;
+ * contention_ns is empty where no isolated time was given. */
+static void decomposition(const pp_report *r, pp_outfile *o) {
+    put(o, "stage,device,simulated,execs,split_execs,wall_ns,submit_ns,queue_ns,device_ns,xfer_ns,"
+           "completion_ns,unattributed_ns,contention_ns\n");
+    for (size_t i = 0; i < r->ndecomp; i++) {
+        const pp_decomp_stats *v = &r->decomp[i];
+        const pp_wall_parts *t = &v->total;
+        field(o, v->stage == AN_NONE ? "" : r->stages[v->stage].name);
+        put(o, ",");
+        field(o, r->devices[v->device].name);
+        put(o, ",%d,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,", r->devices[v->device].simulated,
+            (unsigned long long)v->execs, (unsigned long long)v->split, (long long)t->wall_ns,
+            (long long)t->submit_ns, (long long)t->queue_ns, (long long)t->device_ns,
+            (long long)t->xfer_ns, (long long)t->completion_ns, (long long)t->unattributed_ns);
+        if (v->has_contention)
+            put(o, "%lld", (long long)t->contention_ns);
+        put(o, "\n");
+    }
+}
+
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     static const struct {
         const char *name;
         void (*write)(const pp_report *, pp_outfile *);
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
-                 {"op_types.csv", op_types}};
+                 {"op_types.csv", op_types}, {"decomposition.csv", decomposition}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

@@ -204,6 +204,41 @@ static void data_parallel(const pp_report *r, pp_outfile *o) {
     hj_raw(o, "]");
 }
 
+/* The wall decomposition per stage and device (sums in ns; stage -1: none)
+ * and the clock alignment of devices with clocks of their own. */
+static void decomposition(const pp_report *r, pp_outfile *o) {
+    hj_raw(o, ",\n\"decomposition\": [");
+    for (size_t i = 0; i < r->ndecomp; i++) {
+        const pp_decomp_stats *v = &r->decomp[i];
+        const pp_wall_parts *t = &v->total;
+        hj_raw(o, i ? ",\n {" : "\n {");
+        hj_key(o, "stage", 1);
+        hj_i64(o, v->stage == AN_NONE ? -1 : (int64_t)v->stage);
+        num(o, "device", v->device);
+        num(o, "execs", (int64_t)v->execs);
+        num(o, "split_execs", (int64_t)v->split);
+        num(o, "wall_ns", t->wall_ns);
+        num(o, "submit_ns", t->submit_ns);
+        num(o, "queue_ns", t->queue_ns);
+        num(o, "device_ns", t->device_ns);
+        num(o, "xfer_ns", t->xfer_ns);
+        num(o, "completion_ns", t->completion_ns);
+        num(o, "unattributed_ns", t->unattributed_ns);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "],\n\"clocks\": [");
+    for (size_t i = 0; i < r->nclocks; i++) {
+        hj_raw(o, i ? ",\n {" : "\n {");
+        hj_key(o, "device", 1);
+        hj_i64(o, r->clocks[i].device);
+        hj_key(o, "method", 0);
+        hj_str(o, r->clocks[i].method);
+        num(o, "error_ns", r->clocks[i].error_ns);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "]");
+}
+
 int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
     uint64_t *hist = malloc(HTML_HIST_BINS * sizeof *hist);
     if (!hist)
@@ -213,6 +248,7 @@ int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
     stages(r, o, hist);
     cycles(r, o);
     data_parallel(r, o);
+    decomposition(r, o);
     free(hist);
     return PP_OK;
 }

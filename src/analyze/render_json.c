@@ -204,6 +204,44 @@ static void contention(const pp_report *r, FILE *out) {
     fputc(']', out);
 }
 
+/* The wall decomposition per stage and device (sums in ns) and the clock
+ * alignment of devices with clocks of their own. */
+static void decomposition(const pp_report *r, FILE *out) {
+    fputs(",\n\"decomposition\": [", out);
+    for (size_t i = 0; i < r->ndecomp; i++) {
+        const pp_decomp_stats *v = &r->decomp[i];
+        const pp_wall_parts *t = &v->total;
+        fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
+        if (v->stage == AN_NONE)
+            fputs("null", out);
+        else
+            str(out, r->stages[v->stage].name);
+        fputs(", \"device\": ", out);
+        str(out, r->devices[v->device].name);
+        fprintf(out, ", \"simulated\": %s, \"execs\": %llu, \"split_execs\": %llu, "
+                     "\"wall_ns\": %lld, \"submit_ns\": %lld, \"queue_ns\": %lld, "
+                     "\"device_ns\": %lld, \"xfer_ns\": %lld, \"completion_ns\": %lld, "
+                     "\"unattributed_ns\": %lld, \"contention_ns\": ",
+                r->devices[v->device].simulated ? "true" : "false", (unsigned long long)v->execs,
+                (unsigned long long)v->split, (long long)t->wall_ns, (long long)t->submit_ns,
+                (long long)t->queue_ns, (long long)t->device_ns, (long long)t->xfer_ns,
+                (long long)t->completion_ns, (long long)t->unattributed_ns);
+        if (v->has_contention)
+            fprintf(out, "%lld}", (long long)t->contention_ns);
+        else
+            fputs("null}", out);
+    }
+    fputs("],\n\"clocks\": [", out);
+    for (size_t i = 0; i < r->nclocks; i++) {
+        fputs(i ? ",\n {\"device\": " : "\n {\"device\": ", out);
+        str(out, r->devices[r->clocks[i].device].name);
+        fputs(", \"method\": ", out);
+        str(out, r->clocks[i].method);
+        fprintf(out, ", \"error_ns\": %lld}", (long long)r->clocks[i].error_ns);
+    }
+    fputc(']', out);
+}
+
 /* An op table; `named`: rows by op name (else by type, without "name"). */
 static void op_rows(const pp_report *r, FILE *out, const char *key, const pp_op_stats *o,
                     size_t n, int named) {
@@ -253,6 +291,7 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     cycles(r, out);
     data_parallel(r, out);
     contention(r, out);
+    decomposition(r, out);
     op_rows(r, out, "ops", r->ops, r->nops, 1);
     op_rows(r, out, "op_types", r->op_types, r->nop_types, 0);
     fputs("\n}\n", out);

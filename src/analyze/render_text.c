@@ -233,6 +233,51 @@ static void contention(const pp_report *r, FILE *out) {
     }
 }
 
+/* The wall decomposition per stage and device as shares of exec wall,
+ * then how each device's own clock was aligned (docs/analysis.md). */
+static void decomposition(const pp_report *r, FILE *out) {
+    if (r->ndecomp == 0)
+        return;
+    char name[160], b[16];
+    uint64_t execs = 0, split = 0;
+    fprintf(out, "\nWall decomposition (%% of exec wall; xfer is part of device)\n");
+    fprintf(out, "%-14s %-16s %6s %6s %6s %6s %6s %6s %6s\n", "stage", "device", "execs", "submit",
+            "queue", "device", "xfer", "compl", "unattr");
+    for (size_t i = 0; i < r->ndecomp; i++) {
+        const pp_decomp_stats *v = &r->decomp[i];
+        const pp_wall_parts *t = &v->total;
+        double w = t->wall_ns > 0 ? 100.0 / (double)t->wall_ns : 0.0;
+        an_device_label(r, v->device, name, sizeof name);
+        name_col(out, "", v->stage == AN_NONE ? "-" : r->stages[v->stage].name, 14);
+        name_col(out, " ", name, 16);
+        fprintf(out, " %6llu %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f\n", (unsigned long long)v->execs,
+                w * (double)t->submit_ns,
+                w * (double)t->queue_ns, w * (double)t->device_ns, w * (double)t->xfer_ns,
+                w * (double)t->completion_ns, w * (double)t->unattributed_ns);
+        execs += v->execs;
+        split += v->split;
+    }
+    char note[160];
+    snprintf(note, sizeof note, "%llu of %llu execs come from backends that split their wall; "
+             "the others show device and unattributed only.",
+             (unsigned long long)split, (unsigned long long)execs);
+    wrap(out, "", note);
+    for (size_t i = 0; i < r->ndecomp; i++) {
+        const pp_decomp_stats *v = &r->decomp[i];
+        if (!v->has_contention || v->total.device_ns <= 0)
+            continue;
+        an_device_label(r, v->device, name, sizeof name);
+        fprintf(out, "contention: %s on %s: %.1f%% of device time is over the isolated time\n",
+                v->stage == AN_NONE ? "-" : r->stages[v->stage].name, name,
+                100.0 * (double)v->total.contention_ns / (double)v->total.device_ns);
+    }
+    for (size_t i = 0; i < r->nclocks; i++) {
+        an_device_label(r, r->clocks[i].device, name, sizeof name);
+        fprintf(out, "clock: %s aligned by %s, error <= %s\n", name, r->clocks[i].method,
+                ns(r->clocks[i].error_ns, b));
+    }
+}
+
 /* One op table, in sections per device (the device's name is the section
  * heading, so it is never cut); at most 10 rows per device. */
 static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t n, int by_type) {
@@ -295,6 +340,7 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     cycles(r, out);
     data_parallel(r, out);
     contention(r, out);
+    decomposition(r, out);
     ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

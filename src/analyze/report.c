@@ -196,6 +196,8 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     if (rc == PP_OK && o->nisolated > 0)
         rc = an_contention_compute(r, o, err);
     if (rc == PP_OK)
+        rc = an_decompose_compute(r, o, err);
+    if (rc == PP_OK)
         rc = an_findings_compute(r, err);
     build_state_free(r);
     if (rc != PP_OK) {
@@ -235,6 +237,9 @@ void pp_report_free(pp_report *r) {
     free(r->ops);
     free(r->op_types);
     free(r->contention);
+    free(r->exec_parts);
+    free(r->decomp);
+    free(r->clocks);
     free_strings(r->texts, r->ntexts);
     free_strings(r->findings, r->nfindings);
     free(r);

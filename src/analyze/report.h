@@ -182,6 +182,12 @@ struct pp_report {
     pp_contention_stats *contention;
     size_t ncontention;
     int has_contention;        /* isolated times were given: the renderers show the table */
+    pp_exec_parts *exec_parts; /* decompose.c */
+    size_t nexec_parts;
+    pp_decomp_stats *decomp;
+    size_t ndecomp;
+    pp_clock_stats *clocks;
+    size_t nclocks;
 
     /* Valid only while pp_report_build runs: the model, its columns, the
      * batch map of the stage step and the reused scratch buffers. */
@@ -204,6 +210,12 @@ int an_dp_compute(pp_report *r, pp_error *err);
 int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
+int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
+/* The finding naming the largest non-device part of a (stage, device)
+ * where it dominates (decompose.c); called by an_findings_compute. */
+int an_decompose_findings(pp_report *r);
+/* Appends a finding (findings.c); takes `text` (NULL: PP_ENOMEM). */
+int an_finding_add(pp_report *r, char *text);
 
 /* Helpers shared by the steps. */
 
@@ -219,6 +231,10 @@ uint32_t an_stage_of_string(pp_report *r, uint32_t id);
 uint32_t an_stage_intern(pp_report *r, const char *name, size_t len);
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
 int an_inside(const pp_report *r, int64_t ts, int64_t dur);
+/* The stage / device index of a name (a device by its track name: "NPU");
+ * AN_NONE when absent (contention.c). */
+uint32_t an_find_stage(const pp_report *r, const char *name);
+uint32_t an_find_device(const pp_report *r, const char *name);
 /* Keeps a malloc'd string in the report (freed with it); NULL on no memory. */
 const char *an_keep_text(pp_report *r, const char *text);
 

@@ -16,19 +16,24 @@
  * also guards the backend list. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pp_device *registry;
-#ifdef PP_HAVE_OPENVINO
-#define NBUILTIN 3
-#else
-#define NBUILTIN 2
-#endif
 static const pp_backend *backends[MAX_BACKENDS] = {
     &pp_backend_cpu,
     &pp_backend_sim,
 #ifdef PP_HAVE_OPENVINO
     &pp_backend_openvino,
 #endif
+#ifdef PP_HAVE_OPENCL
+    &pp_backend_opencl,
+#endif
 };
-static size_t nbackends = NBUILTIN;
+static size_t nbackends = 2
+#ifdef PP_HAVE_OPENVINO
+                          + 1
+#endif
+#ifdef PP_HAVE_OPENCL
+                          + 1
+#endif
+    ;
 /* Caller holds registry_lock. */
 static const pp_backend *find_backend(const char *name, size_t len) {
     for (size_t i = 0; i < nbackends; i++)
@@ -351,8 +356,16 @@ int pp_request_profile_get(pp_request *r, pp_request_profile *out) {
     pthread_mutex_unlock(&r->lock);
     if (state != PP_REQ_FINISHED)
         return PP_ESTATE;
-    *out = (pp_request_profile){.hw_ns = r->hw_ns, .xfer_ns = r->xfer_ns, .nops = r->nops,
-                                .ops = r->ops};
+    *out = (pp_request_profile){.hw_ns = r->hw_ns, .xfer_ns = r->xfer_ns,
+                                .queued_ns = r->queued_ns, .dev_start_ns = r->dev_start_ns,
+                                .dev_end_ns = r->dev_end_ns, .nops = r->nops, .ops = r->ops};
+    return PP_OK;
+}
+
+int pp_device_clock_get(pp_device *d, int fresh, pp_device_clock *out, pp_error *err) {
+    if (d->backend->clock)
+        return d->backend->clock(d, fresh, out, err);
+    *out = (pp_device_clock){.method = "session clock"};
     return PP_OK;
 }
 

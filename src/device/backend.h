@@ -32,6 +32,9 @@ typedef struct pp_backend {
     void (*free_compiled)(pp_compiled *c);
     /* Runs r asynchronously; the backend calls pp_request_finish when done. */
     int (*start)(pp_request *r);
+    /* The device's clock alignment (pp_device_clock_get); NULL: the device
+     * stamps with the session clock. */
+    int (*clock)(pp_device *d, int fresh, pp_device_clock *out, pp_error *err);
     /* Calls fn once per device the backend can open (pp_device_list). */
     int (*list)(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err);
     /* Marks on a device stream (pp_request_mark, mark.c): the device time, on
@@ -47,6 +50,9 @@ extern const pp_backend pp_backend_cpu;
 extern const pp_backend pp_backend_sim;
 #ifdef PP_HAVE_OPENVINO
 extern const pp_backend pp_backend_openvino;
+#endif
+#ifdef PP_HAVE_OPENCL
+extern const pp_backend pp_backend_opencl;
 #endif
 
 /* Adds a backend beside cpu and sim (up to 8 in all), for specs naming
@@ -84,6 +90,7 @@ struct pp_request {
     void *done_ctx;
     /* Written by the backend while running, read after it finished. */
     uint64_t hw_ns, xfer_ns;
+    int64_t queued_ns, dev_start_ns, dev_end_ns; /* pp_request_profile's; 0 = unknown */
     size_t nops;
     pp_op_profile *ops; /* inline_ops, or a backend's own array when it reports more ops */
     pp_op_profile inline_ops[PP_MAX_OPS];

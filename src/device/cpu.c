@@ -110,6 +110,9 @@ static void compute(pp_request *r) {
     const pp_workload *w = &c->workload;
     int64_t cpu0;
 
+    /* the worker has the request: the hand-off from the starting thread is
+     * its submit part; compute wall beyond CPU time is waiting for a core */
+    r->queued_ns = r->dev_start_ns = pp_now();
     pp_op_profile *p = &r->ops[0];
     profile_begin(p, &cpu0);
     memcpy(wk->work[0], r->input, (size_t)(w->nodes * w->in_dim) * sizeof(float));
@@ -135,6 +138,7 @@ static void compute(pp_request *r) {
         r->hw_ns += p->hw_ns;
         in = out;
     }
+    r->dev_end_ns = pp_now();
 }
 
 static void *worker_main(void *arg) {

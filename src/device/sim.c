@@ -11,7 +11,8 @@
  *
  * Hardware time = the modeled device time (input transfer + compute + output
  * transfer), transfer part = the two transfers. Launch overhead and waiting
- * for a busy device are wall time but not hardware time. */
+ * for a busy device are wall time but not hardware time: the request's
+ * device times make them the submit and queue parts of its wall. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,10 @@ static void fill_profile(pp_request *r, const pp_sim_job *j) {
     }
     r->hw_ns = (uint64_t)(done - model_to_clock(j->dev_start));
     r->xfer_ns = r->ops[0].hw_ns + r->ops[r->nops - 1].hw_ns;
+    /* the launch ends when the device's queue has the request */
+    r->queued_ns = model_to_clock(j->arrive + j->launch_ns);
+    r->dev_start_ns = model_to_clock(j->dev_start);
+    r->dev_end_ns = done;
 }
 
 static void *engine_main(void *arg) {

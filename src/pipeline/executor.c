@@ -4,10 +4,18 @@
  * flight at once never overlap on one track. The exec span's wall is taken
  * right before the backend's start and first thing in the completion
  * callback, as a user timing start_async() and the callback would see it;
- * recording is a handful of stores into the backend thread's buffer. */
+ * recording is a handful of stores into the backend thread's buffer.
+ *
+ * Where the backend reports the device's times, the exec carries the split
+ * of its wall (docs/analysis.md, wall decomposition) as annotations
+ * submit_ns, queue_ns and completion_ns: device is its hw_ns, unattributed
+ * the rest. A device with a clock of its own gets a "clock alignment" mark
+ * on its first row saying how its times were mapped and how well. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/session.h"
@@ -32,6 +40,10 @@ struct pp_executor {
     pp_str name, stage;
     pp_str key_type, key_exec_type, key_cpu_ns, key_share;
     pp_str api_start, api_wait;
+    pp_str key_submit, key_queue, key_completion, key_shift, key_clock,
+        key_method, key_error;
+    pp_device_clock clock;  /* method NULL: the device stamps with the session clock */
+    atomic_int clock_marked;
     int nslots;
     exec_slot *slots;
     pthread_mutex_t lock;
@@ -42,6 +54,52 @@ struct pp_executor {
     int failed_slot;
     pp_exec_window win;  /* guarded by lock */
 };
+
+/* The device's clock alignment as a mark with its method and error bound,
+ * once per executor, at the start of its first exec (so that it lies in
+ * the exec's window); nothing for devices that stamp with the session
+ * clock. */
+static void mark_clock(pp_executor *ex, const exec_slot *slot) {
+    if (!ex->clock.method || atomic_exchange(&ex->clock_marked, 1))
+        return;
+    if (pp_mark(ex->s, slot->track, ex->key_clock, slot->start_ns) != PP_OK)
+        return;
+    pp_annotate_str(ex->s, ex->key_method, pp_intern(ex->clock.method));
+    pp_annotate_int(ex->s, ex->key_error, ex->clock.error_ns);
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The shift that puts the device's times inside the host's wall [t0, t1]:
+ * a device cannot queue a request before the host called, nor finish it
+ * after the host saw it finish, so where a mapped time says otherwise the
+ * difference is the clock alignment's error, which the shift takes out
+ * (it stays within the stated bound; the exec records it as
+ * clock_shift_ns). Device times are all moved alike, so durations stay. */
+static int64_t fit_shift(int64_t t0, int64_t t1, const pp_request_profile *p) {
+    int64_t shift = 0;
+    if (p->dev_end_ns > t1)
+        shift = t1 - p->dev_end_ns;
+    if (p->queued_ns + shift < t0)
+        shift = t0 - p->queued_ns;
+    return shift;
+}
+
+/* Splits the wall [t0, t1] at the device's (shifted) times, each clamped
+ * into the wall after the one before it: submit = t0 -> queued, queue =
+ * queued -> device start plus any time the device span holds beyond
+ * hw_ns, completion = device end -> t1. */
+static void split_wall(int64_t t0, int64_t t1, const pp_request_profile *p, int64_t shift,
+                       int64_t *submit, int64_t *queue, int64_t *completion) {
+    int64_t q = clamp(p->queued_ns + shift, t0, t1), st = clamp(p->dev_start_ns + shift, q, t1);
+    int64_t en = clamp(p->dev_end_ns + shift, st, t1);
+    int64_t span = en - st, hw = p->hw_ns < (uint64_t)span ? (int64_t)p->hw_ns : span;
+    *submit = q - t0;
+    *queue = (st - q) + (span - hw);
+    *completion = t1 - en;
+}
 
 int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor **out,
                        pp_error *err) {
@@ -79,6 +137,13 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_exec_type = pp_intern("exec_type");
     ex->key_cpu_ns = pp_intern("cpu_ns");
     ex->key_share = pp_intern("share");
+    ex->key_submit = pp_intern("submit_ns");
+    ex->key_queue = pp_intern("queue_ns");
+    ex->key_completion = pp_intern("completion_ns");
+    ex->key_shift = pp_intern("clock_shift_ns");
+    ex->key_clock = pp_intern("clock alignment");
+    ex->key_method = pp_intern("method");
+    ex->key_error = pp_intern("error_ns");
 
     pp_device *d = cfg->device;
     int first = pp_device_reserve_streams(d, ex->nslots);
@@ -99,6 +164,9 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
                                 pp_device_name(d), row, pp_strerror(rc));
         }
     }
+    if (pp_device_clock_get(d, 0, &ex->clock, NULL) != PP_OK ||
+        strcmp(ex->clock.method, "session clock") == 0)
+        ex->clock.method = NULL;
     *out = ex;
     return PP_OK;
 }
@@ -147,8 +215,9 @@ void pp_executor_release(pp_executor *ex, pp_request *r) {
     release_slot(ex, pp_request_index(r));
 }
 
-/* The exec span and, at level 2, one op span per executed op with its type,
- * exec type and CPU time as annotations. */
+/* The exec span (with the split of its wall where the backend reports
+ * device times) and, at level 2, one op span per executed op with its
+ * type, exec type and CPU time as annotations. */
 static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, int64_t end) {
     pp_span_rec rec;
     pp_span_rec_init(&rec);
@@ -167,18 +236,33 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
         rec.xfer_ns = want & PP_COLLECT_TRANSFERS ? prof.xfer_ns : 0;
     }
     /* annotations go to the thread's last record: only onto a kept span */
-    if ((want & PP_COLLECT_SPANS) && pp_span(ex->s, &rec) == PP_OK && slot->share >= 0)
+    int recorded = (want & PP_COLLECT_SPANS) && pp_span(ex->s, &rec) == PP_OK;
+    if (recorded && slot->share >= 0)
         pp_annotate_double(ex->s, ex->key_share, slot->share);
+    int64_t shift = 0;
+    if (recorded && have_profile && prof.queued_ns != 0) {
+        int64_t submit, queue, completion;
+        shift = fit_shift(rec.ts_ns, end, &prof);
+        split_wall(rec.ts_ns, end, &prof, shift, &submit, &queue, &completion);
+        pp_annotate_int(ex->s, ex->key_submit, submit);
+        pp_annotate_int(ex->s, ex->key_queue, queue);
+        pp_annotate_int(ex->s, ex->key_completion, completion);
+        if (shift != 0)
+            pp_annotate_int(ex->s, ex->key_shift, shift);
+    }
     if (!have_profile || !(want & PP_COLLECT_OPS))
         return;
     for (size_t i = 0; i < prof.nops; i++) {
         const pp_op_profile *op = &prof.ops[i];
         if (op->status != PP_OP_EXECUTED || (op->transfer && !(want & PP_COLLECT_TRANSFERS)))
             continue;
+        /* inside the exec, so that the row nests (a device span longer
+         * than the host's wall would be cut here) */
+        int64_t op_start = clamp(op->start_ns + shift, slot->start_ns, end);
         rec.name = op->name;
         rec.role = PP_ROLE_OP;
-        rec.ts_ns = op->start_ns;
-        rec.dur_ns = (int64_t)op->real_ns;
+        rec.ts_ns = op_start;
+        rec.dur_ns = clamp(op->start_ns + shift + (int64_t)op->real_ns, op_start, end) - op_start;
         rec.hw_ns = want & PP_COLLECT_HW ? op->hw_ns : 0;
         rec.xfer_ns = op->transfer ? op->hw_ns : 0;
         if (pp_span(ex->s, &rec) != PP_OK)
@@ -194,8 +278,10 @@ static void on_request_done(void *ctx, pp_request *r, int status) {
     int64_t end = pp_now();
     exec_slot *slot = ctx;
     pp_executor *ex = slot->ex;
-    if (ex->s)
+    if (ex->s) {
         record_exec(ex, slot, r, end);
+        mark_clock(ex, slot);
+    }
     if (slot->done)
         slot->done(slot->done_ctx, r, slot->batch, status);
     pthread_mutex_lock(&ex->lock);

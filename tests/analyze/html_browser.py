@@ -120,6 +120,8 @@ PROBE = """JSON.stringify({
   stage_rows: [...document.querySelectorAll("#stages tbody tr")].map((r) => r.cells[0].textContent),
   cycle_rows: document.querySelectorAll("#cycles tbody tr").length,
   dp_text: document.getElementById("data-parallel").textContent,
+  decomp_bars: [...document.querySelectorAll("#decomposition .stack")].map((b) =>
+    [...b.children].reduce((sum, seg) => sum + parseFloat(seg.style.width || "0"), 0)),
   data: JSON.parse(document.getElementById("pp-data").textContent)
 })"""
 
@@ -197,6 +199,9 @@ def main():
         check("the data-parallel breakdown names its stages and devices",
               all(p["stage"] in dom["dp_text"] for p in data["data_parallel"]) and
               "suggested share" in dom["dp_text"], dom["dp_text"][:200])
+        check("a stacked bar per stage and device whose parts fill it",
+              len(dom["decomp_bars"]) == len(data["decomposition"]) > 0 and
+              all(abs(w - 100) < 0.01 for w in dom["decomp_bars"]), repr(dom["decomp_bars"]))
         tl = data["timeline"]
         check("the timeline holds at most its cap of spans", len(tl["spans"]) <= tl["cap"],
               "%d spans" % len(tl["spans"]))

@@ -53,6 +53,7 @@ expect "the demo's pipeline as a file runs" 0 "demo: 5 batches streaming" "Embed
 printf '{"stages": [{"name": "A", "device": "cpu", "out_dim": 8},\n {"name": "B", "devices": ["opnvino"], "out_dim": 8}]}' >bad_backend.json
 backends="cpu, sim"
 [[ $("$P" --version) == *openvino* ]] && backends="cpu, sim, openvino"
+[[ $("$P" --version) == *opencl* ]] && backends+=", opencl"
 run "$P" run bad_backend.json
 expect "unknown backend names the key" 2 \
     "pipeprof: bad_backend.json: stages[1].devices[0]: unknown backend \"opnvino\" (have: $backends)"

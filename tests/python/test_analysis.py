@@ -41,7 +41,7 @@ def test_summary_is_the_cli_report(demo_trace, analyze_json, options):
 
 
 @pytest.mark.parametrize("table", ["devices", "tracks", "stages", "stage_times", "batches",
-                                   "data_parallel", "ops", "op_types"])
+                                   "data_parallel", "decomposition", "ops", "op_types"])
 def test_report_tables_hold_the_cli_values(demo_trace, analyze_json, table):
     expected = analyze_json(str(demo_trace))
     df = pipeprof.load(str(demo_trace)).to_dataframe(table)
