@@ -130,6 +130,10 @@ const char *pp_device_name(const pp_device *d);
 const char *pp_device_label(const pp_device *d);
 /* PP_TRACK_SIMULATED for simulated devices, else 0. */
 unsigned pp_device_flags(const pp_device *d);
+/* 1 when the device's requests report as hw_ns a running mean over the runs
+ * so far rather than their own time (OpenVINO's CPU plugin: docs/backends.md),
+ * so that a calibration must time them by wall; else 0. */
+int pp_device_hw_running_mean(const pp_device *d);
 /* Reserves `n` stream numbers on the device and returns the first, so that
  * every request slot of every executor on it gets a row of its own. */
 int pp_device_reserve_streams(pp_device *d, int n);

@@ -164,6 +164,10 @@ unsigned pp_device_flags(const pp_device *d) {
     return d->flags;
 }
 
+int pp_device_hw_running_mean(const pp_device *d) {
+    return d->hw_running_mean;
+}
+
 int pp_device_reserve_streams(pp_device *d, int n) {
     pthread_mutex_lock(&registry_lock);
     int first = d->next_stream;

@@ -54,6 +54,7 @@ struct pp_device {
     char name[32];     /* "CPU", "NPU": the track name; open may change it */
     char label[48];    /* "NPU (simulated)" */
     unsigned flags;    /* PP_TRACK_SIMULATED */
+    int hw_running_mean; /* its requests' hw_ns is a running mean, not their own time */
     int refs;          /* guarded by the registry lock */
     int next_stream;   /* guarded by the registry lock */
     void *impl;

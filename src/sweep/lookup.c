@@ -25,7 +25,8 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
     snprintf(e->model, sizeof e->model, "%s", model);
     e->nodes = nodes, e->edges = edges, e->in_dim = in_dim, e->out_dim = out_dim;
     e->bytes = bytes, e->layers = layers;
-    e->ok = strcmp(status, "ok") == 0;
+    /* measured on a stage's fallback: the device itself cannot run it */
+    e->ok = strcmp(status, "ok") == 0 && !json_object_get(o, "measured_on");
     e->simulated = json_is_true(json_object_get(o, "simulated"));
     e->wall_ns = e->hw_ns = -1;
     if (!e->ok)
@@ -36,7 +37,9 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
         return pp_set_error(err, PP_EINVAL, "%s: entries[\"%s\"].wall_ns.mean: expected a whole "
                                             "number of nanoseconds", path, key);
     e->wall_ns = json_integer_value(wall);
-    e->hw_ns = json_is_integer(hw) ? json_integer_value(hw) : -1;
+    /* a running mean is no time of this request: the entry calibrates on wall */
+    int running = json_is_true(json_object_get(o, "hw_running_mean"));
+    e->hw_ns = json_is_integer(hw) && !running ? json_integer_value(hw) : -1;
     return PP_OK;
 }
 

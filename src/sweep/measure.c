@@ -90,6 +90,8 @@ static json_t *base_record(const pp_sweep_config *c, size_t i, const pp_workload
         json_object_set_new(rec, "label", json_string(label));
         json_object_set_new(rec, "simulated",
                             json_boolean(pp_device_flags(dev) & PP_TRACK_SIMULATED));
+        if (pp_device_hw_running_mean(dev))
+            json_object_set_new(rec, "hw_running_mean", json_true());
     }
     return rec;
 }

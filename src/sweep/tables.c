@@ -10,8 +10,12 @@
 #include "io/outfile.h"
 #include "sweep/sweep_impl.h"
 
-/* The mean of stats object `name` of a record, or -1 when unknown. */
+/* The mean of stats object `name` of a record, or -1 when unknown. A
+ * device whose hw_ns is a running mean has no hardware time to calibrate
+ * on: its totals come from the wall (the record keeps what it reported). */
 static int64_t mean_of(json_t *rec, const char *name) {
+    if (strcmp(name, "wall_ns") != 0 && json_is_true(json_object_get(rec, "hw_running_mean")))
+        return -1;
     json_t *m = json_object_get(json_object_get(rec, name), "mean");
     return json_is_integer(m) ? (int64_t)json_integer_value(m) : -1;
 }
