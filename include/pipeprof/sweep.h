@@ -100,6 +100,16 @@ int pp_sweep_run(const pp_sweep_config *c, const char *dir, const pp_sweep_optio
  * message naming the directories. */
 int pp_sweep_merge(const char *const *dirs, size_t n, const char *out, pp_error *err);
 
+/* Writes DIR/gnx/lookup_table.json and DIR/gnx/bandwidth_table.json from
+ * the tables of the complete sweep in DIR, in the layout of `format`
+ * ("gnx", the only one: docs/sweep.md): "nodes,edges,PU,stage" entries in
+ * ms and "PU_stageN" bandwidths in MB/s (1024^2). A device's PU name is
+ * what its spec has after the backend ("sim:NPU" -> "NPU", "cpu" -> "CPU")
+ * unless pu_map (npu "SPEC=NAME" strings) names it; two devices with one
+ * name are PP_EINVAL. */
+int pp_sweep_compat_write(const char *dir, const char *format, const char *const *pu_map,
+                          size_t npu, pp_error *err);
+
 /* ---- lookup tables ---- */
 
 typedef struct pp_lookup pp_lookup;
