@@ -79,6 +79,10 @@ typedef struct compat {
 static int compat_option(int argc, char **argv, int *i, compat *co) {
     const char *v;
     int got = cli_option(argc, argv, i, "--compat", &v);
+    if (got > 0 && strcmp(v, "gnx") != 0) {
+        cli_error("sweep: --compat %s: unknown table layout (have: gnx)", v);
+        return -1;
+    }
     if (got > 0)
         co->format = v;
     else if (got == 0 && (got = cli_option(argc, argv, i, "--pu", &v)) > 0)
