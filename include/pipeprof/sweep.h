@@ -144,6 +144,11 @@ typedef struct pp_plan_stage {
     int64_t partition_ns, merge_ns;      /* data parallel: host copies */
     int extrapolated;                    /* a size outside the table's range */
     int interpolated;                    /* a size the table has not measured */
+    /* Other ways to run this stage (devices, splits) that leave the plan's
+     * cycle as it is: 0, this stage's choice matters; > 0, the stage is
+     * free, and the plans that differ from this one only in free stages
+     * were collapsed into it. */
+    int free_options;
 } pp_plan_stage;
 
 typedef struct pp_plan {

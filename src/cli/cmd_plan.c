@@ -45,6 +45,17 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
         printf("device %s%s (its stages' summed time)", pl->bottleneck_device,
                sim(l, pl->bottleneck_device));
     printf("%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "");
+    int nfree = 0;
+    for (int s = 0; s < pl->nstages; s++)
+        nfree += pl->stages[s].free_options > 0;
+    if (nfree) { /* the plans that differ from this one only there were collapsed into it */
+        printf("    free (any of these ways gives the same cycle):");
+        for (int s = 0, k = 0; s < pl->nstages; s++)
+            if (pl->stages[s].free_options > 0)
+                printf("%s %s (+%d other%s)", k++ ? "," : "", pl->stages[s].stage,
+                       pl->stages[s].free_options, pl->stages[s].free_options > 1 ? "s" : "");
+        printf("\n");
+    }
     for (int s = 0; s < pl->nstages; s++)
         print_stage(l, &pl->stages[s]);
 }

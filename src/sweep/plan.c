@@ -3,9 +3,9 @@
  * estimated from a lookup table (docs/sweep.md §plan).
  *
  * Estimate of one plan:
- *   time(stage on d)      = the table's mean wall at the stage's size, or the
- *                           least-squares line over the sizes measured on d
- *                           (wall mean against bytes) elsewhere
+ *   time(stage on d)      = the table's mean wall at the stage's size, or
+ *                           linear between the measured sizes around it
+ *                           (by bytes), outside them clamped (estimate_at)
  *   time(stage on d1, d2) = partition + max(time on d1 of its rows,
  *                           time on d2 of its rows) + merge, partition and
  *                           merge being host copies of the batch's input and
@@ -16,7 +16,10 @@
  *   cycle latency         = max(max over stages of time, max over devices of
  *                           busy), and throughput = 1 / cycle latency.
  * Plans of equal cycle rank by the sum of their stage times (less work
- * first). The cycle and the sum only grow as stages are added, so a
+ * first). A plan of the same cycle as a better one that differs from it
+ * only in stages that are free there (each run the other plan's way, the
+ * better plan's cycle stays) is not listed: the better plan says how many
+ * other ways each of its free stages has. The cycle and the sum only grow as stages are added, so a
  * depth-first search that drops every partial plan already ranking after
  * the k-th best finds the exact best k. */
 #include <math.h>
@@ -33,12 +36,19 @@ void pp_plan_options_init(pp_plan_options *o) {
     *o = (pp_plan_options){.top = 5, .splits = 9};
 }
 
-/* How a device runs a stage: the fits over its measured sizes. */
+/* How a device runs a stage: its measured sizes as points (bytes, wall,
+ * busy) in order of bytes, equal byte counts averaged, and the least-
+ * squares slopes that carry the last point beyond the largest size. */
+typedef struct point {
+    double x, wall, busy;
+} point;
+
 typedef struct estimator {
     const lk_entry *const *e; /* the stage's entries on the device */
     size_t n;
-    int have_fit, have_busy_fit, hw_known;
-    pp_fit wall, busy;
+    point *pts;
+    size_t npts;
+    double slope_wall, slope_busy; /* >= 0: time never falls as bytes grow */
 } estimator;
 
 typedef struct estimate {
@@ -47,29 +57,56 @@ typedef struct estimate {
 } estimate;
 
 static int estimator_init(estimator *es) {
-    size_t ok = 0;
+    es->pts = calloc(es->n + 1, sizeof *es->pts);
     double *x = malloc(3 * (es->n + 1) * sizeof *x);
-    if (!x)
+    if (!es->pts || !x) {
+        free(x);
         return PP_ENOMEM;
+    }
     double *yw = x + es->n + 1, *yb = yw + es->n + 1;
-    es->hw_known = 1;
+    size_t ok = 0;
+    int hw_known = 1;
+    for (size_t i = 0; i < es->n; i++)
+        hw_known &= !es->e[i]->ok || es->e[i]->hw_ns >= 0;
     for (size_t i = 0; i < es->n; i++) {
-        if (!es->e[i]->ok)
+        const lk_entry *e = es->e[i];
+        if (!e->ok)
             continue;
-        x[ok] = (double)es->e[i]->bytes;
-        yw[ok] = (double)es->e[i]->wall_ns;
-        yb[ok] = (double)es->e[i]->hw_ns;
-        es->hw_known &= es->e[i]->hw_ns >= 0;
+        x[ok] = (double)e->bytes;
+        yw[ok] = (double)e->wall_ns;
+        yb[ok] = (double)(hw_known ? e->hw_ns : e->wall_ns);
+        /* insert by bytes; a second size of the same bytes (another edge
+         * count) is averaged into its point */
+        size_t j = 0;
+        while (j < es->npts && es->pts[j].x < x[ok])
+            j++;
+        if (j < es->npts && es->pts[j].x == x[ok]) {
+            size_t same = 1;
+            for (size_t k = 0; k < ok; k++)
+                same += x[k] == x[ok];
+            es->pts[j].wall += (yw[ok] - es->pts[j].wall) / (double)same;
+            es->pts[j].busy += (yb[ok] - es->pts[j].busy) / (double)same;
+        } else {
+            memmove(&es->pts[j + 1], &es->pts[j], (es->npts - j) * sizeof *es->pts);
+            es->pts[j] = (point){x[ok], yw[ok], yb[ok]};
+            es->npts++;
+        }
         ok++;
     }
-    es->have_fit = pp_fit_linear(x, yw, ok, &es->wall) == PP_OK;
-    es->have_busy_fit = es->hw_known && pp_fit_linear(x, yb, ok, &es->busy) == PP_OK;
+    pp_fit fw, fb;
+    es->slope_wall = pp_fit_linear(x, yw, ok, &fw) == PP_OK ? fmax(0.0, fw.a) : 0.0;
+    es->slope_busy = pp_fit_linear(x, yb, ok, &fb) == PP_OK ? fmax(0.0, fb.a) : 0.0;
     free(x);
     return PP_OK;
 }
 
 /* The estimate for (nodes, edges) of workload w on this device; 0 when the
- * table cannot tell (the size failed there, or too few sizes to fit). */
+ * table cannot tell (the size failed there, or fewer than two sizes).
+ * Between measured sizes: linear between the two around it. Outside them
+ * (extrapolated): below the smallest, the smallest's time, since no
+ * prediction may undercut a measurement (a fitted line's negative
+ * intercept would); above the largest, the largest's time plus the
+ * least-squares slope (>= 0) times the extra bytes. */
 static int estimate_at(const estimator *es, const pp_workload *w, estimate *out) {
     for (size_t i = 0; i < es->n; i++) {
         const lk_entry *e = es->e[i];
@@ -81,13 +118,25 @@ static int estimate_at(const estimator *es, const pp_workload *w, estimate *out)
             return 1;
         }
     }
-    if (!es->have_fit)
+    if (es->npts < 2)
         return 0;
-    double bytes = (double)sw_bytes(w);
-    const pp_fit *busy = es->have_busy_fit ? &es->busy : &es->wall;
-    *out = (estimate){.wall_ns = fmax(0.0, es->wall.a * bytes + es->wall.b),
-                      .busy_ns = fmax(0.0, busy->a * bytes + busy->b), .interpolated = 1,
-                      .extrapolated = bytes < es->wall.x_min || bytes > es->wall.x_max};
+    double x = (double)sw_bytes(w);
+    const point *lo = &es->pts[0], *hi = &es->pts[es->npts - 1];
+    *out = (estimate){.interpolated = 1, .extrapolated = x < lo->x || x > hi->x};
+    if (x <= lo->x) {
+        out->wall_ns = lo->wall, out->busy_ns = lo->busy;
+    } else if (x >= hi->x) {
+        out->wall_ns = hi->wall + es->slope_wall * (x - hi->x);
+        out->busy_ns = hi->busy + es->slope_busy * (x - hi->x);
+    } else {
+        size_t j = 1;
+        while (es->pts[j].x < x)
+            j++;
+        const point *a = &es->pts[j - 1], *b = &es->pts[j];
+        double t = (x - a->x) / (b->x - a->x);
+        out->wall_ns = a->wall + t * (b->wall - a->wall);
+        out->busy_ns = a->busy + t * (b->busy - a->busy);
+    }
     return 1;
 }
 
@@ -99,6 +148,8 @@ typedef struct option {
 } option;
 
 typedef struct search {
+    int (*best_choice)[PP_PIPELINE_MAX_STAGES]; /* the options of each kept plan */
+    double *scratch; /* per device: cycle_for's sums */
     size_t ndevices;
     const char *const *devices;
     int nstages;
@@ -251,17 +302,65 @@ static int before(int64_t cycle, int64_t work, const pp_plan *p) {
     return cycle < p->cycle_ns || (cycle == p->cycle_ns && work < p->work_ns);
 }
 
+/* The cycle (rounded to ns) of the complete plan `choice`, its device
+ * times summed into `busy` (room for every device) from scratch. */
+static int64_t cycle_for(const search *S, const int *choice, double *busy) {
+    double worst = 0.0;
+    memset(busy, 0, S->ndevices * sizeof *busy);
+    for (int s = 0; s < S->nstages; s++) {
+        const option *op = &S->opts[s][choice[s]];
+        worst = fmax(worst, (double)op->st.time_ns);
+        for (int d = 0; d < op->st.ndevices; d++)
+            busy[op->dev[d]] += op->busy[d];
+    }
+    for (size_t d = 0; d < S->ndevices; d++)
+        worst = fmax(worst, busy[d]);
+    return llround(worst);
+}
+
+/* Whether kept plan k keeps its cycle with stage s run as option i. */
+static int stage_is_free(const search *S, size_t k, int s, int i) {
+    int choice[PP_PIPELINE_MAX_STAGES];
+    memcpy(choice, S->best_choice[k], sizeof choice);
+    choice[s] = i;
+    return cycle_for(S, choice, S->scratch) == S->best[k].cycle_ns;
+}
+
+/* The kept plan that the complete plan in S->choice is a variant of: the
+ * same cycle, and each stage where the two differ free in the kept plan
+ * (run its way there, the kept plan's cycle stays); nbest when none. */
+static size_t variant_of(const search *S, int64_t cycle) {
+    for (size_t k = 0; k < S->nbest; k++) {
+        if (S->best[k].cycle_ns != cycle)
+            continue;
+        int s = 0;
+        while (s < S->nstages && (S->best_choice[k][s] == S->choice[s] ||
+                                  stage_is_free(S, k, s, S->choice[s])))
+            s++;
+        if (s == S->nstages)
+            return k;
+    }
+    return S->nbest;
+}
+
 static void keep(search *S) {
     int stage, device;
     double cycle = cycle_of(S, S->nstages, &stage, &device);
     int64_t ns = llround(cycle), work = work_of(S, S->nstages);
     if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
         return;
-    size_t at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
+    /* a variant of a kept plan replaces it only when it does less work */
+    size_t at = variant_of(S, ns);
+    if (at < S->nbest && !before(ns, work, &S->best[at]))
+        return;
+    if (at == S->nbest)
+        at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
     while (at > 0 && before(ns, work, &S->best[at - 1])) {
         S->best[at] = S->best[at - 1];
+        memcpy(S->best_choice[at], S->best_choice[at - 1], sizeof S->best_choice[at]);
         at--;
     }
+    memcpy(S->best_choice[at], S->choice, sizeof S->best_choice[at]);
     pp_plan *pl = &S->best[at];
     memset(pl, 0, sizeof *pl);
     pl->nstages = S->nstages;
@@ -295,6 +394,17 @@ static void descend(search *S, int s) {
             descend(S, s + 1);
         for (int k = 0; k < op->st.ndevices; k++)
             S->busy[op->dev[k]] -= op->busy[k];
+    }
+}
+
+/* For each stage of kept plan k, how many of its other options leave the
+ * plan's cycle unchanged (pp_plan_stage.free_options). */
+static void count_free(search *S, size_t k) {
+    for (int s = 0; s < S->nstages; s++) {
+        int same = 0;
+        for (size_t i = 0; i < S->nopts[s]; i++)
+            same += (int)i != S->best_choice[k][s] && stage_is_free(S, k, s, (int)i);
+        S->best[k].stages[s].free_options = same;
     }
 }
 
@@ -352,6 +462,10 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
         if (rc == PP_OK)
             rc = stage_options(p, s, es, S->ndevices, S->devices, o, rate, &S->opts[s],
                                &S->nopts[s], err);
+        for (size_t d = 0; d < S->ndevices; d++) {
+            free(es[d].pts);
+            es[d].pts = NULL;
+        }
         if (rc == PP_OK && S->nopts[s] == 0)
             rc = pp_set_error(err, PP_EINVAL,
                               "stage \"%s\": no device in the table can run it at %lld nodes "
@@ -374,7 +488,9 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     S.opts = calloc((size_t)p->nstages, sizeof *S.opts);
     S.nopts = calloc((size_t)p->nstages, sizeof *S.nopts);
     S.busy = calloc(l->n, sizeof *S.busy);
-    int rc = devices && S.opts && S.nopts && S.busy
+    S.best_choice = calloc((size_t)o->top, sizeof *S.best_choice);
+    S.scratch = calloc(l->n, sizeof *S.scratch);
+    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch
                  ? PP_OK
                  : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
@@ -384,11 +500,15 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     }
     if (rc == PP_OK)
         descend(&S, 0);
+    for (size_t k = 0; rc == PP_OK && k < S.nbest; k++)
+        count_free(&S, k);
     for (int s = 0; S.opts && s < p->nstages; s++)
         free(S.opts[s]);
     free(S.opts);
     free(S.nopts);
     free(S.busy);
+    free(S.best_choice);
+    free(S.scratch);
     free(devices);
     if (rc != PP_OK)
         return rc;

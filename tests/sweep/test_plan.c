@@ -166,6 +166,78 @@ static void test_data_parallel_split_from_fits(void) {
     pp_lookup_free(l);
 }
 
+/* Measured at 100, 1000 and 2000 nodes: 200, 300 and 1500 us, whose
+ * least-squares line has a negative intercept (it would predict 0 below
+ * about 330 nodes). Between two measured sizes the estimate is the straight
+ * line between them; below the smallest it is the smallest's time, never
+ * less than a measurement. */
+static void test_no_estimate_below_the_nearest_measurement(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 200000, 1},
+        {"sim:NPU", "s1", 1000, 2000, 300000, 1},
+        {"sim:NPU", "s1", 2000, 4000, 1500000, 1},
+    };
+    pp_lookup *l = table(e, 3);
+    pp_plan_options o = options(1, 9);
+    pp_plan plans[1];
+    size_t n = 0;
+    pp_error err = {{0}};
+    pp_pipeline *p = pipeline(50, 100, 1);
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 200000);
+    EXPECT(plans[0].stages[0].extrapolated && plans[0].extrapolated);
+    pp_pipeline_free(p);
+    p = pipeline(550, 1100, 1); /* halfway from 100 to 1000 nodes */
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 250000);
+    EXPECT(plans[0].stages[0].interpolated && !plans[0].extrapolated);
+    pp_pipeline_free(p);
+    p = pipeline(1500, 3000, 1); /* halfway from 1000 to 2000 */
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 900000);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
+/* s1 takes 1000 us on the NPU, 2000 on the VPU, 5000 on the GPU; s2 and s3
+ * take 10 and 20 us anywhere. With s1 on the NPU the cycle is 1000 us
+ * wherever s2 and s3 go, as long as it is not the NPU: the four such plans
+ * are one, with s2 and s3 free (one other device each). Putting s2 or s3 on
+ * the NPU too makes the NPU's summed time the cycle: 1010, 1020, 1030 us. */
+static void test_plans_differing_in_free_stages_collapse(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 1000000, 1}, {"sim:GPU", "s1", 100, 200, 5000000, 1},
+        {"sim:VPU", "s1", 100, 200, 2000000, 1}, {"sim:NPU", "s2", 100, 200, 10000, 1},
+        {"sim:GPU", "s2", 100, 200, 10000, 1},   {"sim:VPU", "s2", 100, 200, 10000, 1},
+        {"sim:NPU", "s3", 100, 200, 20000, 1},   {"sim:GPU", "s3", 100, 200, 20000, 1},
+        {"sim:VPU", "s3", 100, 200, 20000, 1},
+    };
+    pp_lookup *l = table(e, 9);
+    pp_pipeline *p = pipeline(100, 200, 3);
+    pp_plan_options o = options(5, 9);
+    pp_plan plans[5];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 5);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 1000000);
+    EXPECT_EQ_I64(plans[0].bottleneck_stage, 0);
+    EXPECT_EQ_I64(plans[0].stages[0].free_options, 0);
+    EXPECT_EQ_I64(plans[0].stages[1].free_options, 1);
+    EXPECT_EQ_I64(plans[0].stages[2].free_options, 1);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 1010000);
+    EXPECT_STR(plans[1].bottleneck_device, "sim:NPU");
+    EXPECT_EQ_I64(plans[1].stages[1].free_options, 0); /* off the NPU the cycle drops */
+    EXPECT_EQ_I64(plans[1].stages[2].free_options, 1);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 1020000);
+    EXPECT_EQ_I64(plans[3].cycle_ns, 1030000);
+    EXPECT_EQ_I64(plans[4].cycle_ns, 2000000);
+    EXPECT_STR(plans[4].stages[0].devices[0], "sim:VPU");
+    EXPECT_EQ_I64(plans[4].stages[1].free_options, 1); /* NPU or GPU, minus its own */
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
 /* A size the device failed at is not a plan; nor is a stage the table lacks. */
 static void test_unrunnable_and_unknown_stages(void) {
     static const entry e[] = {
@@ -198,5 +270,7 @@ int main(void) {
     RUN(test_equal_cycles_rank_by_total_work);
     RUN(test_data_parallel_split_from_fits);
     RUN(test_unrunnable_and_unknown_stages);
+    RUN(test_no_estimate_below_the_nearest_measurement);
+    RUN(test_plans_differing_in_free_stages_collapse);
     return pp_test_finish();
 }
