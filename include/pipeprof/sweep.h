@@ -74,6 +74,8 @@ typedef struct pp_sweep_options {
     int resume;          /* continue the sweep in DIR (same config and shard) */
     int shard, shards;   /* run combinations i with i % shards == shard - 1; 0, 0: all */
     size_t limit;        /* > 0: stop after measuring this many (resume later) */
+    int co_run;          /* complete and unsharded: also measure sharing devices' stage
+                          * pairs together (DIR/co_run.jsonl, docs/sweep.md) */
     pp_sweep_progress_fn progress;
     void *progress_ctx;
 } pp_sweep_options;
@@ -84,6 +86,7 @@ typedef struct pp_sweep_result {
     size_t resumed; /* of those, found there at the start */
     size_t failed;  /* recorded as failed (the device could not run them) */
     int complete;   /* done == total; the tables were written (unsharded) */
+    size_t co_runs; /* pairs measured together by this run (co_run) */
 } pp_sweep_result;
 
 /* Runs the sweep (or its shard) into directory `dir`, created if missing.

@@ -153,6 +153,8 @@ static int parse_run(int argc, char **argv, const char **path, const char **out,
         uint64_t n;
         if (strcmp(argv[i], "--resume") == 0) {
             o->resume = 1;
+        } else if (strcmp(argv[i], "--co-run") == 0) {
+            o->co_run = 1;
         } else if ((got = cli_option(argc, argv, &i, "--out", &v)) != 0) {
             if (got < 0)
                 return -1;
@@ -237,6 +239,9 @@ static int run_sweep(int argc, char **argv) {
     else
         printf("wrote %s/lookup_table.json, %s/bandwidth_table.json and %s/report.txt\n", out,
                out, out);
+    if (o.co_run && res.complete && o.shards <= 1)
+        printf("co-run: %zu pairs of stages on devices sharing hardware measured together into "
+               "%s/co_run.jsonl and the lookup table\n", res.co_runs, out);
     rc = res.complete && o.shards <= 1 ? compat_write(&co, out) : CLI_OK;
     free(co.pu);
     return rc;
@@ -245,7 +250,7 @@ static int run_sweep(int argc, char **argv) {
 static void sweep_help(FILE *out) {
     fprintf(out,
             "usage: pipeprof sweep SWEEP.json --out DIR [--resume] [--shard i/N] [--limit N]\n"
-            "                      [--compat gnx [--pu SPEC=NAME]...]\n"
+            "                      [--co-run] [--compat gnx [--pu SPEC=NAME]...]\n"
             "       pipeprof sweep merge DIR... --out DIR [--compat gnx [--pu SPEC=NAME]...]\n\n"
             "Measures every stage of the config on every device over its grid of graph\n"
             "sizes, each alone (docs/sweep.md): warm-up runs, then measured runs, with the\n"
@@ -260,6 +265,10 @@ static void sweep_help(FILE *out) {
             "  --resume       continue the sweep in DIR (same config and shard)\n"
             "  --shard i/N    run only combinations k with k mod N = i-1 (for N machines)\n"
             "  --limit N      stop after measuring N combinations (continue with --resume)\n"
+            "  --co-run       when complete, also run each pair of stages on each pair of\n"
+            "                 devices that share hardware (cpu and openvino:CPU share cores,\n"
+            "                 sim devices a bus) at the same time, and record how much each\n"
+            "                 slows down: plan uses it (DIR/co_run.jsonl)\n"
             "  --compat gnx   also write DIR/gnx/lookup_table.json (\"nodes,edges,PU,stage\":\n"
             "                 compute_time, transfer_time, total_time, std in ms) and\n"
             "                 DIR/gnx/bandwidth_table.json (\"PU_stageN\": MB/s), the layout of\n"

@@ -213,6 +213,11 @@ int pp_sweep_run(const pp_sweep_config *c, const char *dir, const pp_sweep_optio
     res->complete = rc == PP_OK && res->done == res->total;
     if (res->complete && o.shards == 1)
         rc = sw_tables_write(dir, c, recs, err);
+    if (rc == PP_OK && res->complete && o.shards == 1 && o.co_run) {
+        rc = sw_co_run(c, dir, recs, &res->co_runs, err);
+        if (rc == PP_OK)
+            rc = sw_tables_write(dir, c, recs, err);
+    }
     for (size_t i = 0; recs && i < n; i++)
         json_decref(recs[i]);
     free(recs);

@@ -97,6 +97,20 @@ int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, co
 #define SW_LOOKUP "lookup_table.json"
 #define SW_BANDWIDTH "bandwidth_table.json"
 #define SW_REPORT "report.txt"
+#define SW_CO_RUN "co_run.jsonl"
+
+/* ---- co-run calibration (corun.c) ---- */
+
+/* Which hardware a device spec shares: 1 the host's cores (cpu, openvino's
+ * CPU and AUTO), 2 the simulated bus (sim:*), 0 none known. */
+int sw_share_group(const char *spec);
+/* Measures every pair of stages on every pair of sharing devices at every
+ * size together, appending to DIR/co_run.jsonl what is not there yet;
+ * recs are the complete sweep's records (the times alone). */
+int sw_co_run(const pp_sweep_config *c, const char *dir, json_t *const *recs, size_t *ran,
+              pp_error *err);
+/* DIR/co_run.jsonl's records by key (an empty object when none). */
+json_t *sw_co_run_read(const char *dir);
 
 /* What DIR/fingerprint.json says. */
 typedef struct sw_state {

@@ -89,7 +89,23 @@ static void split_total(json_t *e, const fits *f) {
     json_object_set_new(e, "compute_ns", xfer >= 0 ? json_integer(total - xfer) : json_null());
 }
 
-static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, const fits *f) {
+/* The groups of swept devices that share hardware (sw_share_group). */
+static json_t *shared_groups(const pp_sweep_config *c) {
+    json_t *groups = json_array();
+    for (int g = 1; g <= 2; g++) {
+        json_t *list = json_array();
+        for (size_t d = 0; d < c->ndevices; d++)
+            if (sw_share_group(c->devices[d]) == g)
+                json_array_append_new(list, json_string(c->devices[d]));
+        if (json_array_size(list) > 1)
+            json_array_append(groups, list);
+        json_decref(list);
+    }
+    return groups;
+}
+
+static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, const fits *f,
+                             json_t *co_run) {
     json_t *entries = json_object();
     for (size_t i = 0; i < pp_sweep_config_combinations(c); i++) {
         size_t s, d, t;
@@ -100,9 +116,13 @@ static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, cons
             split_total(e, &f[d * c->nstages + t]);
         json_object_set_new(entries, json_string_value(json_object_get(e, "key")), e);
     }
-    return json_pack("{sssisssssisiso}", "format", "pipeprof-lookup", "version", 1, "sweep",
-                     c->name, "fingerprint", c->fingerprint, "warmup", c->warmup, "iterations",
-                     c->iterations, "entries", entries);
+    json_t *t = json_pack("{sssisssssisisoso}", "format", "pipeprof-lookup", "version", 1,
+                          "sweep", c->name, "fingerprint", c->fingerprint, "warmup", c->warmup,
+                          "iterations", c->iterations, "entries", entries, "shared",
+                          shared_groups(c));
+    if (json_object_size(co_run))
+        json_object_set(t, "co_run", co_run);
+    return t;
 }
 
 static json_t *tables_bandwidth(const pp_sweep_config *c, const fits *fs) {
@@ -233,7 +253,9 @@ int sw_tables_write(const char *dir, const pp_sweep_config *c, json_t *const *re
         }
     }
     char path[4096];
-    json_t *lookup = tables_lookup(c, recs, fs), *bw = tables_bandwidth(c, fs);
+    json_t *co_run = sw_co_run_read(dir);
+    json_t *lookup = tables_lookup(c, recs, fs, co_run), *bw = tables_bandwidth(c, fs);
+    json_decref(co_run);
     int rc = sw_path(path, sizeof path, dir, SW_LOOKUP, err);
     if (rc == PP_OK)
         rc = sw_json_write(path, lookup, err);
