@@ -2,7 +2,8 @@
  *
  * Verify: the demo pipeline (examples/demo_pipeline.json) is swept over
  * cpu, sim:NPU, sim:GPU and openvino:CPU (where built) at five sizes around
- * its own, the best 5 plans are searched, and each is run as `plan --verify`
+ * its own, with --co-run (devices sharing hardware measured together), the
+ * best 5 plans are searched, and each is run as `plan --verify`
  * runs it (pp_plan_apply, pp_plan_measure). Per plan:
  *   BENCH plan_verify_<rank> value=<measured cycle ms> unit=ms
  *         baseline=predicted:<ms> ratio=<predicted / measured>
@@ -62,7 +63,7 @@ static pp_lookup *sweep_demo(const char *dir) {
         die(path, &err);
     char out[4200];
     snprintf(out, sizeof out, "%s/calib", dir);
-    pp_sweep_options o = {0};
+    pp_sweep_options o = {.co_run = 1};
     pp_sweep_result res;
     if (pp_sweep_run(c, out, &o, &res, &err) != PP_OK)
         die("sweep", &err);

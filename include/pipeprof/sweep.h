@@ -152,6 +152,11 @@ typedef struct pp_plan_stage {
      * free, and the plans that differ from this one only in free stages
      * were collapsed into it. */
     int free_options;
+    int collapsed; /* plans of this cycle that differ from this one here were folded into it */
+    /* Each device's slowdown from running beside the plan's other stages on
+     * devices that share its hardware (sweep --co-run; 1: none), already in
+     * device_ns and time_ns. */
+    double slowdown[PP_PLAN_MAX_DP];
 } pp_plan_stage;
 
 typedef struct pp_plan {
@@ -163,6 +168,8 @@ typedef struct pp_plan {
     int bottleneck_stage;  /* the stage whose time is the cycle (upstream on ties), or -1 */
     char bottleneck_device[64]; /* or the device whose summed stage times are, else "" */
     int extrapolated;      /* some stage relies on extrapolation */
+    int uncalibrated_sharing; /* it puts stages on devices that share hardware, and the
+                               * table has no co-run of them: estimated as independent */
 } pp_plan;
 
 typedef struct pp_plan_options {

@@ -24,13 +24,19 @@ static void print_stage(const pp_lookup *l, const pp_plan_stage *st) {
     const char *flag = st->extrapolated   ? " [extrapolated]"
                        : st->interpolated ? " [interpolated]"
                                           : "";
+    char slowed[96] = "";
+    for (int k = 0; k < st->ndevices; k++)
+        if (st->slowdown[k] > 1.0)
+            snprintf(slowed + strlen(slowed), sizeof slowed - strlen(slowed),
+                     " [%s x%.2f beside devices sharing its hardware]", st->devices[k],
+                     st->slowdown[k]);
     printf("    %-14s %9.3f ms  ", st->stage, (double)st->time_ns / 1e6);
     if (st->ndevices == 1) {
-        printf("%s%s%s\n", st->devices[0], sim(l, st->devices[0]), flag);
+        printf("%s%s%s%s\n", st->devices[0], sim(l, st->devices[0]), flag, slowed);
         return;
     }
-    printf("%s%s %.2f + %s%s %.2f%s\n", st->devices[0], sim(l, st->devices[0]), st->split[0],
-           st->devices[1], sim(l, st->devices[1]), st->split[1], flag);
+    printf("%s%s %.2f + %s%s %.2f%s%s\n", st->devices[0], sim(l, st->devices[0]), st->split[0],
+           st->devices[1], sim(l, st->devices[1]), st->split[1], flag, slowed);
     printf("    %-14s %12s  = partition %.3f + max(%.3f, %.3f) + merge %.3f ms\n", "", "",
            (double)st->partition_ns / 1e6, (double)st->device_ns[0] / 1e6,
            (double)st->device_ns[1] / 1e6, (double)st->merge_ns / 1e6);
@@ -44,16 +50,21 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
     else
         printf("device %s%s (its stages' summed time)", pl->bottleneck_device,
                sim(l, pl->bottleneck_device));
-    printf("%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "");
+    printf("%s%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "",
+           pl->uncalibrated_sharing
+               ? "  [devices sharing hardware, estimated as independent: sweep --co-run]"
+               : "");
     int nfree = 0;
     for (int s = 0; s < pl->nstages; s++)
-        nfree += pl->stages[s].free_options > 0;
+        nfree += pl->stages[s].free_options > 0 || pl->stages[s].collapsed;
     if (nfree) { /* the plans that differ from this one only there were collapsed into it */
         printf("    free (any of these ways gives the same cycle):");
         for (int s = 0, k = 0; s < pl->nstages; s++)
             if (pl->stages[s].free_options > 0)
                 printf("%s %s (+%d other%s)", k++ ? "," : "", pl->stages[s].stage,
                        pl->stages[s].free_options, pl->stages[s].free_options > 1 ? "s" : "");
+            else if (pl->stages[s].collapsed)
+                printf("%s %s (with other stages)", k++ ? "," : "", pl->stages[s].stage);
         printf("\n");
     }
     for (int s = 0; s < pl->nstages; s++)

@@ -16,10 +16,12 @@
  *   cycle latency         = max(max over stages of time, max over devices of
  *                           busy), and throughput = 1 / cycle latency.
  * Plans of equal cycle rank by the sum of their stage times (less work
- * first). A plan of the same cycle as a better one that differs from it
- * only in stages that are free there (each run the other plan's way, the
- * better plan's cycle stays) is not listed: the better plan says how many
- * other ways each of its free stages has. The cycle and the sum only grow as stages are added, so a
+ * first). A plan of the same cycle as a better one, held to it by the same
+ * bottleneck run the same way, or differing from it only in stages that
+ * are free there (each run the other plan's way, the better plan's cycle
+ * stays), is not listed: it is folded into the better plan, which marks
+ * the stages where they differ and says how many other ways each of its
+ * stages has that keep its cycle. The cycle and the sum only grow as stages are added, so a
  * depth-first search that drops every partial plan already ranking after
  * the k-th best finds the exact best k. */
 #include <math.h>
@@ -145,10 +147,13 @@ typedef struct option {
     pp_plan_stage st;
     int dev[PP_PLAN_MAX_DP]; /* device indices */
     double busy[PP_PLAN_MAX_DP];
+    int64_t rows[PP_PLAN_MAX_DP]; /* the batch rows each device gets */
 } option;
 
 typedef struct search {
+    const pp_lookup *l; /* its co-run slowdowns of devices sharing hardware */
     int (*best_choice)[PP_PIPELINE_MAX_STAGES]; /* the options of each kept plan */
+    unsigned *best_varied; /* per kept plan: stages where plans folded into it differ */
     double *scratch; /* per device: cycle_for's sums */
     size_t ndevices;
     const char *const *devices;
@@ -221,6 +226,7 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
         op->st.interpolated = e.interpolated, op->st.extrapolated = e.extrapolated;
         op->dev[0] = (int)d, op->dev[1] = -1;
         op->busy[0] = e.busy_ns;
+        op->rows[0] = w.nodes;
     }
     double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
     double merge = (double)pp_wl_output_bytes(&w) / copy_rate * 1e9;
@@ -252,6 +258,7 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
                 op->st.extrapolated = ea.extrapolated || eb.extrapolated;
                 op->dev[0] = (int)a, op->dev[1] = (int)b;
                 op->busy[0] = ea.busy_ns, op->busy[1] = eb.busy_ns;
+                op->rows[0] = wa.nodes, op->rows[1] = wb.nodes;
             }
         }
     }
@@ -302,20 +309,73 @@ static int before(int64_t cycle, int64_t work, const pp_plan *p) {
     return cycle < p->cycle_ns || (cycle == p->cycle_ns && work < p->work_ns);
 }
 
-/* The cycle (rounded to ns) of the complete plan `choice`, its device
- * times summed into `busy` (room for every device) from scratch. */
-static int64_t cycle_for(const search *S, const int *choice, double *busy) {
-    double worst = 0.0;
+/* A complete plan with the slowdowns of devices that share hardware. */
+typedef struct evaluation {
+    int64_t cycle, work;
+    int stage, device; /* what attains the cycle: a stage (upstream on ties), else a device */
+    int uncalibrated;  /* two of its devices share hardware the table has no co-run for */
+    double slowdown[PP_PIPELINE_MAX_STAGES][PP_PLAN_MAX_DP];
+    int64_t time[PP_PIPELINE_MAX_STAGES]; /* stage times, slowed down */
+} evaluation;
+
+/* How much part k of stage s slows down in plan `choice`: the largest
+ * co-run slowdown (sweep --co-run) of it beside any other part of the plan
+ * on a device sharing hardware with its own, at least 1 (running beside
+ * another never speeds a stage up; a measured value below 1 is noise). */
+static double slowdown_of(const search *S, const int *choice, int s, int k, int *uncalibrated) {
+    const option *op = &S->opts[s][choice[s]];
+    const char *d = S->devices[op->dev[k]];
+    double f = 1.0;
+    for (int t = 0; t < S->nstages; t++) {
+        const option *ot = &S->opts[t][choice[t]];
+        for (int j = 0; j < ot->st.ndevices; j++) {
+            const char *e = S->devices[ot->dev[j]];
+            if (ot->dev[j] == op->dev[k] || !lk_shared(S->l, d, e))
+                continue;
+            double m = lk_slowdown(S->l, S->names[s], d, S->names[t], e, op->rows[k]);
+            *uncalibrated |= m == 0.0;
+            f = fmax(f, m);
+        }
+    }
+    return f;
+}
+
+/* Evaluates the complete plan `choice`; busy has room for every device. */
+static void evaluate(const search *S, const int *choice, double *busy, evaluation *ev) {
+    double worst = -1.0;
+    ev->stage = ev->device = -1;
+    ev->uncalibrated = 0;
+    ev->work = 0;
     memset(busy, 0, S->ndevices * sizeof *busy);
     for (int s = 0; s < S->nstages; s++) {
         const option *op = &S->opts[s][choice[s]];
-        worst = fmax(worst, (double)op->st.time_ns);
-        for (int d = 0; d < op->st.ndevices; d++)
-            busy[op->dev[d]] += op->busy[d];
+        double longest = 0.0;
+        int slowed = 0;
+        for (int k = 0; k < op->st.ndevices; k++) {
+            double f = slowdown_of(S, choice, s, k, &ev->uncalibrated);
+            ev->slowdown[s][k] = f;
+            slowed |= f > 1.0;
+            longest = fmax(longest, (double)op->st.device_ns[k] * f);
+            busy[op->dev[k]] += op->busy[k] * f;
+        }
+        double t = !slowed              ? (double)op->st.time_ns
+                   : op->st.ndevices == 1 ? longest
+                                        : (double)(op->st.partition_ns + op->st.merge_ns) + longest;
+        ev->time[s] = llround(t);
+        ev->work += ev->time[s];
+        if ((double)ev->time[s] > worst)
+            worst = (double)ev->time[s], ev->stage = s;
     }
     for (size_t d = 0; d < S->ndevices; d++)
-        worst = fmax(worst, busy[d]);
-    return llround(worst);
+        if (busy[d] > worst)
+            worst = busy[d], ev->device = (int)d, ev->stage = -1;
+    ev->cycle = llround(worst);
+}
+
+static int64_t cycle_for(const search *S, const int *choice, double *busy) {
+    evaluation ev;
+    evaluate(S, choice, busy, &ev);
+    return ev.cycle;
 }
 
 /* Whether kept plan k keeps its cycle with stage s run as option i. */
@@ -326,16 +386,46 @@ static int stage_is_free(const search *S, size_t k, int s, int i) {
     return cycle_for(S, choice, S->scratch) == S->best[k].cycle_ns;
 }
 
+/* Whether the complete plan in S->choice and kept plan k are held to the
+ * same cycle by the same thing: the bottleneck stage run the same way, or
+ * the bottleneck device running the same stages the same way. */
+static int same_binding(const search *S, size_t k, int stage, int device) {
+    const pp_plan *pl = &S->best[k];
+    if (pl->bottleneck_stage != stage)
+        return 0;
+    if (stage >= 0)
+        return S->best_choice[k][stage] == S->choice[stage];
+    if (strcmp(pl->bottleneck_device, S->devices[device]) != 0)
+        return 0;
+    for (int s = 0; s < S->nstages; s++) {
+        const option *mine = &S->opts[s][S->choice[s]];
+        const option *theirs = &S->opts[s][S->best_choice[k][s]];
+        int on = 0;
+        for (int d = 0; d < PP_PLAN_MAX_DP; d++)
+            on |= (d < mine->st.ndevices && mine->dev[d] == device) ||
+                  (d < theirs->st.ndevices && theirs->dev[d] == device);
+        if (on && S->choice[s] != S->best_choice[k][s])
+            return 0;
+    }
+    return 1;
+}
+
 /* The kept plan that the complete plan in S->choice is a variant of: the
- * same cycle, and each stage where the two differ free in the kept plan
- * (run its way there, the kept plan's cycle stays); nbest when none. */
-static size_t variant_of(const search *S, int64_t cycle) {
+ * same cycle, and either the same binding or every stage where the two
+ * differ free in the kept plan (run its way there, the kept plan's cycle
+ * stays); nbest when none. *diff gets the stages where they differ. */
+static size_t variant_of(const search *S, int64_t cycle, int stage, int device,
+                         unsigned *diff) {
     for (size_t k = 0; k < S->nbest; k++) {
         if (S->best[k].cycle_ns != cycle)
             continue;
+        *diff = 0;
+        for (int s = 0; s < S->nstages; s++)
+            *diff |= (unsigned)(S->best_choice[k][s] != S->choice[s]) << s;
+        if (same_binding(S, k, stage, device))
+            return k;
         int s = 0;
-        while (s < S->nstages && (S->best_choice[k][s] == S->choice[s] ||
-                                  stage_is_free(S, k, s, S->choice[s])))
+        while (s < S->nstages && (!(*diff >> s & 1u) || stage_is_free(S, k, s, S->choice[s])))
             s++;
         if (s == S->nstages)
             return k;
@@ -344,31 +434,47 @@ static size_t variant_of(const search *S, int64_t cycle) {
 }
 
 static void keep(search *S) {
-    int stage, device;
-    double cycle = cycle_of(S, S->nstages, &stage, &device);
-    int64_t ns = llround(cycle), work = work_of(S, S->nstages);
+    evaluation ev;
+    evaluate(S, S->choice, S->scratch, &ev);
+    int64_t ns = ev.cycle, work = ev.work;
+    int stage = ev.stage, device = ev.device;
     if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
         return;
-    /* a variant of a kept plan replaces it only when it does less work */
-    size_t at = variant_of(S, ns);
-    if (at < S->nbest && !before(ns, work, &S->best[at]))
-        return;
+    /* a variant of a kept plan is folded into it: it replaces it only when it
+     * does less work, and the stages where they differ are marked */
+    unsigned diff = 0, varied = 0;
+    size_t at = variant_of(S, ns, stage, device, &diff);
+    if (at < S->nbest) {
+        S->best_varied[at] |= diff;
+        if (!before(ns, work, &S->best[at]))
+            return;
+        varied = S->best_varied[at];
+    }
     if (at == S->nbest)
         at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
     while (at > 0 && before(ns, work, &S->best[at - 1])) {
         S->best[at] = S->best[at - 1];
         memcpy(S->best_choice[at], S->best_choice[at - 1], sizeof S->best_choice[at]);
+        S->best_varied[at] = S->best_varied[at - 1];
         at--;
     }
     memcpy(S->best_choice[at], S->choice, sizeof S->best_choice[at]);
+    S->best_varied[at] = varied;
     pp_plan *pl = &S->best[at];
     memset(pl, 0, sizeof *pl);
     pl->nstages = S->nstages;
     for (int s = 0; s < S->nstages; s++) {
-        pl->stages[s] = S->opts[s][S->choice[s]].st;
-        snprintf(pl->stages[s].stage, sizeof pl->stages[s].stage, "%s", S->names[s]);
-        pl->extrapolated |= pl->stages[s].extrapolated;
+        pp_plan_stage *st = &pl->stages[s];
+        *st = S->opts[s][S->choice[s]].st;
+        snprintf(st->stage, sizeof st->stage, "%s", S->names[s]);
+        pl->extrapolated |= st->extrapolated;
+        st->time_ns = ev.time[s];
+        for (int k = 0; k < st->ndevices; k++) {
+            st->slowdown[k] = ev.slowdown[s][k];
+            st->device_ns[k] = llround((double)st->device_ns[k] * ev.slowdown[s][k]);
+        }
     }
+    pl->uncalibrated_sharing = ev.uncalibrated;
     pl->cycle_ns = ns;
     pl->work_ns = work;
     pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
@@ -405,6 +511,7 @@ static void count_free(search *S, size_t k) {
         for (size_t i = 0; i < S->nopts[s]; i++)
             same += (int)i != S->best_choice[k][s] && stage_is_free(S, k, s, (int)i);
         S->best[k].stages[s].free_options = same;
+        S->best[k].stages[s].collapsed = (S->best_varied[k] >> s) & 1u;
     }
 }
 
@@ -483,14 +590,16 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
         return pp_set_error(err, PP_EINVAL, "plan: top %d, splits %d (expected >= 1 and 1..99)",
                             o->top, o->splits);
     double rate = o->copy_bytes_per_s > 0 ? o->copy_bytes_per_s : measure_copy_rate();
-    search S = {.nstages = p->nstages, .top = o->top, .best = plans};
+    search S = {.l = l, .nstages = p->nstages, .top = o->top, .best = plans};
     const char **devices = calloc(l->n, sizeof *devices);
     S.opts = calloc((size_t)p->nstages, sizeof *S.opts);
     S.nopts = calloc((size_t)p->nstages, sizeof *S.nopts);
     S.busy = calloc(l->n, sizeof *S.busy);
     S.best_choice = calloc((size_t)o->top, sizeof *S.best_choice);
     S.scratch = calloc(l->n, sizeof *S.scratch);
-    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch
+    S.best_varied = calloc((size_t)o->top, sizeof *S.best_varied);
+    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch &&
+                 S.best_varied
                  ? PP_OK
                  : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
@@ -509,6 +618,7 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     free(S.busy);
     free(S.best_choice);
     free(S.scratch);
+    free(S.best_varied);
     free(devices);
     if (rc != PP_OK)
         return rc;

@@ -13,8 +13,9 @@ typedef struct entry {
     int ok;
 } entry;
 
-/* A table of matmul 16 -> 16 stages; hardware time = wall. */
-static pp_lookup *table(const entry *e, size_t n) {
+/* A table of matmul 16 -> 16 stages; hardware time = wall; `extra` (may
+ * be NULL) adds top-level keys ("shared", "co_run"). */
+static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
     json_t *entries = json_object();
     for (size_t i = 0; i < n; i++) {
         char key[128];
@@ -33,6 +34,9 @@ static pp_lookup *table(const entry *e, size_t n) {
         json_object_set_new(entries, key, o);
     }
     json_t *root = json_pack("{ssso}", "format", "pipeprof-lookup", "entries", entries);
+    if (extra)
+        json_object_update(root, extra);
+    json_decref(extra);
     const char *path = pp_test_path("plan_lookup.json");
     json_dump_file(root, path, 0);
     json_decref(root);
@@ -41,6 +45,10 @@ static pp_lookup *table(const entry *e, size_t n) {
     if (pp_lookup_load(path, &l, &err) != PP_OK)
         pp_test_fail(__FILE__, __LINE__, "lookup: %s", err.msg);
     return l;
+}
+
+static pp_lookup *table(const entry *e, size_t n) {
+    return table_with(e, n, NULL);
 }
 
 /* A pipeline of `n` matmul 16 -> 16 stages named s1, s2, ... on cpu. */
@@ -238,6 +246,68 @@ static void test_plans_differing_in_free_stages_collapse(void) {
     pp_lookup_free(l);
 }
 
+/* cpu and openvino:CPU share the host's cores. Alone, s1 takes 100 us on
+ * cpu and 120 on openvino:CPU, s2 100 and 110: as independent devices, s1
+ * on cpu beside s2 on openvino:CPU cycles in 110 us. Measured together
+ * (co-run) each runs 2x slower: 200 and 220 us, so both on cpu taking turns
+ * (200 us) is best, then the pair (220), then s1 on openvino:CPU with s2 on
+ * cpu (240), both on openvino:CPU (230 us of turns) coming between. */
+static void test_devices_sharing_hardware_slow_each_other(void) {
+    static const entry e[] = {
+        {"cpu", "s1", 100, 200, 100000, 1}, {"openvino:CPU", "s1", 100, 200, 120000, 1},
+        {"cpu", "s2", 100, 200, 100000, 1}, {"openvino:CPU", "s2", 100, 200, 110000, 1},
+    };
+    json_t *co = json_object();
+    static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
+                                           {"openvino:CPU", "s1", "cpu", "s2"},
+                                           {"cpu", "s1", "openvino:CPU", "s1"},
+                                           {"cpu", "s2", "openvino:CPU", "s2"}};
+    for (int i = 0; i < 4; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
+                 pairs[i][3]);
+        json_object_set_new(co, key,
+                            json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
+                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown", 2.0,
+                                      "b", "device", pairs[i][2], "stage", pairs[i][3],
+                                      "slowdown", 2.0));
+    }
+    pp_lookup *l = table_with(e, 4, json_pack("{s[[ss]]so}", "shared", "cpu", "openvino:CPU",
+                                              "co_run", co));
+    pp_pipeline *p = pipeline(100, 200, 2);
+    pp_plan_options o = options(4, 9);
+    pp_plan plans[4];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 4);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 200000);
+    EXPECT_STR(plans[0].stages[0].devices[0], "cpu");
+    EXPECT_STR(plans[0].stages[1].devices[0], "cpu");
+    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.0, 0.0);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 220000);
+    EXPECT_STR(plans[1].stages[1].devices[0], "openvino:CPU");
+    EXPECT_NEAR(plans[1].stages[1].slowdown[0], 2.0, 0.0);
+    EXPECT_EQ_I64(plans[1].stages[0].time_ns, 200000);
+    EXPECT_EQ_I64(plans[1].stages[1].time_ns, 220000);
+    EXPECT(!plans[1].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 230000);
+    EXPECT_EQ_I64(plans[3].cycle_ns, 240000);
+    pp_lookup_free(l);
+
+    /* declared sharing without a co-run: estimated as independent, and said so */
+    l = table_with(e, 4, json_pack("{s[[ss]]}", "shared", "cpu", "openvino:CPU"));
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 110000);
+    EXPECT(plans[0].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 120000); /* s1 on openvino:CPU, s2 on cpu */
+    EXPECT(plans[1].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 200000); /* both on cpu: one device, no sharing */
+    EXPECT(!plans[2].uncalibrated_sharing);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
 /* A size the device failed at is not a plan; nor is a stage the table lacks. */
 static void test_unrunnable_and_unknown_stages(void) {
     static const entry e[] = {
@@ -272,5 +342,6 @@ int main(void) {
     RUN(test_unrunnable_and_unknown_stages);
     RUN(test_no_estimate_below_the_nearest_measurement);
     RUN(test_plans_differing_in_free_stages_collapse);
+    RUN(test_devices_sharing_hardware_slow_each_other);
     return pp_test_finish();
 }
