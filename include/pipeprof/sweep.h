@@ -136,6 +136,9 @@ int pp_lookup_simulated(const pp_lookup *l, const char *device);
 /* ---- plan search ---- */
 
 #define PP_PLAN_MAX_DP 2 /* devices of a data-parallel stage in a plan */
+/* pp_plan.bottleneck_device when the devices sharing the host's cores
+ * (cpu, openvino:CPU) and the host copies, taking turns, set the cycle */
+#define PP_PLAN_HOST_CORES "host cores"
 
 typedef struct pp_plan_stage {
     char stage[64];                      /* the pipeline's stage name */
@@ -166,7 +169,8 @@ typedef struct pp_plan {
     int64_t work_ns;       /* sum of the stage times: ranks plans of equal cycle */
     double throughput;     /* 1e9 / cycle_ns batches per second */
     int bottleneck_stage;  /* the stage whose time is the cycle (upstream on ties), or -1 */
-    char bottleneck_device[64]; /* or the device whose summed stage times are, else "" */
+    char bottleneck_device[64]; /* or the device whose summed stage times are (or
+                                 * PP_PLAN_HOST_CORES), else "" */
     int extrapolated;      /* some stage relies on extrapolation */
     int uncalibrated_sharing; /* it puts stages on devices that share hardware, and the
                                * table has no co-run of them: estimated as independent */

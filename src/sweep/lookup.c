@@ -48,20 +48,31 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
 static int read_sharing(const char *path, json_t *root, pp_lookup *l, pp_error *err) {
     json_t *groups = json_object_get(root, "shared"), *co = json_object_get(root, "co_run");
     size_t n = 0, g;
-    json_t *list, *v;
-    json_array_foreach(groups, g, list) n += json_is_array(list) ? json_array_size(list) : 0;
+    json_t *grp, *v;
+    json_array_foreach(groups, g, grp) n += json_array_size(json_object_get(grp, "devices"));
     l->shared = calloc(n + 1, sizeof *l->shared);
     l->group = calloc(n + 1, sizeof *l->group);
+    l->cores = calloc(n + 1, sizeof *l->cores);
     l->corun = calloc(json_object_size(co) + 1, sizeof *l->corun);
-    if (!l->shared || !l->group || !l->corun)
+    if (!l->shared || !l->group || !l->cores || !l->corun)
         return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
-    json_array_foreach(groups, g, list) {
+    json_array_foreach(groups, g, grp) {
+        const char *hw = NULL;
+        json_t *list = NULL;
+        if (json_unpack(grp, "{s:s, s:o}", "hardware", &hw, "devices", &list) != 0 ||
+            !json_is_array(list))
+            return pp_set_error(err, PP_EINVAL,
+                                "%s: shared[%zu]: expected {\"hardware\": \"cores\" or \"bus\", "
+                                "\"devices\": [...]}",
+                                path, g);
         size_t i;
         json_array_foreach(list, i, v) {
             if (!json_is_string(v))
-                return pp_set_error(err, PP_EINVAL, "%s: shared[%zu][%zu]: expected a device spec",
-                                    path, g, i);
+                return pp_set_error(err, PP_EINVAL,
+                                    "%s: shared[%zu].devices[%zu]: expected a device spec", path,
+                                    g, i);
             snprintf(l->shared[l->nshared], SW_NAME_MAX, "%s", json_string_value(v));
+            l->cores[l->nshared] = strcmp(hw, "cores") == 0;
             l->group[l->nshared++] = (int)g;
         }
     }
@@ -102,6 +113,13 @@ double lk_slowdown(const pp_lookup *l, const char *s1, const char *d1, const cha
         }
     }
     return best;
+}
+
+int lk_on_cores(const pp_lookup *l, const char *d) {
+    for (size_t i = 0; i < l->nshared; i++)
+        if (strcmp(l->shared[i], d) == 0)
+            return l->cores[i];
+    return 0;
 }
 
 int lk_shared(const pp_lookup *l, const char *d1, const char *d2) {
@@ -163,6 +181,7 @@ void pp_lookup_free(pp_lookup *l) {
     free(l->corun);
     free(l->shared);
     free(l->group);
+    free(l->cores);
     free(l);
 }
 

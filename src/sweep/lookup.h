@@ -32,6 +32,7 @@ struct pp_lookup {
     size_t ncorun;
     char (*shared)[SW_NAME_MAX]; /* devices sharing hardware with another */
     int *group;                  /* shared[i]'s group */
+    int *cores;                  /* shared[i]'s group shares the host's cores */
     size_t nshared;
 };
 
@@ -41,5 +42,7 @@ double lk_slowdown(const pp_lookup *l, const char *s1, const char *d1, const cha
                    const char *d2, int64_t nodes);
 /* Whether the table says d1 and d2 share hardware. */
 int lk_shared(const pp_lookup *l, const char *d1, const char *d2);
+/* Whether the table says device d shares the host's cores with others. */
+int lk_on_cores(const pp_lookup *l, const char *d);
 
 #endif

@@ -13,8 +13,12 @@
  *   busy(d)               = sum over the stages on d of its hardware time
  *                           (the wall where the device reports none): stages
  *                           sharing a device take turns on it
+ *   cores                 = sum of busy over the devices sharing the host's
+ *                           cores, plus the host copies, when the plan uses
+ *                           any of them (the table's "shared")
  *   cycle latency         = max(max over stages of time, max over devices of
- *                           busy), and throughput = 1 / cycle latency.
+ *                           busy, cores), and throughput = 1 / cycle latency;
+ *   stages on devices sharing hardware are slowed by the co-run slowdowns.
  * Plans of equal cycle rank by the sum of their stage times (less work
  * first). A plan of the same cycle as a better one, held to it by the same
  * bottleneck run the same way, or differing from it only in stages that
@@ -155,6 +159,7 @@ typedef struct search {
     int (*best_choice)[PP_PIPELINE_MAX_STAGES]; /* the options of each kept plan */
     unsigned *best_varied; /* per kept plan: stages where plans folded into it differ */
     double *scratch; /* per device: cycle_for's sums */
+    int *on_cores;   /* per device: it shares the host's cores (the table's "shared") */
     size_t ndevices;
     const char *const *devices;
     int nstages;
@@ -309,11 +314,15 @@ static int before(int64_t cycle, int64_t work, const pp_plan *p) {
     return cycle < p->cycle_ns || (cycle == p->cycle_ns && work < p->work_ns);
 }
 
+/* evaluation.device when the host's shared cores attain the cycle */
+#define CORES (-2)
+
 /* A complete plan with the slowdowns of devices that share hardware. */
 typedef struct evaluation {
     int64_t cycle, work;
     int stage, device; /* what attains the cycle: a stage (upstream on ties), else a device */
     int uncalibrated;  /* two of its devices share hardware the table has no co-run for */
+    double cores;      /* busy time alone on devices sharing the host's cores */
     double slowdown[PP_PIPELINE_MAX_STAGES][PP_PLAN_MAX_DP];
     int64_t time[PP_PIPELINE_MAX_STAGES]; /* stage times, slowed down */
 } evaluation;
@@ -346,11 +355,14 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
     ev->stage = ev->device = -1;
     ev->uncalibrated = 0;
     ev->work = 0;
+    ev->cores = 0.0;
     memset(busy, 0, S->ndevices * sizeof *busy);
     for (int s = 0; s < S->nstages; s++) {
         const option *op = &S->opts[s][choice[s]];
         double longest = 0.0;
         int slowed = 0;
+        for (int k = 0; k < op->st.ndevices; k++)
+            ev->cores += S->on_cores[op->dev[k]] ? op->busy[k] : 0.0;
         for (int k = 0; k < op->st.ndevices; k++) {
             double f = slowdown_of(S, choice, s, k, &ev->uncalibrated);
             ev->slowdown[s][k] = f;
@@ -369,6 +381,18 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
     for (size_t d = 0; d < S->ndevices; d++)
         if (busy[d] > worst)
             worst = busy[d], ev->device = (int)d, ev->stage = -1;
+    /* Devices sharing the host's cores take turns on them, and so do the
+     * host copies of data-parallel stages: their summed time alone bounds
+     * the cycle like one device's (alone: the slowdowns are what sharing
+     * does to each stage's latency, not more work for the cores). */
+    double cores = ev->cores;
+    int used = cores > 0.0;
+    for (int s = 0; used && s < S->nstages; s++) {
+        const option *op = &S->opts[s][choice[s]];
+        cores += (double)(op->st.partition_ns + op->st.merge_ns);
+    }
+    if (used && cores > worst)
+        worst = cores, ev->stage = -1, ev->device = CORES;
     ev->cycle = llround(worst);
 }
 
@@ -395,15 +419,17 @@ static int same_binding(const search *S, size_t k, int stage, int device) {
         return 0;
     if (stage >= 0)
         return S->best_choice[k][stage] == S->choice[stage];
-    if (strcmp(pl->bottleneck_device, S->devices[device]) != 0)
+    if (strcmp(pl->bottleneck_device, device == CORES ? PP_PLAN_HOST_CORES : S->devices[device]) != 0)
         return 0;
     for (int s = 0; s < S->nstages; s++) {
         const option *mine = &S->opts[s][S->choice[s]];
         const option *theirs = &S->opts[s][S->best_choice[k][s]];
         int on = 0;
         for (int d = 0; d < PP_PLAN_MAX_DP; d++)
-            on |= (d < mine->st.ndevices && mine->dev[d] == device) ||
-                  (d < theirs->st.ndevices && theirs->dev[d] == device);
+            on |= (d < mine->st.ndevices && (mine->dev[d] == device ||
+                                             (device == CORES && S->on_cores[mine->dev[d]]))) ||
+                  (d < theirs->st.ndevices && (theirs->dev[d] == device ||
+                                               (device == CORES && S->on_cores[theirs->dev[d]])));
         if (on && S->choice[s] != S->best_choice[k][s])
             return 0;
     }
@@ -479,8 +505,9 @@ static void keep(search *S) {
     pl->work_ns = work;
     pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
     pl->bottleneck_stage = stage;
-    if (device >= 0)
-        snprintf(pl->bottleneck_device, sizeof pl->bottleneck_device, "%s", S->devices[device]);
+    if (device != -1)
+        snprintf(pl->bottleneck_device, sizeof pl->bottleneck_device, "%s",
+                 device == CORES ? PP_PLAN_HOST_CORES : S->devices[device]);
 }
 
 static void descend(search *S, int s) {
@@ -597,14 +624,17 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     S.busy = calloc(l->n, sizeof *S.busy);
     S.best_choice = calloc((size_t)o->top, sizeof *S.best_choice);
     S.scratch = calloc(l->n, sizeof *S.scratch);
+    S.on_cores = calloc(l->n, sizeof *S.on_cores);
     S.best_varied = calloc((size_t)o->top, sizeof *S.best_varied);
-    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch &&
+    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch && S.on_cores &&
                  S.best_varied
                  ? PP_OK
                  : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
         S.ndevices = table_devices(l, devices);
         S.devices = devices;
+        for (size_t d = 0; d < S.ndevices; d++)
+            S.on_cores[d] = lk_on_cores(l, devices[d]);
         rc = build_options(l, p, o, rate, &S, err);
     }
     if (rc == PP_OK)
@@ -618,6 +648,7 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     free(S.busy);
     free(S.best_choice);
     free(S.scratch);
+    free(S.on_cores);
     free(S.best_varied);
     free(devices);
     if (rc != PP_OK)

@@ -89,8 +89,10 @@ static void split_total(json_t *e, const fits *f) {
     json_object_set_new(e, "compute_ns", xfer >= 0 ? json_integer(total - xfer) : json_null());
 }
 
-/* The groups of swept devices that share hardware (sw_share_group). */
+/* The groups of swept devices that share hardware (sw_share_group):
+ * {"hardware": "cores" | "bus", "devices": [...]}. */
 static json_t *shared_groups(const pp_sweep_config *c) {
+    static const char *const what[] = {"", "cores", "bus"};
     json_t *groups = json_array();
     for (int g = 1; g <= 2; g++) {
         json_t *list = json_array();
@@ -98,7 +100,7 @@ static json_t *shared_groups(const pp_sweep_config *c) {
             if (sw_share_group(c->devices[d]) == g)
                 json_array_append_new(list, json_string(c->devices[d]));
         if (json_array_size(list) > 1)
-            json_array_append(groups, list);
+            json_array_append_new(groups, json_pack("{sssO}", "hardware", what[g], "devices", list));
         json_decref(list);
     }
     return groups;

@@ -248,10 +248,10 @@ static void test_plans_differing_in_free_stages_collapse(void) {
 
 /* cpu and openvino:CPU share the host's cores. Alone, s1 takes 100 us on
  * cpu and 120 on openvino:CPU, s2 100 and 110: as independent devices, s1
- * on cpu beside s2 on openvino:CPU cycles in 110 us. Measured together
+ * on cpu beside s2 on openvino:CPU would cycle in 110 us. Measured together
  * (co-run) each runs 2x slower: 200 and 220 us, so both on cpu taking turns
- * (200 us) is best, then the pair (220), then s1 on openvino:CPU with s2 on
- * cpu (240), both on openvino:CPU (230 us of turns) coming between. */
+ * (200 us) is best, then the pair (220), both on openvino:CPU (230 us of
+ * turns) and s1 on openvino:CPU with s2 on cpu (240). */
 static void test_devices_sharing_hardware_slow_each_other(void) {
     static const entry e[] = {
         {"cpu", "s1", 100, 200, 100000, 1}, {"openvino:CPU", "s1", 100, 200, 120000, 1},
@@ -272,8 +272,8 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
                                       "b", "device", pairs[i][2], "stage", pairs[i][3],
                                       "slowdown", 2.0));
     }
-    pp_lookup *l = table_with(e, 4, json_pack("{s[[ss]]so}", "shared", "cpu", "openvino:CPU",
-                                              "co_run", co));
+    pp_lookup *l = table_with(e, 4, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
+                                              "devices", "cpu", "openvino:CPU", "co_run", co));
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(4, 9);
     pp_plan plans[4];
@@ -295,15 +295,17 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     EXPECT_EQ_I64(plans[3].cycle_ns, 240000);
     pp_lookup_free(l);
 
-    /* declared sharing without a co-run: estimated as independent, and said so */
-    l = table_with(e, 4, json_pack("{s[[ss]]}", "shared", "cpu", "openvino:CPU"));
+    /* sharing without a co-run: each stage as fast as alone, the cores
+     * taking turns (100 + 110 us), and the plan says it is not calibrated */
+    l = table_with(e, 4, json_pack("{s[{sss[ss]}]}", "shared", "hardware", "cores", "devices",
+                                   "cpu", "openvino:CPU"));
     EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
-    EXPECT_EQ_I64(plans[0].cycle_ns, 110000);
-    EXPECT(plans[0].uncalibrated_sharing);
-    EXPECT_EQ_I64(plans[1].cycle_ns, 120000); /* s1 on openvino:CPU, s2 on cpu */
+    EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: one device, no sharing */
+    EXPECT(!plans[0].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 210000);
+    EXPECT_STR(plans[1].bottleneck_device, PP_PLAN_HOST_CORES);
     EXPECT(plans[1].uncalibrated_sharing);
-    EXPECT_EQ_I64(plans[2].cycle_ns, 200000); /* both on cpu: one device, no sharing */
-    EXPECT(!plans[2].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 220000); /* s1 on openvino:CPU, s2 on cpu */
     pp_pipeline_free(p);
     pp_lookup_free(l);
 }
