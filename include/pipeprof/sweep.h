@@ -176,10 +176,20 @@ typedef struct pp_plan {
                                * table has no co-run of them: estimated as independent */
 } pp_plan;
 
+/* What an exact search looked at: every plan is ranked or ruled out, the
+ * ruled-out ones by a bound (a partial plan whose cycle already ranks
+ * after the k-th best cannot get better as stages are added). */
+typedef struct pp_plan_search_info {
+    double plans;       /* the ways to map every stage: product of each stage's options */
+    uint64_t evaluated; /* complete plans evaluated in full */
+    uint64_t cut;       /* partial plans ruled out with everything below them */
+} pp_plan_search_info;
+
 typedef struct pp_plan_options {
     int top;                   /* best plans to return, >= 1 */
     int splits;                /* split ratios of a data-parallel pair: 1/(splits+1) .. */
     double copy_bytes_per_s;   /* host copy rate for partition/merge; 0: measure it */
+    pp_plan_search_info *info; /* optional: filled by the search */
 } pp_plan_options;
 
 /* Defaults: top 5, 9 splits (0.1 .. 0.9), measured copy rate. */

@@ -158,6 +158,8 @@ static int run_plan(int argc, char **argv) {
         snprintf(err.msg, sizeof err.msg, "out of memory");
         rc = PP_ENOMEM;
     }
+    pp_plan_search_info info;
+    a.opt.info = &info;
     if (rc == PP_OK)
         rc = pp_plan_search(l, p, &a.opt, plans, &n, &rate, &err);
     int code = CLI_OK;
@@ -166,9 +168,13 @@ static int run_plan(int argc, char **argv) {
         code = cli_exit_code(rc);
     } else {
         printf("%s: best %zu plans of %d stages from %s (host copy %.0f MB/s for partition and "
-               "merge)\n\n",
+               "merge)\n",
                pp_pipeline_config_get(p)->name, n, pp_pipeline_stage_count(p), a.lookup,
                rate / 1e6);
+        printf("exact search over %.3g plans: %llu evaluated in full, the rest ruled out by a "
+               "bound (%llu partial plans cut, none of which can rank in the best %d)\n\n",
+               info.plans, (unsigned long long)info.evaluated, (unsigned long long)info.cut,
+               a.opt.top);
         for (size_t i = 0; i < n; i++)
             print_plan(l, &plans[i], i);
         if (a.verify && n > 0)

@@ -159,6 +159,7 @@ typedef struct search {
     int (*best_choice)[PP_PIPELINE_MAX_STAGES]; /* the options of each kept plan */
     unsigned *best_varied; /* per kept plan: stages where plans folded into it differ */
     double *scratch; /* per device: cycle_for's sums */
+    uint64_t evaluated, cut; /* pp_plan_search_info */
     int *on_cores;   /* per device: it shares the host's cores (the table's "shared") */
     size_t ndevices;
     const char *const *devices;
@@ -461,6 +462,7 @@ static size_t variant_of(const search *S, int64_t cycle, int stage, int device,
 
 static void keep(search *S) {
     evaluation ev;
+    S->evaluated++;
     evaluate(S, S->choice, S->scratch, &ev);
     int64_t ns = ev.cycle, work = ev.work;
     int stage = ev.stage, device = ev.device;
@@ -525,6 +527,8 @@ static void descend(search *S, int s) {
         if (S->nbest < (size_t)S->top ||
             before(llround(partial), work_of(S, s + 1), &S->best[S->nbest - 1]))
             descend(S, s + 1);
+        else
+            S->cut++;
         for (int k = 0; k < op->st.ndevices; k++)
             S->busy[op->dev[k]] -= op->busy[k];
     }
@@ -641,6 +645,13 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
         descend(&S, 0);
     for (size_t k = 0; rc == PP_OK && k < S.nbest; k++)
         count_free(&S, k);
+    if (rc == PP_OK && o->info) {
+        o->info->plans = 1.0;
+        for (int s = 0; s < p->nstages; s++)
+            o->info->plans *= (double)S.nopts[s];
+        o->info->evaluated = S.evaluated;
+        o->info->cut = S.cut;
+    }
     for (int s = 0; S.opts && s < p->nstages; s++)
         free(S.opts[s]);
     free(S.opts);
