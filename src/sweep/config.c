@@ -195,8 +195,9 @@ static int read_stages(pp_json_loader *ld, json_t *list, pp_sweep_config *c) {
 }
 
 static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int check) {
-    static const char *const keys[] = {"name", "features", "sizes", "devices", "stages", "warmup",
-                                       "iterations", "seed", "sim_bus_gbps", "sim_devices", NULL};
+    static const char *const keys[] = {"name",       "features", "sizes",        "devices",
+                                       "stages",     "warmup",   "iterations",   "seed",
+                                       "sim_bus_gbps", "sim_devices", "shared", NULL};
     if (!json_is_object(root))
         return pp_set_error(ld->err, PP_EINVAL, "%s: expected an object at the top", ld->path);
     const char *name = "sweep";
@@ -240,6 +241,8 @@ static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int ch
         rc = read_devices(ld, json_object_get(root, "devices"), c, check);
     if (rc == PP_OK)
         rc = read_stages(ld, json_object_get(root, "stages"), c);
+    if (rc == PP_OK)
+        rc = sw_sharing_read(ld, json_object_get(root, "shared"), c);
     for (size_t i = c->ndevices; rc == PP_OK && check && i < c->ndevices + c->nfallback; i++) {
         pp_error why;
         if (pp_device_check(c->devices[i], &c->devopt, &why) != PP_OK)
@@ -275,10 +278,10 @@ static json_t *canonical(const pp_sweep_config *c) {
         json_array_append_new(sim, json_pack("{sssIsfsi}", "name", c->sim[i].name, "launch_ns",
                                              (json_int_t)c->sim[i].launch_ns, "gflops",
                                              c->sim[i].gflops, "units", c->sim[i].units));
-    return json_pack("{sssosososisisIsfso}", "name", c->name, "sizes", sizes, "devices", devices,
+    return json_pack("{sssosososisisIsfsoso}", "name", c->name, "sizes", sizes, "devices", devices,
                      "stages", stages, "warmup", c->warmup, "iterations", c->iterations, "seed",
                      (json_int_t)c->seed, "sim_bus_gbps", c->devopt.sim_bus_gbps, "sim_devices",
-                     sim);
+                     sim, "shared", sw_sharing_json(c));
 }
 
 /* FNV-1a, 64 bits, of the canonical config and then of the model files it
@@ -330,6 +333,7 @@ void pp_sweep_config_free(pp_sweep_config *c) {
     free(c->sizes);
     free(c->devices);
     free(c->static_shapes);
+    free(c->group);
     for (size_t i = 0; c->stages && i < c->nstages; i++)
         free(c->stages[i].model_path);
     free(c->stages);

@@ -19,13 +19,6 @@
 #include "device/workload.h"
 #include "sweep/sweep_impl.h"
 
-int sw_share_group(const char *spec) {
-    if (strcmp(spec, "cpu") == 0 || strcmp(spec, "openvino:AUTO") == 0 ||
-        (strncmp(spec, "openvino:", 9) == 0 && strstr(spec, "CPU")))
-        return 1;
-    return strncmp(spec, "sim:", 4) == 0 ? 2 : 0;
-}
-
 typedef struct runner {
     pp_request *r;
     int warmup, iterations;
@@ -185,8 +178,7 @@ int sw_co_run(const pp_sweep_config *c, const char *dir, json_t *const *recs, si
     for (size_t s = 0; rc == PP_OK && s < c->nsizes; s++)
         for (size_t da = 0; rc == PP_OK && da < c->ndevices; da++)
             for (size_t db = da + 1; rc == PP_OK && db < c->ndevices; db++) {
-                int g = sw_share_group(c->devices[da]);
-                if (!g || g != sw_share_group(c->devices[db]))
+                if (!c->group[da] || c->group[da] != c->group[db])
                     continue;
                 for (size_t ta = 0; rc == PP_OK && ta < c->nstages; ta++)
                     for (size_t tb = 0; rc == PP_OK && tb < c->nstages; tb++) {

@@ -13,6 +13,7 @@
 #include "pipeprof/sweep.h"
 
 #define SW_NAME_MAX 64
+#define SW_MAX_GROUPS 16
 
 typedef struct sw_size {
     int64_t nodes, edges, features;
@@ -49,6 +50,9 @@ struct pp_sweep_config {
     size_t nfallback;
     char (*devices)[SW_NAME_MAX];
     int *static_shapes; /* per device: model files are exported per size and compiled static */
+    int *group;         /* per swept device: 1.. its group sharing hardware, 0 none */
+    char group_hw[SW_MAX_GROUPS][8]; /* group g's hardware: "cores", "bus", "memory" */
+    size_t ngroups;
     sw_stage *stages;
     int warmup, iterations;
     uint64_t seed;
@@ -101,9 +105,12 @@ int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, co
 
 /* ---- co-run calibration (corun.c) ---- */
 
-/* Which hardware a device spec shares: 1 the host's cores (cpu, openvino's
- * CPU and AUTO), 2 the simulated bus (sim:*), 0 none known. */
-int sw_share_group(const char *spec);
+/* Reads the config's "shared" (may be NULL) and detects the rest into
+ * c->group (sharing.c). */
+int sw_sharing_read(pp_json_loader *ld, json_t *list, pp_sweep_config *c);
+/* The groups as the config and the lookup table write them:
+ * [{"hardware": "cores", "devices": [...]}, ...]. */
+json_t *sw_sharing_json(const pp_sweep_config *c);
 /* Measures every pair of stages on every pair of sharing devices at every
  * size together, appending to DIR/co_run.jsonl what is not there yet;
  * recs are the complete sweep's records (the times alone). */

@@ -89,23 +89,6 @@ static void split_total(json_t *e, const fits *f) {
     json_object_set_new(e, "compute_ns", xfer >= 0 ? json_integer(total - xfer) : json_null());
 }
 
-/* The groups of swept devices that share hardware (sw_share_group):
- * {"hardware": "cores" | "bus", "devices": [...]}. */
-static json_t *shared_groups(const pp_sweep_config *c) {
-    static const char *const what[] = {"", "cores", "bus"};
-    json_t *groups = json_array();
-    for (int g = 1; g <= 2; g++) {
-        json_t *list = json_array();
-        for (size_t d = 0; d < c->ndevices; d++)
-            if (sw_share_group(c->devices[d]) == g)
-                json_array_append_new(list, json_string(c->devices[d]));
-        if (json_array_size(list) > 1)
-            json_array_append_new(groups, json_pack("{sssO}", "hardware", what[g], "devices", list));
-        json_decref(list);
-    }
-    return groups;
-}
-
 static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, const fits *f,
                              json_t *co_run) {
     json_t *entries = json_object();
@@ -121,7 +104,7 @@ static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, cons
     json_t *t = json_pack("{sssisssssisisoso}", "format", "pipeprof-lookup", "version", 1,
                           "sweep", c->name, "fingerprint", c->fingerprint, "warmup", c->warmup,
                           "iterations", c->iterations, "entries", entries, "shared",
-                          shared_groups(c));
+                          sw_sharing_json(c));
     if (json_object_size(co_run))
         json_object_set(t, "co_run", co_run);
     return t;

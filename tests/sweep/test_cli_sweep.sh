@@ -174,6 +174,29 @@ check "a calibrated table leaves no plan estimated as independent" \
     test -z "$(grep "estimated as independent" <<<"$out")"
 run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan_co" --co-run --resume
 expect "a finished co-run resumes with nothing to measure" 0 "co-run: 0 pairs"
+# a declared group: cpu and sim:FAST on one memory; sim:SLOW is left alone
+# on the simulated bus, so the only co-run pair is (cpu, sim:FAST)
+sed 's/"devices": \["sim:FAST", "sim:SLOW"\],/"devices": ["sim:FAST", "sim:SLOW", "cpu"], "shared": [{"hardware": "memory", "devices": ["cpu", "sim:FAST"]}],/' \
+    "$tmp/plan_sweep.json" >"$tmp/declared.json"
+run "$PP_CLI" sweep "$tmp/declared.json" --out "$tmp/declared" --co-run
+expect "a declared group is co-run" 0 "co-run: 8 pairs"
+check "the table lists the declared group, and no bus group of one device" test \
+    "$(json_get "$tmp/declared/lookup_table.json" '[d["shared"], sorted({k.split(",")[2] + "+" + k.split("+")[1].split(",")[0] for k in d["co_run"]})]')" = \
+    "[[{'hardware': 'memory', 'devices': ['sim:FAST', 'cpu']}], ['sim:FAST+cpu']]"
+bad_shared() {
+    sed "s/\"devices\": \[\"sim:FAST\", \"sim:SLOW\"\],/\"devices\": [\"sim:FAST\", \"sim:SLOW\"], \"shared\": $1,/" \
+        "$tmp/plan_sweep.json" >"$tmp/bad_shared.json"
+    run "$PP_CLI" sweep "$tmp/bad_shared.json" --out "$tmp/bad_shared"
+}
+bad_shared '[{"hardware": "disk", "devices": ["sim:FAST", "sim:SLOW"]}]'
+expect "an unknown shared hardware is refused" 2 "bad_shared.json: shared[0].hardware: expected \"cores\", \"bus\" or \"memory\""
+bad_shared '[{"hardware": "memory", "devices": ["sim:FAST", "cpu"]}]'
+expect "a shared device that is not swept is refused" 2 "bad_shared.json: shared[0].devices[1]: not one of the config's devices"
+bad_shared '[{"hardware": "memory", "devices": ["sim:FAST", "sim:SLOW"]}, {"hardware": "bus", "devices": ["sim:SLOW", "sim:FAST"]}]'
+expect "a device in two groups is refused" 2 "shared[1].devices[0]: \"sim:SLOW\" is already in shared[0]"
+bad_shared '[{"hardware": "memory", "devices": ["sim:FAST"]}]'
+expect "a group of one is refused" 2 "shared[0].devices: expected two or more of the swept devices"
+
 printf '{"format": "pipeprof-lookup", "entries": {"1,1,cpu,a": {"status": "failed", "device": "cpu", "stage": "a", "model": "matmul", "nodes": 1, "edges": 1, "in_dim": 1, "out_dim": 1, "bytes": 8, "layers": 1}}, "shared": [["cpu"]]}' >"$tmp/badshared.json"
 run "$PP_CLI" plan "$tmp/badshared.json" "$tmp/pipeline.json"
 expect "a lookup table with a malformed shared group is refused naming it" 2 \
