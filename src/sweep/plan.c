@@ -52,6 +52,8 @@ typedef struct point {
 typedef struct estimator {
     const lk_entry *const *e; /* the stage's entries on the device */
     size_t n;
+    int by_nodes; /* model files: points by nodes (their bytes count inputs a pipeline
+                   * stage does not describe) */
     point *pts;
     size_t npts;
     double slope_wall, slope_busy; /* >= 0: time never falls as bytes grow */
@@ -78,7 +80,8 @@ static int estimator_init(estimator *es) {
         const lk_entry *e = es->e[i];
         if (!e->ok)
             continue;
-        x[ok] = (double)e->bytes;
+        es->by_nodes = strcmp(e->model, "file") == 0;
+        x[ok] = (double)(es->by_nodes ? e->nodes : e->bytes);
         yw[ok] = (double)e->wall_ns;
         yb[ok] = (double)(hw_known ? e->hw_ns : e->wall_ns);
         /* insert by bytes; a second size of the same bytes (another edge
@@ -126,7 +129,7 @@ static int estimate_at(const estimator *es, const pp_workload *w, estimate *out)
     }
     if (es->npts < 2)
         return 0;
-    double x = (double)sw_bytes(w);
+    double x = (double)(es->by_nodes ? (uint64_t)w->nodes : sw_bytes(w));
     const point *lo = &es->pts[0], *hi = &es->pts[es->npts - 1];
     *out = (estimate){.interpolated = 1, .extrapolated = x < lo->x || x > hi->x};
     if (x <= lo->x) {
@@ -196,14 +199,17 @@ static int stage_entries(const pp_lookup *l, const char *name, const pp_workload
         const lk_entry *e = &l->entries[i];
         if (strcmp(e->stage, name) != 0)
             continue;
-        if (strcmp(e->model, pp_workload_kind_name(w->kind)) != 0 || e->in_dim != w->in_dim ||
+        /* a model file is the pipeline's when its stage runs a model file
+         * too: the file itself is the user's to keep the same */
+        const char *runs = w->model_path ? "file" : pp_workload_kind_name(w->kind);
+        if (strcmp(e->model, runs) != 0 || e->in_dim != w->in_dim ||
             e->out_dim != w->out_dim || e->layers != w->layers)
             return pp_set_error(err, PP_EINVAL,
                                 "stage \"%s\": the table measured %s %lld->%lld x%d, the pipeline "
                                 "runs %s %lld->%lld x%d; sweep the pipeline's stages",
                                 name, e->model, (long long)e->in_dim, (long long)e->out_dim,
-                                e->layers, pp_workload_kind_name(w->kind), (long long)w->in_dim,
-                                (long long)w->out_dim, w->layers);
+                                e->layers, runs, (long long)w->in_dim, (long long)w->out_dim,
+                                w->layers);
         if (strcmp(e->device, dev) == 0)
             out[(*n)++] = e;
     }

@@ -142,6 +142,22 @@ EOF
 run cat compat.log
 expect "the gnx tables match the versioned ones key by key" 0 "all good"
 
+# a plan over the model file: the pipeline's stage runs the same file; 96
+# nodes lie between the measured 64 and 128, and sim:NPU's entries, measured
+# on its fallback, are no candidate
+cat >pipe.json <<'EOF'
+{"name": "own", "nodes": 96, "edges": 384, "features": 16, "batches": 3,
+ "stages": [{"name": "pairs", "device": "openvino:CPU", "model_path": "pairs.xml", "out_dim": 8}]}
+EOF
+run "$P" plan s/lookup_table.json pipe.json --top 5
+expect "a model-file stage is planned from its sweep, interpolated by nodes" 0 "#1  cycle" "[interpolated]"
+check "no plan runs the model on sim:NPU, which only its fallback measured" \
+    test -z "$(grep "sim:NPU" <<<"$out")"
+sed 's/"model_path": "pairs.xml", //' pipe.json >pipe_dummy.json
+run "$P" plan s/lookup_table.json pipe_dummy.json
+expect "a pipeline running a built-in model where the table measured a file is refused" 2 \
+    "stage \"pairs\": the table measured file 16->8 x1, the pipeline runs matmul 16->8 x1"
+
 run "$P" sweep merge s --out m --compat gnx --pu openvino:AUTO=CPU
 expect "two devices with one PU name are refused" 2 \
     "devices openvino:CPU and openvino:AUTO both have the PU name \"CPU\"; name one with --pu openvino:AUTO=NAME"
