@@ -13,6 +13,12 @@ typedef struct entry {
     int ok;
 } entry;
 
+/* The device name of a spec, as the sweep records it: "sim:NPU" -> "NPU". */
+static const char *track_name(const char *spec) {
+    const char *colon = strchr(spec, ':');
+    return colon ? colon + 1 : spec;
+}
+
 /* A table of matmul 16 -> 16 stages; hardware time = wall; `extra` (may
  * be NULL) adds top-level keys ("shared", "co_run"). */
 static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
@@ -22,7 +28,7 @@ static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
         snprintf(key, sizeof key, "%lld,%lld,%s,%s", (long long)e[i].nodes,
                  (long long)e[i].edges, e[i].device, e[i].stage);
         json_t *o = json_pack("{sssssssssssIsIsisisIsisb}", "status", e[i].ok ? "ok" : "failed",
-                              "device", e[i].device, "device_name", e[i].device + 4, "stage",
+                              "device", e[i].device, "device_name", track_name(e[i].device), "stage",
                               e[i].stage, "model", "matmul", "nodes", (json_int_t)e[i].nodes,
                               "edges", (json_int_t)e[i].edges, "in_dim", 16, "out_dim", 16,
                               "bytes", (json_int_t)(e[i].nodes * 128), "layers", 1,
