@@ -5,7 +5,7 @@
  * Estimate of one plan:
  *   time(stage on d)      = the table's mean wall at the stage's size, or
  *                           linear between the measured sizes around it
- *                           (by bytes), outside them clamped (estimate_at)
+ *                           (by bytes), outside them clamped (estimate.c)
  *   time(stage on d1, d2) = partition + max(time on d1 of its rows,
  *                           time on d2 of its rows) + merge, partition and
  *                           merge being host copies of the batch's input and
@@ -25,8 +25,8 @@
  * are free there (each run the other plan's way, the better plan's cycle
  * stays), is not listed: it is folded into the better plan, which marks
  * the stages where they differ and says how many other ways each of its
- * stages has that keep its cycle. The cycle and the sum only grow as stages are added, so a
- * depth-first search that drops every partial plan already ranking after
+ * stages has that keep its cycle. The cycle and the sum only grow as
+ * stages are added, so a depth-first search that drops every partial plan already ranking after
  * the k-th best finds the exact best k. */
 #include <math.h>
 #include <stdio.h>
@@ -36,117 +36,10 @@
 #include "core/error.h"
 #include "device/workload.h"
 #include "pipeline/pipeline_impl.h"
-#include "sweep/lookup.h"
+#include "sweep/estimate.h"
 
 void pp_plan_options_init(pp_plan_options *o) {
     *o = (pp_plan_options){.top = 5, .splits = 9};
-}
-
-/* How a device runs a stage: its measured sizes as points (bytes, wall,
- * busy) in order of bytes, equal byte counts averaged, and the least-
- * squares slopes that carry the last point beyond the largest size. */
-typedef struct point {
-    double x, wall, busy;
-} point;
-
-typedef struct estimator {
-    const lk_entry *const *e; /* the stage's entries on the device */
-    size_t n;
-    int by_nodes; /* model files: points by nodes (their bytes count inputs a pipeline
-                   * stage does not describe) */
-    point *pts;
-    size_t npts;
-    double slope_wall, slope_busy; /* >= 0: time never falls as bytes grow */
-} estimator;
-
-typedef struct estimate {
-    double wall_ns, busy_ns;
-    int interpolated, extrapolated;
-} estimate;
-
-static int estimator_init(estimator *es) {
-    es->pts = calloc(es->n + 1, sizeof *es->pts);
-    double *x = malloc(3 * (es->n + 1) * sizeof *x);
-    if (!es->pts || !x) {
-        free(x);
-        return PP_ENOMEM;
-    }
-    double *yw = x + es->n + 1, *yb = yw + es->n + 1;
-    size_t ok = 0;
-    int hw_known = 1;
-    for (size_t i = 0; i < es->n; i++)
-        hw_known &= !es->e[i]->ok || es->e[i]->hw_ns >= 0;
-    for (size_t i = 0; i < es->n; i++) {
-        const lk_entry *e = es->e[i];
-        if (!e->ok)
-            continue;
-        es->by_nodes = strcmp(e->model, "file") == 0;
-        x[ok] = (double)(es->by_nodes ? e->nodes : e->bytes);
-        yw[ok] = (double)e->wall_ns;
-        yb[ok] = (double)(hw_known ? e->hw_ns : e->wall_ns);
-        /* insert by bytes; a second size of the same bytes (another edge
-         * count) is averaged into its point */
-        size_t j = 0;
-        while (j < es->npts && es->pts[j].x < x[ok])
-            j++;
-        if (j < es->npts && es->pts[j].x == x[ok]) {
-            size_t same = 1;
-            for (size_t k = 0; k < ok; k++)
-                same += x[k] == x[ok];
-            es->pts[j].wall += (yw[ok] - es->pts[j].wall) / (double)same;
-            es->pts[j].busy += (yb[ok] - es->pts[j].busy) / (double)same;
-        } else {
-            memmove(&es->pts[j + 1], &es->pts[j], (es->npts - j) * sizeof *es->pts);
-            es->pts[j] = (point){x[ok], yw[ok], yb[ok]};
-            es->npts++;
-        }
-        ok++;
-    }
-    pp_fit fw, fb;
-    es->slope_wall = pp_fit_linear(x, yw, ok, &fw) == PP_OK ? fmax(0.0, fw.a) : 0.0;
-    es->slope_busy = pp_fit_linear(x, yb, ok, &fb) == PP_OK ? fmax(0.0, fb.a) : 0.0;
-    free(x);
-    return PP_OK;
-}
-
-/* The estimate for (nodes, edges) of workload w on this device; 0 when the
- * table cannot tell (the size failed there, or fewer than two sizes).
- * Between measured sizes: linear between the two around it. Outside them
- * (extrapolated): below the smallest, the smallest's time, since no
- * prediction may undercut a measurement (a fitted line's negative
- * intercept would); above the largest, the largest's time plus the
- * least-squares slope (>= 0) times the extra bytes. */
-static int estimate_at(const estimator *es, const pp_workload *w, estimate *out) {
-    for (size_t i = 0; i < es->n; i++) {
-        const lk_entry *e = es->e[i];
-        if (e->nodes == w->nodes && e->edges == w->edges) {
-            if (!e->ok)
-                return 0;
-            *out = (estimate){.wall_ns = (double)e->wall_ns,
-                              .busy_ns = (double)(e->hw_ns >= 0 ? e->hw_ns : e->wall_ns)};
-            return 1;
-        }
-    }
-    if (es->npts < 2)
-        return 0;
-    double x = (double)(es->by_nodes ? (uint64_t)w->nodes : sw_bytes(w));
-    const point *lo = &es->pts[0], *hi = &es->pts[es->npts - 1];
-    *out = (estimate){.interpolated = 1, .extrapolated = x < lo->x || x > hi->x};
-    if (x <= lo->x) {
-        out->wall_ns = lo->wall, out->busy_ns = lo->busy;
-    } else if (x >= hi->x) {
-        out->wall_ns = hi->wall + es->slope_wall * (x - hi->x);
-        out->busy_ns = hi->busy + es->slope_busy * (x - hi->x);
-    } else {
-        size_t j = 1;
-        while (es->pts[j].x < x)
-            j++;
-        const point *a = &es->pts[j - 1], *b = &es->pts[j];
-        double t = (x - a->x) / (b->x - a->x);
-        out->wall_ns = a->wall + t * (b->wall - a->wall);
-        out->busy_ns = a->busy + t * (b->busy - a->busy);
-    }
-    return 1;
 }
 
 /* One way to run one stage, with what it adds to each device's busy time. */
@@ -217,7 +110,7 @@ static int stage_entries(const pp_lookup *l, const char *name, const pp_workload
 }
 
 /* Every way to run one stage: each device alone, each pair at each split. */
-static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_t nd,
+static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, size_t nd,
                          const char *const *devices, const pp_plan_options *o, double copy_rate,
                          option **out, size_t *nout, pp_error *err) {
     pp_workload w;
@@ -227,8 +120,8 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
     if (!opt)
         return pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     for (size_t d = 0; d < nd; d++) {
-        estimate e;
-        if (!estimate_at(&es[d], &w, &e))
+        sw_estimate e;
+        if (!sw_estimate_at(&es[d], &w, &e))
             continue;
         option *op = &opt[n++];
         op->st.ndevices = 1;
@@ -254,8 +147,8 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
                 if (wa.nodes < requests || wb.nodes < requests)
                     continue;
                 wa.edges = w.edges * wa.nodes / w.nodes, wb.edges = w.edges * wb.nodes / w.nodes;
-                estimate ea, eb;
-                if (!estimate_at(&es[a], &wa, &ea) || !estimate_at(&es[b], &wb, &eb))
+                sw_estimate ea, eb;
+                if (!sw_estimate_at(&es[a], &wa, &ea) || !sw_estimate_at(&es[b], &wb, &eb))
                     continue;
                 option *op = &opt[n++];
                 op->st.ndevices = 2;
@@ -578,7 +471,7 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
                          double rate, search *S, pp_error *err) {
     const char **devices = (const char **)S->devices;
     const lk_entry **buf = calloc(l->n, sizeof *buf);
-    estimator *es = calloc(S->ndevices, sizeof *es);
+    sw_estimator *es = calloc(S->ndevices, sizeof *es);
     int rc = buf && es ? PP_OK : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     for (int s = 0; rc == PP_OK && s < S->nstages; s++) {
         const pp_stage_spec *spec = &p->stages[s].spec;
@@ -592,7 +485,7 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
         pp_pipeline_stage_workload(p, s, &w);
         size_t used = 0, total = 0;
         for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++) {
-            es[d] = (estimator){.e = buf + used};
+            es[d] = (sw_estimator){.e = buf + used};
             rc = stage_entries(l, spec->name, &w, devices[d], buf + used, &es[d].n, err);
             used += es[d].n;
             total += es[d].n;
@@ -601,7 +494,7 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
             rc = pp_set_error(err, PP_EINVAL, "stage \"%s\" is not in the table; sweep it first",
                               spec->name);
         for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++)
-            if (estimator_init(&es[d]) != PP_OK)
+            if (sw_estimator_init(&es[d]) != PP_OK)
                 rc = pp_set_error(err, PP_ENOMEM, "plan: out of memory");
         if (rc == PP_OK)
             rc = stage_options(p, s, es, S->ndevices, S->devices, o, rate, &S->opts[s],
