@@ -19,7 +19,11 @@ if(NOT PIPEPROF_OPENVINO STREQUAL "OFF")
   if(TARGET openvino::runtime::c)
     set(PIPEPROF_HAVE_OPENVINO ON)
     string(APPEND PIPEPROF_FEATURES " openvino")
-    file(GLOB openvino_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/device/openvino/*.c)
+    # ov_export.cpp is C++: OpenVINO's C API cannot save a model (sweeps
+    # export a static model per size for static-shape devices).
+    enable_language(CXX)
+    file(GLOB openvino_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/device/openvino/*.c
+      ${PROJECT_SOURCE_DIR}/src/device/openvino/*.cpp)
     list(APPEND PIPEPROF_SOURCES ${openvino_sources})
     message(STATUS "pipeprof: openvino backend on (OpenVINO ${OpenVINO_VERSION} at ${OpenVINO_DIR})")
   elseif(PIPEPROF_OPENVINO STREQUAL "ON")
@@ -37,9 +41,9 @@ function(pipeprof_link_openvino)
     return()
   endif()
   target_compile_definitions(pipeprof_objects PRIVATE PP_HAVE_OPENVINO)
-  target_link_libraries(pipeprof_objects PRIVATE openvino::runtime::c)
+  target_link_libraries(pipeprof_objects PRIVATE openvino::runtime::c openvino::runtime)
   foreach(t pipeprof pipeprof_static)
-    target_link_libraries(${t} PRIVATE openvino::runtime::c)
+    target_link_libraries(${t} PRIVATE openvino::runtime::c openvino::runtime)
   endforeach()
   # An imported target is linked by its full path, which is no link
   # directory: INSTALL_RPATH_USE_LINK_PATH alone would leave the wheel's

@@ -47,6 +47,17 @@ typedef enum pp_workload_kind {
     PP_WORKLOAD_SAGE = 1
 } pp_workload_kind;
 
+/* One input of a model file, set to a static shape (the sweep's "inputs":
+ * docs/sweep.md). Float inputs are filled uniform in +-1, integer ones with
+ * node indices uniform in [0, nodes) (an edge list), both from the seed. */
+#define PP_MODEL_INPUT_MAX_RANK 4
+#define PP_MODEL_INPUTS_MAX 8
+typedef struct pp_model_input {
+    const char *name; /* the model's input (tensor) name */
+    int rank;         /* 1..PP_MODEL_INPUT_MAX_RANK */
+    int64_t dims[PP_MODEL_INPUT_MAX_RANK];
+} pp_model_input;
+
 typedef struct pp_workload {
     pp_workload_kind kind;
     int64_t nodes;   /* rows of the input and the output */
@@ -60,6 +71,13 @@ typedef struct pp_workload {
      * and one output must fit nodes x in_dim and nodes x out_dim FP32
      * (dynamic dimensions are set to them). Must outlive the compiled model. */
     const char *model_path;
+    /* model files only: 0, the one input is nodes x in_dim as above; else
+     * every input the model has, by name, each set to its static shape and
+     * filled by the backend when the requests are made (pp_request_input
+     * and pp_request_output are then not the model's tensors, and its
+     * outputs may be of any shape). Must outlive the compiled model. */
+    size_t ninputs;
+    const pp_model_input *inputs;
 } pp_workload;
 
 /* Sets a small valid workload: matmul, 256 nodes, 1024 edges, 64 -> 64, one
@@ -68,6 +86,12 @@ void pp_workload_init(pp_workload *w);
 /* PP_EINVAL with a message naming the field when a size is out of range
  * (nodes 1..2^22, dims 1..2^14, edges 0..2^26, layers 1..64, nodes*dim <= 2^26). */
 int pp_workload_check(const pp_workload *w, pp_error *err);
+/* Writes model file w->model_path with each of w->inputs set to its static
+ * shape as OpenVINO IR (xml_path, and its .bin beside it), for devices that
+ * compile static shapes only (an NPU). PP_EUNSUPPORTED when pipeprof was built
+ * without OpenVINO; PP_EINVAL with OpenVINO's reason when the model cannot
+ * be read or take those shapes. */
+int pp_model_export_static(const pp_workload *w, const char *xml_path, pp_error *err);
 /* Floating-point operations of one request (multiply-add = 2). */
 uint64_t pp_workload_flops(const pp_workload *w);
 const char *pp_workload_kind_name(pp_workload_kind kind); /* "matmul", "sage" */
@@ -110,6 +134,10 @@ const char *pp_device_label(const pp_device *d);
 /* PP_TRACK_SIMULATED for simulated devices, PP_TRACK_HW_MEAN where hw_ns is a
  * running mean (OpenVINO CPU), else 0: the flags of its tracks. */
 unsigned pp_device_flags(const pp_device *d);
+/* 1 when the device's requests report as hw_ns a running mean over the runs
+ * so far rather than their own time (OpenVINO's CPU plugin: docs/backends.md),
+ * so that a calibration must time them by wall; else 0. */
+int pp_device_hw_running_mean(const pp_device *d);
 /* Reserves `n` stream numbers on the device and returns the first, so that
  * every request slot of every executor on it gets a row of its own. */
 int pp_device_reserve_streams(pp_device *d, int n);

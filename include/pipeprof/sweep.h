@@ -74,6 +74,8 @@ typedef struct pp_sweep_options {
     int resume;          /* continue the sweep in DIR (same config and shard) */
     int shard, shards;   /* run combinations i with i % shards == shard - 1; 0, 0: all */
     size_t limit;        /* > 0: stop after measuring this many (resume later) */
+    int co_run;          /* complete and unsharded: also measure sharing devices' stage
+                          * pairs together (DIR/co_run.jsonl, docs/sweep.md) */
     pp_sweep_progress_fn progress;
     void *progress_ctx;
 } pp_sweep_options;
@@ -84,6 +86,7 @@ typedef struct pp_sweep_result {
     size_t resumed; /* of those, found there at the start */
     size_t failed;  /* recorded as failed (the device could not run them) */
     int complete;   /* done == total; the tables were written (unsharded) */
+    size_t co_runs; /* pairs measured together by this run (co_run) */
 } pp_sweep_result;
 
 /* Runs the sweep (or its shard) into directory `dir`, created if missing.
@@ -99,6 +102,16 @@ int pp_sweep_run(const pp_sweep_config *c, const char *dir, const pp_sweep_optio
  * a shard given twice, missing or incomplete shards are PP_EINVAL with a
  * message naming the directories. */
 int pp_sweep_merge(const char *const *dirs, size_t n, const char *out, pp_error *err);
+
+/* Writes DIR/gnx/lookup_table.json and DIR/gnx/bandwidth_table.json from
+ * the tables of the complete sweep in DIR, in the layout of `format`
+ * ("gnx", the only one: docs/sweep.md): "nodes,edges,PU,stage" entries in
+ * ms and "PU_stageN" bandwidths in MB/s (1024^2). A device's PU name is
+ * what its spec has after the backend ("sim:NPU" -> "NPU", "cpu" -> "CPU")
+ * unless pu_map (npu "SPEC=NAME" strings) names it; two devices with one
+ * name are PP_EINVAL. */
+int pp_sweep_compat_write(const char *dir, const char *format, const char *const *pu_map,
+                          size_t npu, pp_error *err);
 
 /* ---- lookup tables ---- */
 
@@ -123,6 +136,9 @@ int pp_lookup_simulated(const pp_lookup *l, const char *device);
 /* ---- plan search ---- */
 
 #define PP_PLAN_MAX_DP 2 /* devices of a data-parallel stage in a plan */
+/* pp_plan.bottleneck_device when the devices sharing the host's cores
+ * (cpu, openvino:CPU) and the host copies, taking turns, set the cycle */
+#define PP_PLAN_HOST_CORES "host cores"
 
 typedef struct pp_plan_stage {
     char stage[64];                      /* the pipeline's stage name */
@@ -134,6 +150,16 @@ typedef struct pp_plan_stage {
     int64_t partition_ns, merge_ns;      /* data parallel: host copies */
     int extrapolated;                    /* a size outside the table's range */
     int interpolated;                    /* a size the table has not measured */
+    /* Other ways to run this stage (devices, splits) that leave the plan's
+     * cycle as it is: 0, this stage's choice matters; > 0, the stage is
+     * free, and the plans that differ from this one only in free stages
+     * were collapsed into it. */
+    int free_options;
+    int collapsed; /* plans of this cycle that differ from this one here were folded into it */
+    /* Each device's slowdown from running beside the plan's other stages on
+     * devices that share its hardware (sweep --co-run; 1: none), already in
+     * device_ns and time_ns. */
+    double slowdown[PP_PLAN_MAX_DP];
 } pp_plan_stage;
 
 typedef struct pp_plan {
@@ -143,14 +169,27 @@ typedef struct pp_plan {
     int64_t work_ns;       /* sum of the stage times: ranks plans of equal cycle */
     double throughput;     /* 1e9 / cycle_ns batches per second */
     int bottleneck_stage;  /* the stage whose time is the cycle (upstream on ties), or -1 */
-    char bottleneck_device[64]; /* or the device whose summed stage times are, else "" */
+    char bottleneck_device[64]; /* or the device whose summed stage times are (or
+                                 * PP_PLAN_HOST_CORES), else "" */
     int extrapolated;      /* some stage relies on extrapolation */
+    int uncalibrated_sharing; /* it puts stages on devices that share hardware, and the
+                               * table has no co-run of them: estimated as independent */
 } pp_plan;
+
+/* What an exact search looked at: every plan is ranked or ruled out, the
+ * ruled-out ones by a bound (a partial plan whose cycle already ranks
+ * after the k-th best cannot get better as stages are added). */
+typedef struct pp_plan_search_info {
+    double plans;       /* the ways to map every stage: product of each stage's options */
+    uint64_t evaluated; /* complete plans evaluated in full */
+    uint64_t cut;       /* partial plans ruled out with everything below them */
+} pp_plan_search_info;
 
 typedef struct pp_plan_options {
     int top;                   /* best plans to return, >= 1 */
     int splits;                /* split ratios of a data-parallel pair: 1/(splits+1) .. */
     double copy_bytes_per_s;   /* host copy rate for partition/merge; 0: measure it */
+    pp_plan_search_info *info; /* optional: filled by the search */
 } pp_plan_options;
 
 /* Defaults: top 5, 9 splits (0.1 .. 0.9), measured copy rate. */

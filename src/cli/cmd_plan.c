@@ -24,13 +24,19 @@ static void print_stage(const pp_lookup *l, const pp_plan_stage *st) {
     const char *flag = st->extrapolated   ? " [extrapolated]"
                        : st->interpolated ? " [interpolated]"
                                           : "";
+    char slowed[96] = "";
+    for (int k = 0; k < st->ndevices; k++)
+        if (st->slowdown[k] > 1.0)
+            snprintf(slowed + strlen(slowed), sizeof slowed - strlen(slowed),
+                     " [%s x%.2f beside devices sharing its hardware]", st->devices[k],
+                     st->slowdown[k]);
     printf("    %-14s %9.3f ms  ", st->stage, (double)st->time_ns / 1e6);
     if (st->ndevices == 1) {
-        printf("%s%s%s\n", st->devices[0], sim(l, st->devices[0]), flag);
+        printf("%s%s%s%s\n", st->devices[0], sim(l, st->devices[0]), flag, slowed);
         return;
     }
-    printf("%s%s %.2f + %s%s %.2f%s\n", st->devices[0], sim(l, st->devices[0]), st->split[0],
-           st->devices[1], sim(l, st->devices[1]), st->split[1], flag);
+    printf("%s%s %.2f + %s%s %.2f%s%s\n", st->devices[0], sim(l, st->devices[0]), st->split[0],
+           st->devices[1], sim(l, st->devices[1]), st->split[1], flag, slowed);
     printf("    %-14s %12s  = partition %.3f + max(%.3f, %.3f) + merge %.3f ms\n", "", "",
            (double)st->partition_ns / 1e6, (double)st->device_ns[0] / 1e6,
            (double)st->device_ns[1] / 1e6, (double)st->merge_ns / 1e6);
@@ -44,7 +50,23 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
     else
         printf("device %s%s (its stages' summed time)", pl->bottleneck_device,
                sim(l, pl->bottleneck_device));
-    printf("%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "");
+    printf("%s%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "",
+           pl->uncalibrated_sharing
+               ? "  [devices sharing hardware, estimated as independent: sweep --co-run]"
+               : "");
+    int nfree = 0;
+    for (int s = 0; s < pl->nstages; s++)
+        nfree += pl->stages[s].free_options > 0 || pl->stages[s].collapsed;
+    if (nfree) { /* the plans that differ from this one only there were collapsed into it */
+        printf("    free (any of these ways gives the same cycle):");
+        for (int s = 0, k = 0; s < pl->nstages; s++)
+            if (pl->stages[s].free_options > 0)
+                printf("%s %s (+%d other%s)", k++ ? "," : "", pl->stages[s].stage,
+                       pl->stages[s].free_options, pl->stages[s].free_options > 1 ? "s" : "");
+            else if (pl->stages[s].collapsed)
+                printf("%s %s (with other stages)", k++ ? "," : "", pl->stages[s].stage);
+        printf("\n");
+    }
     for (int s = 0; s < pl->nstages; s++)
         print_stage(l, &pl->stages[s]);
 }
@@ -136,6 +158,8 @@ static int run_plan(int argc, char **argv) {
         snprintf(err.msg, sizeof err.msg, "out of memory");
         rc = PP_ENOMEM;
     }
+    pp_plan_search_info info;
+    a.opt.info = &info;
     if (rc == PP_OK)
         rc = pp_plan_search(l, p, &a.opt, plans, &n, &rate, &err);
     int code = CLI_OK;
@@ -144,9 +168,13 @@ static int run_plan(int argc, char **argv) {
         code = cli_exit_code(rc);
     } else {
         printf("%s: best %zu plans of %d stages from %s (host copy %.0f MB/s for partition and "
-               "merge)\n\n",
+               "merge)\n",
                pp_pipeline_config_get(p)->name, n, pp_pipeline_stage_count(p), a.lookup,
                rate / 1e6);
+        printf("exact search over %.3g plans: %llu evaluated in full, the rest ruled out by a "
+               "bound (%llu partial plans cut, none of which can rank in the best %d)\n\n",
+               info.plans, (unsigned long long)info.evaluated, (unsigned long long)info.cut,
+               a.opt.top);
         for (size_t i = 0; i < n; i++)
             print_plan(l, &plans[i], i);
         if (a.verify && n > 0)
@@ -164,10 +192,13 @@ static void plan_help(FILE *out) {
             "                     [--copy-mbps R] [--verify]\n\n"
             "Ranks the ways to run the pipeline's stages on the devices of a sweep's lookup\n"
             "table (docs/sweep.md): each stage on one device, or data parallel over two at\n"
-            "N split ratios. A plan's cycle latency is the larger of its slowest stage and\n"
-            "its busiest device; sizes the table did not measure come from its\n"
-            "least-squares fits, and plans that extrapolate beyond the measured sizes say\n"
-            "so. Prints the best K with their bottleneck.\n"
+            "N split ratios. A plan's cycle latency is the largest of its slowest stage, its\n"
+            "busiest device and the host cores its devices share; sizes the table did not\n"
+            "measure lie on the line between the measured ones around them (never below\n"
+            "the nearest measurement), and plans that extrapolate say so. Devices sharing\n"
+            "hardware are slowed as the sweep's --co-run measured. Plans differing only in\n"
+            "stages that do not change the cycle are one line naming those free stages.\n"
+            "Prints the best K with their bottleneck; the search is exact.\n"
             "Exit status: 0 ok, 1 a failure of the machine, 2 bad input.\n\n"
             "options:\n"
             "  --top K        plans to print (default 5)\n"

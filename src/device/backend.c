@@ -169,6 +169,10 @@ unsigned pp_device_flags(const pp_device *d) {
     return d->flags;
 }
 
+int pp_device_hw_running_mean(const pp_device *d) {
+    return (d->flags & PP_TRACK_HW_MEAN) != 0;
+}
+
 int pp_device_reserve_streams(pp_device *d, int n) {
     pthread_mutex_lock(&registry_lock);
     int first = d->next_stream;

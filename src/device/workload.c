@@ -44,6 +44,25 @@ int pp_workload_check(const pp_workload *w, pp_error *err) {
     if (w->kind == PP_WORKLOAD_MATMUL && (w->layers < 1 || w->layers > PP_WL_MAX_LAYERS))
         return pp_set_error(err, PP_EINVAL, "workload layers: %d is outside 1..%d", w->layers,
                             PP_WL_MAX_LAYERS);
+    if (w->ninputs > PP_MODEL_INPUTS_MAX || (w->ninputs && (!w->model_path || !w->inputs)))
+        return pp_set_error(err, PP_EINVAL,
+                            "workload inputs: %zu described (expected 0..%d, with a model file)",
+                            w->ninputs, PP_MODEL_INPUTS_MAX);
+    for (size_t i = 0; i < w->ninputs; i++) {
+        const pp_model_input *in = &w->inputs[i];
+        int64_t values = 1;
+        int ok = in->name && *in->name && in->rank >= 1 && in->rank <= PP_MODEL_INPUT_MAX_RANK;
+        for (int d = 0; ok && d < in->rank; d++) {
+            ok = in->dims[d] >= 1 && in->dims[d] <= ((int64_t)1 << 26);
+            values *= ok ? in->dims[d] : 1;
+            ok = ok && values <= ((int64_t)1 << 26);
+        }
+        if (!ok)
+            return pp_set_error(err, PP_EINVAL,
+                                "workload inputs[%zu] \"%s\": needs a name, rank 1..%d and dims "
+                                ">= 1 with at most 2^26 values",
+                                i, in->name ? in->name : "", PP_MODEL_INPUT_MAX_RANK);
+    }
     if (w->kind == PP_WORKLOAD_SAGE && w->layers != 1)
         return pp_set_error(err, PP_EINVAL, "workload layers: a sage model has 1 layer (got %d)",
                             w->layers);

@@ -57,17 +57,47 @@ static int read_sizes(pp_json_loader *ld, json_t *list, pp_sweep_config *c, int6
     return PP_OK;
 }
 
+/* Whether a device compiles static shapes only unless the config says:
+ * NPUs, the simulated one included (it stands for the real one). */
+static int static_by_default(const char *spec) {
+    return strcmp(spec, "sim:NPU") == 0 || strncmp(spec, "openvino:NPU", 12) == 0;
+}
+
+/* devices[i]: a spec, or {"spec": ..., "static_shapes": bool}. */
+static int read_device(pp_json_loader *ld, json_t *v, size_t i, const char **spec, int *flag) {
+    static const char *const keys[] = {"spec", "static_shapes", NULL};
+    char where[32];
+    snprintf(where, sizeof where, "devices[%zu]", i);
+    *spec = json_is_string(v) ? json_string_value(v) : NULL;
+    if (!json_is_object(v)) {
+        *flag = *spec ? static_by_default(*spec) : 0;
+        return PP_OK;
+    }
+    int rc = pp_json_check_keys(ld, v, where, keys);
+    if (rc == PP_OK)
+        rc = pp_json_get_string(ld, v, where, "spec", spec);
+    json_t *st = json_object_get(v, "static_shapes");
+    if (rc == PP_OK && st && !json_is_boolean(st))
+        rc = pp_set_error(ld->err, PP_EINVAL, "%s: %s.static_shapes: expected true or false",
+                          ld->path, where);
+    *flag = st ? json_is_true(st) : *spec ? static_by_default(*spec) : 0;
+    return rc;
+}
+
 static int read_devices(pp_json_loader *ld, json_t *list, pp_sweep_config *c, int check) {
     size_t n = json_is_array(list) ? json_array_size(list) : 0;
     if (n < 1 || n > SW_MAX_ITEMS)
         return pp_set_error(ld->err, PP_EINVAL, "%s: devices: expected a list of 1..%d specs",
                             ld->path, SW_MAX_ITEMS);
     c->devices = calloc(n, sizeof *c->devices);
-    if (!c->devices)
+    c->static_shapes = calloc(n, sizeof *c->static_shapes);
+    if (!c->devices || !c->static_shapes)
         return pp_set_error(ld->err, PP_ENOMEM, "%s: out of memory", ld->path);
     for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(list, i);
-        const char *spec = json_is_string(v) ? json_string_value(v) : NULL;
+        const char *spec = NULL;
+        int rc = read_device(ld, json_array_get(list, i), i, &spec, &c->static_shapes[i]);
+        if (rc != PP_OK)
+            return rc;
         if (!spec || !*spec || strlen(spec) >= SW_NAME_MAX || strchr(spec, ','))
             return pp_set_error(ld->err, PP_EINVAL,
                                 "%s: devices[%zu]: expected a device spec (\"cpu\", \"sim:NPU\") "
@@ -88,7 +118,8 @@ static int read_devices(pp_json_loader *ld, json_t *list, pp_sweep_config *c, in
 }
 
 static int read_stage(pp_json_loader *ld, json_t *o, size_t i, pp_sweep_config *c) {
-    static const char *const keys[] = {"name", "model", "in_dim", "out_dim", "layers", NULL};
+    static const char *const keys[] = {"name",       "model",  "in_dim",   "out_dim", "layers",
+                                       "model_path", "inputs", "fallback", NULL};
     char where[32];
     snprintf(where, sizeof where, "stages[%zu]", i);
     if (!json_is_object(o))
@@ -108,12 +139,23 @@ static int read_stage(pp_json_loader *ld, json_t *o, size_t i, pp_sweep_config *
         rc = pp_json_get_int(ld, o, where, "out_dim", &s->out_dim);
     if (rc == PP_OK)
         rc = pp_json_get_int32(ld, o, where, "layers", &s->layers);
+    if (rc == PP_OK)
+        rc = sw_model_read(ld, o, where, c, s);
     if (rc != PP_OK)
         return rc;
+    if (s->model_path && (s->in_dim || s->layers != 1))
+        return pp_set_error(ld->err, PP_EINVAL,
+                            "%s: %s: in_dim and layers describe the built-in models; a model "
+                            "file's shapes come from \"inputs\"",
+                            ld->path, where);
     if (!name || !*name || strlen(name) >= SW_NAME_MAX || strchr(name, ','))
         return pp_set_error(ld->err, PP_EINVAL,
                             "%s: %s.name: expected 1..%d characters without ','", ld->path, where,
                             SW_NAME_MAX - 1);
+    if (s->model_path && (strchr(name, '/') || name[0] == '.'))
+        return pp_set_error(ld->err, PP_EINVAL,
+                            "%s: %s.name: names a folder of exported_models/, so it may not hold "
+                            "'/' or start with '.'", ld->path, where);
     snprintf(s->name, sizeof s->name, "%s", name);
     if (strcmp(model, kinds[0]) == 0)
         s->kind = PP_WORKLOAD_MATMUL;
@@ -144,17 +186,18 @@ static int read_stages(pp_json_loader *ld, json_t *list, pp_sweep_config *c) {
     if (!c->stages)
         return pp_set_error(ld->err, PP_ENOMEM, "%s: out of memory", ld->path);
     for (size_t i = 0; i < n; i++) {
+        c->nstages = i + 1; /* what pp_sweep_config_free frees, should this one fail */
         int rc = read_stage(ld, json_array_get(list, i), i, c);
         if (rc != PP_OK)
             return rc;
     }
-    c->nstages = n;
     return PP_OK;
 }
 
 static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int check) {
-    static const char *const keys[] = {"name", "features", "sizes", "devices", "stages", "warmup",
-                                       "iterations", "seed", "sim_bus_gbps", "sim_devices", NULL};
+    static const char *const keys[] = {"name",       "features", "sizes",        "devices",
+                                       "stages",     "warmup",   "iterations",   "seed",
+                                       "sim_bus_gbps", "sim_devices", "shared", NULL};
     if (!json_is_object(root))
         return pp_set_error(ld->err, PP_EINVAL, "%s: expected an object at the top", ld->path);
     const char *name = "sweep";
@@ -198,6 +241,14 @@ static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int ch
         rc = read_devices(ld, json_object_get(root, "devices"), c, check);
     if (rc == PP_OK)
         rc = read_stages(ld, json_object_get(root, "stages"), c);
+    if (rc == PP_OK)
+        rc = sw_sharing_read(ld, json_object_get(root, "shared"), c);
+    for (size_t i = c->ndevices; rc == PP_OK && check && i < c->ndevices + c->nfallback; i++) {
+        pp_error why;
+        if (pp_device_check(c->devices[i], &c->devopt, &why) != PP_OK)
+            rc = pp_set_error(ld->err, PP_EINVAL, "%s: fallback \"%s\": %s", ld->path,
+                              c->devices[i], why.msg);
+    }
     return rc;
 }
 
@@ -212,30 +263,34 @@ static json_t *canonical(const pp_sweep_config *c) {
                                                "edges", (json_int_t)c->sizes[i].edges, "features",
                                                (json_int_t)c->sizes[i].features));
     for (size_t i = 0; i < c->ndevices; i++)
-        json_array_append_new(devices, json_string(c->devices[i]));
+        json_array_append_new(devices, json_pack("{sssb}", "spec", c->devices[i], "static_shapes",
+                                                 c->static_shapes[i]));
     for (size_t i = 0; i < c->nstages; i++) {
         const sw_stage *s = &c->stages[i];
         json_t *o = json_pack("{sssssIsi}", "name", s->name, "model", kinds[s->kind], "out_dim",
                               (json_int_t)s->out_dim, "layers", s->layers);
         if (s->in_dim > 0)
             json_object_set_new(o, "in_dim", json_integer(s->in_dim));
+        sw_model_canonical(c, s, o);
         json_array_append_new(stages, o);
     }
     for (size_t i = 0; i < c->devopt.nsim; i++)
         json_array_append_new(sim, json_pack("{sssIsfsi}", "name", c->sim[i].name, "launch_ns",
                                              (json_int_t)c->sim[i].launch_ns, "gflops",
                                              c->sim[i].gflops, "units", c->sim[i].units));
-    return json_pack("{sssosososisisIsfso}", "name", c->name, "sizes", sizes, "devices", devices,
+    return json_pack("{sssosososisisIsfsoso}", "name", c->name, "sizes", sizes, "devices", devices,
                      "stages", stages, "warmup", c->warmup, "iterations", c->iterations, "seed",
                      (json_int_t)c->seed, "sim_bus_gbps", c->devopt.sim_bus_gbps, "sim_devices",
-                     sim);
+                     sim, "shared", sw_sharing_json(c));
 }
 
-/* FNV-1a, 64 bits: a fingerprint, not a defence against forgery. */
-static void fingerprint(const char *text, char out[17]) {
+/* FNV-1a, 64 bits, of the canonical config and then of the model files it
+ * names: a fingerprint, not a defence against forgery. */
+static void fingerprint(const pp_sweep_config *c, char out[17]) {
     uint64_t h = 0xcbf29ce484222325u;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+    for (const unsigned char *p = (const unsigned char *)c->canonical; *p; p++)
         h = (h ^ *p) * 0x100000001b3u;
+    h = sw_model_digest(c, h);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -263,7 +318,7 @@ int sw_config_load(const char *path, int check_devices, pp_sweep_config **out, p
         pp_sweep_config_free(c);
         return rc;
     }
-    fingerprint(c->canonical, c->fingerprint);
+    fingerprint(c, c->fingerprint);
     *out = c;
     return PP_OK;
 }
@@ -277,6 +332,10 @@ void pp_sweep_config_free(pp_sweep_config *c) {
         return;
     free(c->sizes);
     free(c->devices);
+    free(c->static_shapes);
+    free(c->group);
+    for (size_t i = 0; c->stages && i < c->nstages; i++)
+        free(c->stages[i].model_path);
     free(c->stages);
     free(c->canonical);
     free(c);
@@ -304,7 +363,7 @@ void pp_sweep_config_key(const pp_sweep_config *c, size_t i, char *buf, size_t l
              (long long)c->sizes[s].edges, c->devices[d], c->stages[t].name);
 }
 
-void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w) {
+void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w, pp_model_input *inputs) {
     size_t s, d, t;
     sw_combination(c, i, &s, &d, &t);
     const sw_stage *st = &c->stages[t];
@@ -316,4 +375,16 @@ void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w) {
     w->out_dim = st->out_dim;
     w->layers = st->layers;
     w->seed = c->seed;
+    w->model_path = st->model_path;
+    if (!st->model_path)
+        return;
+    const int64_t size_dims[3] = {c->sizes[s].nodes, c->sizes[s].edges, c->sizes[s].features};
+    for (size_t k = 0; k < st->ninputs; k++) {
+        const sw_input *in = &st->inputs[k];
+        inputs[k] = (pp_model_input){.name = in->name, .rank = in->rank};
+        for (int j = 0; j < in->rank; j++)
+            inputs[k].dims[j] = in->dims[j] > 0 ? in->dims[j] : size_dims[-1 - in->dims[j]];
+    }
+    w->ninputs = st->ninputs;
+    w->inputs = inputs;
 }

@@ -25,7 +25,8 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
     snprintf(e->model, sizeof e->model, "%s", model);
     e->nodes = nodes, e->edges = edges, e->in_dim = in_dim, e->out_dim = out_dim;
     e->bytes = bytes, e->layers = layers;
-    e->ok = strcmp(status, "ok") == 0;
+    /* measured on a stage's fallback: the device itself cannot run it */
+    e->ok = strcmp(status, "ok") == 0 && !json_object_get(o, "measured_on");
     e->simulated = json_is_true(json_object_get(o, "simulated"));
     e->wall_ns = e->hw_ns = -1;
     if (!e->ok)
@@ -36,8 +37,100 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
         return pp_set_error(err, PP_EINVAL, "%s: entries[\"%s\"].wall_ns.mean: expected a whole "
                                             "number of nanoseconds", path, key);
     e->wall_ns = json_integer_value(wall);
-    e->hw_ns = json_is_integer(hw) ? json_integer_value(hw) : -1;
+    /* a running mean is no time of this request: the entry calibrates on wall */
+    int running = json_is_true(json_object_get(o, "hw_running_mean"));
+    e->hw_ns = json_is_integer(hw) && !running ? json_integer_value(hw) : -1;
     return PP_OK;
+}
+
+/* "co_run" (sweep --co-run) and "shared": absent in tables of sweeps
+ * without them. */
+static int read_sharing(const char *path, json_t *root, pp_lookup *l, pp_error *err) {
+    json_t *groups = json_object_get(root, "shared"), *co = json_object_get(root, "co_run");
+    size_t n = 0, g;
+    json_t *grp, *v;
+    json_array_foreach(groups, g, grp) n += json_array_size(json_object_get(grp, "devices"));
+    l->shared = calloc(n + 1, sizeof *l->shared);
+    l->group = calloc(n + 1, sizeof *l->group);
+    l->cores = calloc(n + 1, sizeof *l->cores);
+    l->corun = calloc(json_object_size(co) + 1, sizeof *l->corun);
+    if (!l->shared || !l->group || !l->cores || !l->corun)
+        return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
+    json_array_foreach(groups, g, grp) {
+        const char *hw = NULL;
+        json_t *list = NULL;
+        if (json_unpack(grp, "{s:s, s:o}", "hardware", &hw, "devices", &list) != 0 ||
+            !json_is_array(list))
+            return pp_set_error(err, PP_EINVAL,
+                                "%s: shared[%zu]: expected {\"hardware\": \"cores\" or \"bus\", "
+                                "\"devices\": [...]}",
+                                path, g);
+        size_t i;
+        json_array_foreach(list, i, v) {
+            if (!json_is_string(v))
+                return pp_set_error(err, PP_EINVAL,
+                                    "%s: shared[%zu].devices[%zu]: expected a device spec", path,
+                                    g, i);
+            snprintf(l->shared[l->nshared], SW_NAME_MAX, "%s", json_string_value(v));
+            l->cores[l->nshared] = strcmp(hw, "cores") == 0;
+            l->group[l->nshared++] = (int)g;
+        }
+    }
+    const char *key;
+    json_object_foreach(co, key, v) {
+        lk_corun *c = &l->corun[l->ncorun];
+        json_int_t nodes;
+        const char *d[2], *s[2];
+        json_error_t jerr;
+        if (json_unpack_ex(v, &jerr, 0, "{s:I, s:{s:s, s:s, s:F}, s:{s:s, s:s, s:F}}", "nodes",
+                           &nodes, "a", "device", &d[0], "stage", &s[0], "slowdown",
+                           &c->slowdown[0], "b", "device", &d[1], "stage", &s[1], "slowdown",
+                           &c->slowdown[1]) != 0)
+            return pp_set_error(err, PP_EINVAL, "%s: co_run[\"%s\"]: %s", path, key, jerr.text);
+        c->nodes = nodes;
+        for (int k = 0; k < 2; k++) {
+            snprintf(c->device[k], SW_NAME_MAX, "%s", d[k]);
+            snprintf(c->stage[k], SW_NAME_MAX, "%s", s[k]);
+        }
+        l->ncorun++;
+    }
+    return PP_OK;
+}
+
+double lk_slowdown(const pp_lookup *l, const char *s1, const char *d1, const char *s2,
+                   const char *d2, int64_t nodes) {
+    double best = 0.0;
+    int64_t dist = -1;
+    for (size_t i = 0; i < l->ncorun; i++) {
+        const lk_corun *c = &l->corun[i];
+        for (int k = 0; k < 2; k++) {
+            if (strcmp(c->stage[k], s1) != 0 || strcmp(c->device[k], d1) != 0 ||
+                strcmp(c->stage[1 - k], s2) != 0 || strcmp(c->device[1 - k], d2) != 0)
+                continue;
+            int64_t dd = c->nodes > nodes ? c->nodes - nodes : nodes - c->nodes;
+            if (dist < 0 || dd < dist)
+                dist = dd, best = c->slowdown[k];
+        }
+    }
+    return best;
+}
+
+int lk_on_cores(const pp_lookup *l, const char *d) {
+    for (size_t i = 0; i < l->nshared; i++)
+        if (strcmp(l->shared[i], d) == 0)
+            return l->cores[i];
+    return 0;
+}
+
+int lk_shared(const pp_lookup *l, const char *d1, const char *d2) {
+    int g1 = -1, g2 = -2;
+    for (size_t i = 0; i < l->nshared; i++) {
+        if (strcmp(l->shared[i], d1) == 0)
+            g1 = l->group[i];
+        if (strcmp(l->shared[i], d2) == 0)
+            g2 = l->group[i];
+    }
+    return g1 == g2;
 }
 
 static int read_lookup(const char *path, json_t *root, pp_lookup *l, pp_error *err) {
@@ -62,7 +155,7 @@ static int read_lookup(const char *path, json_t *root, pp_lookup *l, pp_error *e
     }
     if (l->n == 0)
         return pp_set_error(err, PP_EINVAL, "%s: the table has no entries", path);
-    return PP_OK;
+    return read_sharing(path, root, l, err);
 }
 
 int pp_lookup_load(const char *path, pp_lookup **out, pp_error *err) {
@@ -85,6 +178,10 @@ void pp_lookup_free(pp_lookup *l) {
     if (!l)
         return;
     free(l->entries);
+    free(l->corun);
+    free(l->shared);
+    free(l->group);
+    free(l->cores);
     free(l);
 }
 

@@ -1,8 +1,12 @@
 /* Measuring one combination of a sweep: its workload alone on its device,
  * one request, `warmup` runs and then `iterations` timed ones, into a raw
  * record (docs/sweep.md gives the record's schema). */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "device/workload.h"
@@ -10,7 +14,17 @@
 #include "sweep/sweep_impl.h"
 
 uint64_t sw_bytes(const pp_workload *w) {
-    return pp_wl_input_bytes(w) + pp_wl_output_bytes(w);
+    if (!w->ninputs)
+        return pp_wl_input_bytes(w) + pp_wl_output_bytes(w);
+    /* a model file's inputs: every value counted as 4 bytes, whatever its type */
+    uint64_t values = 0;
+    for (size_t i = 0; i < w->ninputs; i++) {
+        uint64_t n = 1;
+        for (int k = 0; k < w->inputs[i].rank; k++)
+            n *= (uint64_t)w->inputs[i].dims[k];
+        values += n;
+    }
+    return 4 * values + pp_wl_output_bytes(w);
 }
 
 /* mean (floor, as every pipeprof mean), population std, min, max and p50
@@ -53,7 +67,7 @@ static int time_runs(pp_request *r, int warmup, int n, int64_t *wall, int64_t *h
 }
 
 static json_t *base_record(const pp_sweep_config *c, size_t i, const pp_workload *w,
-                           pp_device *dev) {
+                           pp_device *dev, size_t on) {
     size_t s, d, t;
     sw_combination(c, i, &s, &d, &t);
     char key[256];
@@ -62,13 +76,22 @@ static json_t *base_record(const pp_sweep_config *c, size_t i, const pp_workload
         "{sIsssIsIsIsssssssIsIsi}", "index", (json_int_t)i, "key", key, "nodes",
         (json_int_t)w->nodes, "edges", (json_int_t)w->edges, "in_dim", (json_int_t)w->in_dim,
         "device", c->devices[d], "stage", c->stages[t].name, "model",
-        pp_workload_kind_name(w->kind), "out_dim", (json_int_t)w->out_dim, "bytes",
+        w->model_path ? "file" : pp_workload_kind_name(w->kind), "out_dim", (json_int_t)w->out_dim, "bytes",
         (json_int_t)sw_bytes(w), "layers", w->layers);
+    if (rec && w->model_path)
+        json_object_set_new(rec, "model_path", json_string(w->model_path));
+    if (rec && on != d)
+        json_object_set_new(rec, "measured_on", json_string(c->devices[on]));
     if (rec && dev) {
+        char label[160];
+        snprintf(label, sizeof label, "%s%s%s%s", pp_device_label(dev),
+                 on != d ? " (fallback for " : "", on != d ? c->devices[d] : "", on != d ? ")" : "");
         json_object_set_new(rec, "device_name", json_string(pp_device_name(dev)));
-        json_object_set_new(rec, "label", json_string(pp_device_label(dev)));
+        json_object_set_new(rec, "label", json_string(label));
         json_object_set_new(rec, "simulated",
                             json_boolean(pp_device_flags(dev) & PP_TRACK_SIMULATED));
+        if (pp_device_hw_running_mean(dev))
+            json_object_set_new(rec, "hw_running_mean", json_true());
     }
     return rec;
 }
@@ -83,11 +106,27 @@ static int failed(json_t *rec, const char *why, json_t **out, pp_error *err) {
     return PP_OK;
 }
 
-int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *why, json_t **out,
-               pp_error *err) {
+/* DIR/exported_models/<stage>/<nodes>_<edges>.xml, its folders made. */
+static int export_path(const char *dir, const char *stage, const pp_workload *w, char *path,
+                       size_t len, char *rel, size_t rel_len, pp_error *err) {
+    snprintf(rel, rel_len, "exported_models/%s/%lld_%lld.xml", stage, (long long)w->nodes,
+             (long long)w->edges);
+    int rc = sw_path(path, len, dir, rel, err);
+    for (char *p = path + strlen(dir) + 1; rc == PP_OK && (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            rc = pp_set_error(err, PP_EIO, "%s: cannot create: %s", path, strerror(errno));
+        *p = '/';
+    }
+    return rc;
+}
+
+int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, const char *why,
+               const char *dir, json_t **out, pp_error *err) {
     pp_workload w;
-    sw_workload(c, i, &w);
-    json_t *rec = base_record(c, i, &w, dev);
+    pp_model_input inputs[PP_MODEL_INPUTS_MAX];
+    sw_workload(c, i, &w, inputs);
+    json_t *rec = base_record(c, i, &w, dev, on);
     if (!rec)
         return pp_set_error(err, PP_ENOMEM, "sweep: out of memory");
     if (!dev)
@@ -95,6 +134,21 @@ int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *w
     pp_error e;
     if (pp_workload_check(&w, &e) != PP_OK)
         return failed(rec, e.msg, out, err);
+    char exported[4096], rel[256];
+    if (w.model_path && c->static_shapes[on]) {
+        size_t s, d, t;
+        sw_combination(c, i, &s, &d, &t);
+        int rc = export_path(dir, c->stages[t].name, &w, exported, sizeof exported, rel,
+                             sizeof rel, err);
+        if (rc != PP_OK) {
+            json_decref(rec);
+            return rc;
+        }
+        if (pp_model_export_static(&w, exported, &e) != PP_OK)
+            return failed(rec, e.msg, out, err);
+        json_object_set_new(rec, "exported", json_string(rel));
+        w.model_path = exported;
+    }
     pp_compiled *cm = NULL;
     /* level 1: hardware and transfer totals, without the per-op cost of 2 */
     if (pp_compiled_create_level(dev, &w, 1, 1, &cm, &e) != PP_OK)

@@ -3,9 +3,9 @@
  * estimated from a lookup table (docs/sweep.md §plan).
  *
  * Estimate of one plan:
- *   time(stage on d)      = the table's mean wall at the stage's size, or the
- *                           least-squares line over the sizes measured on d
- *                           (wall mean against bytes) elsewhere
+ *   time(stage on d)      = the table's mean wall at the stage's size, or
+ *                           linear between the measured sizes around it
+ *                           (by bytes), outside them clamped (estimate.c)
  *   time(stage on d1, d2) = partition + max(time on d1 of its rows,
  *                           time on d2 of its rows) + merge, partition and
  *                           merge being host copies of the batch's input and
@@ -13,11 +13,20 @@
  *   busy(d)               = sum over the stages on d of its hardware time
  *                           (the wall where the device reports none): stages
  *                           sharing a device take turns on it
+ *   cores                 = sum of busy over the devices sharing the host's
+ *                           cores, plus the host copies, when the plan uses
+ *                           any of them (the table's "shared")
  *   cycle latency         = max(max over stages of time, max over devices of
- *                           busy), and throughput = 1 / cycle latency.
+ *                           busy, cores), and throughput = 1 / cycle latency;
+ *   stages on devices sharing hardware are slowed by the co-run slowdowns.
  * Plans of equal cycle rank by the sum of their stage times (less work
- * first). The cycle and the sum only grow as stages are added, so a
- * depth-first search that drops every partial plan already ranking after
+ * first). A plan of the same cycle as a better one, held to it by the same
+ * bottleneck run the same way, or differing from it only in stages that
+ * are free there (each run the other plan's way, the better plan's cycle
+ * stays), is not listed: it is folded into the better plan, which marks
+ * the stages where they differ and says how many other ways each of its
+ * stages has that keep its cycle. The cycle and the sum only grow as
+ * stages are added, so a depth-first search that drops every partial plan already ranking after
  * the k-th best finds the exact best k. */
 #include <math.h>
 #include <stdio.h>
@@ -27,68 +36,10 @@
 #include "core/error.h"
 #include "device/workload.h"
 #include "pipeline/pipeline_impl.h"
-#include "sweep/lookup.h"
+#include "sweep/estimate.h"
 
 void pp_plan_options_init(pp_plan_options *o) {
     *o = (pp_plan_options){.top = 5, .splits = 9};
-}
-
-/* How a device runs a stage: the fits over its measured sizes. */
-typedef struct estimator {
-    const lk_entry *const *e; /* the stage's entries on the device */
-    size_t n;
-    int have_fit, have_busy_fit, hw_known;
-    pp_fit wall, busy;
-} estimator;
-
-typedef struct estimate {
-    double wall_ns, busy_ns;
-    int interpolated, extrapolated;
-} estimate;
-
-static int estimator_init(estimator *es) {
-    size_t ok = 0;
-    double *x = malloc(3 * (es->n + 1) * sizeof *x);
-    if (!x)
-        return PP_ENOMEM;
-    double *yw = x + es->n + 1, *yb = yw + es->n + 1;
-    es->hw_known = 1;
-    for (size_t i = 0; i < es->n; i++) {
-        if (!es->e[i]->ok)
-            continue;
-        x[ok] = (double)es->e[i]->bytes;
-        yw[ok] = (double)es->e[i]->wall_ns;
-        yb[ok] = (double)es->e[i]->hw_ns;
-        es->hw_known &= es->e[i]->hw_ns >= 0;
-        ok++;
-    }
-    es->have_fit = pp_fit_linear(x, yw, ok, &es->wall) == PP_OK;
-    es->have_busy_fit = es->hw_known && pp_fit_linear(x, yb, ok, &es->busy) == PP_OK;
-    free(x);
-    return PP_OK;
-}
-
-/* The estimate for (nodes, edges) of workload w on this device; 0 when the
- * table cannot tell (the size failed there, or too few sizes to fit). */
-static int estimate_at(const estimator *es, const pp_workload *w, estimate *out) {
-    for (size_t i = 0; i < es->n; i++) {
-        const lk_entry *e = es->e[i];
-        if (e->nodes == w->nodes && e->edges == w->edges) {
-            if (!e->ok)
-                return 0;
-            *out = (estimate){.wall_ns = (double)e->wall_ns,
-                              .busy_ns = (double)(e->hw_ns >= 0 ? e->hw_ns : e->wall_ns)};
-            return 1;
-        }
-    }
-    if (!es->have_fit)
-        return 0;
-    double bytes = (double)sw_bytes(w);
-    const pp_fit *busy = es->have_busy_fit ? &es->busy : &es->wall;
-    *out = (estimate){.wall_ns = fmax(0.0, es->wall.a * bytes + es->wall.b),
-                      .busy_ns = fmax(0.0, busy->a * bytes + busy->b), .interpolated = 1,
-                      .extrapolated = bytes < es->wall.x_min || bytes > es->wall.x_max};
-    return 1;
 }
 
 /* One way to run one stage, with what it adds to each device's busy time. */
@@ -96,9 +47,16 @@ typedef struct option {
     pp_plan_stage st;
     int dev[PP_PLAN_MAX_DP]; /* device indices */
     double busy[PP_PLAN_MAX_DP];
+    int64_t rows[PP_PLAN_MAX_DP]; /* the batch rows each device gets */
 } option;
 
 typedef struct search {
+    const pp_lookup *l; /* its co-run slowdowns of devices sharing hardware */
+    int (*best_choice)[PP_PIPELINE_MAX_STAGES]; /* the options of each kept plan */
+    unsigned *best_varied; /* per kept plan: stages where plans folded into it differ */
+    double *scratch; /* per device: cycle_for's sums */
+    uint64_t evaluated, cut; /* pp_plan_search_info */
+    int *on_cores;   /* per device: it shares the host's cores (the table's "shared") */
     size_t ndevices;
     const char *const *devices;
     int nstages;
@@ -134,14 +92,17 @@ static int stage_entries(const pp_lookup *l, const char *name, const pp_workload
         const lk_entry *e = &l->entries[i];
         if (strcmp(e->stage, name) != 0)
             continue;
-        if (strcmp(e->model, pp_workload_kind_name(w->kind)) != 0 || e->in_dim != w->in_dim ||
+        /* a model file is the pipeline's when its stage runs a model file
+         * too: the file itself is the user's to keep the same */
+        const char *runs = w->model_path ? "file" : pp_workload_kind_name(w->kind);
+        if (strcmp(e->model, runs) != 0 || e->in_dim != w->in_dim ||
             e->out_dim != w->out_dim || e->layers != w->layers)
             return pp_set_error(err, PP_EINVAL,
                                 "stage \"%s\": the table measured %s %lld->%lld x%d, the pipeline "
                                 "runs %s %lld->%lld x%d; sweep the pipeline's stages",
                                 name, e->model, (long long)e->in_dim, (long long)e->out_dim,
-                                e->layers, pp_workload_kind_name(w->kind), (long long)w->in_dim,
-                                (long long)w->out_dim, w->layers);
+                                e->layers, runs, (long long)w->in_dim, (long long)w->out_dim,
+                                w->layers);
         if (strcmp(e->device, dev) == 0)
             out[(*n)++] = e;
     }
@@ -149,7 +110,7 @@ static int stage_entries(const pp_lookup *l, const char *name, const pp_workload
 }
 
 /* Every way to run one stage: each device alone, each pair at each split. */
-static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_t nd,
+static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, size_t nd,
                          const char *const *devices, const pp_plan_options *o, double copy_rate,
                          option **out, size_t *nout, pp_error *err) {
     pp_workload w;
@@ -159,8 +120,8 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
     if (!opt)
         return pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     for (size_t d = 0; d < nd; d++) {
-        estimate e;
-        if (!estimate_at(&es[d], &w, &e))
+        sw_estimate e;
+        if (!sw_estimate_at(&es[d], &w, &e))
             continue;
         option *op = &opt[n++];
         op->st.ndevices = 1;
@@ -170,6 +131,7 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
         op->st.interpolated = e.interpolated, op->st.extrapolated = e.extrapolated;
         op->dev[0] = (int)d, op->dev[1] = -1;
         op->busy[0] = e.busy_ns;
+        op->rows[0] = w.nodes;
     }
     double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
     double merge = (double)pp_wl_output_bytes(&w) / copy_rate * 1e9;
@@ -185,8 +147,8 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
                 if (wa.nodes < requests || wb.nodes < requests)
                     continue;
                 wa.edges = w.edges * wa.nodes / w.nodes, wb.edges = w.edges * wb.nodes / w.nodes;
-                estimate ea, eb;
-                if (!estimate_at(&es[a], &wa, &ea) || !estimate_at(&es[b], &wb, &eb))
+                sw_estimate ea, eb;
+                if (!sw_estimate_at(&es[a], &wa, &ea) || !sw_estimate_at(&es[b], &wb, &eb))
                     continue;
                 option *op = &opt[n++];
                 op->st.ndevices = 2;
@@ -201,6 +163,7 @@ static int stage_options(const pp_pipeline *p, int s, const estimator *es, size_
                 op->st.extrapolated = ea.extrapolated || eb.extrapolated;
                 op->dev[0] = (int)a, op->dev[1] = (int)b;
                 op->busy[0] = ea.busy_ns, op->busy[1] = eb.busy_ns;
+                op->rows[0] = wa.nodes, op->rows[1] = wb.nodes;
             }
         }
     }
@@ -251,31 +214,201 @@ static int before(int64_t cycle, int64_t work, const pp_plan *p) {
     return cycle < p->cycle_ns || (cycle == p->cycle_ns && work < p->work_ns);
 }
 
+/* evaluation.device when the host's shared cores attain the cycle */
+#define CORES (-2)
+
+/* A complete plan with the slowdowns of devices that share hardware. */
+typedef struct evaluation {
+    int64_t cycle, work;
+    int stage, device; /* what attains the cycle: a stage (upstream on ties), else a device */
+    int uncalibrated;  /* two of its devices share hardware the table has no co-run for */
+    double cores;      /* busy time alone on devices sharing the host's cores */
+    double slowdown[PP_PIPELINE_MAX_STAGES][PP_PLAN_MAX_DP];
+    int64_t time[PP_PIPELINE_MAX_STAGES]; /* stage times, slowed down */
+} evaluation;
+
+/* How much part k of stage s slows down in plan `choice`: the largest
+ * co-run slowdown (sweep --co-run) of it beside any other part of the plan
+ * on a device sharing hardware with its own, at least 1 (running beside
+ * another never speeds a stage up; a measured value below 1 is noise). */
+static double slowdown_of(const search *S, const int *choice, int s, int k, int *uncalibrated) {
+    const option *op = &S->opts[s][choice[s]];
+    const char *d = S->devices[op->dev[k]];
+    double f = 1.0;
+    for (int t = 0; t < S->nstages; t++) {
+        const option *ot = &S->opts[t][choice[t]];
+        for (int j = 0; j < ot->st.ndevices; j++) {
+            const char *e = S->devices[ot->dev[j]];
+            if (ot->dev[j] == op->dev[k] || !lk_shared(S->l, d, e))
+                continue;
+            double m = lk_slowdown(S->l, S->names[s], d, S->names[t], e, op->rows[k]);
+            *uncalibrated |= m == 0.0;
+            f = fmax(f, m);
+        }
+    }
+    return f;
+}
+
+/* Evaluates the complete plan `choice`; busy has room for every device. */
+static void evaluate(const search *S, const int *choice, double *busy, evaluation *ev) {
+    double worst = -1.0;
+    ev->stage = ev->device = -1;
+    ev->uncalibrated = 0;
+    ev->work = 0;
+    ev->cores = 0.0;
+    memset(busy, 0, S->ndevices * sizeof *busy);
+    for (int s = 0; s < S->nstages; s++) {
+        const option *op = &S->opts[s][choice[s]];
+        double longest = 0.0;
+        int slowed = 0;
+        for (int k = 0; k < op->st.ndevices; k++)
+            ev->cores += S->on_cores[op->dev[k]] ? op->busy[k] : 0.0;
+        for (int k = 0; k < op->st.ndevices; k++) {
+            double f = slowdown_of(S, choice, s, k, &ev->uncalibrated);
+            ev->slowdown[s][k] = f;
+            slowed |= f > 1.0;
+            longest = fmax(longest, (double)op->st.device_ns[k] * f);
+            busy[op->dev[k]] += op->busy[k] * f;
+        }
+        double t = !slowed              ? (double)op->st.time_ns
+                   : op->st.ndevices == 1 ? longest
+                                        : (double)(op->st.partition_ns + op->st.merge_ns) + longest;
+        ev->time[s] = llround(t);
+        ev->work += ev->time[s];
+        if ((double)ev->time[s] > worst)
+            worst = (double)ev->time[s], ev->stage = s;
+    }
+    for (size_t d = 0; d < S->ndevices; d++)
+        if (busy[d] > worst)
+            worst = busy[d], ev->device = (int)d, ev->stage = -1;
+    /* Devices sharing the host's cores take turns on them, and so do the
+     * host copies of data-parallel stages: their summed time alone bounds
+     * the cycle like one device's (alone: the slowdowns are what sharing
+     * does to each stage's latency, not more work for the cores). */
+    double cores = ev->cores;
+    int used = cores > 0.0;
+    for (int s = 0; used && s < S->nstages; s++) {
+        const option *op = &S->opts[s][choice[s]];
+        cores += (double)(op->st.partition_ns + op->st.merge_ns);
+    }
+    if (used && cores > worst)
+        worst = cores, ev->stage = -1, ev->device = CORES;
+    ev->cycle = llround(worst);
+}
+
+static int64_t cycle_for(const search *S, const int *choice, double *busy) {
+    evaluation ev;
+    evaluate(S, choice, busy, &ev);
+    return ev.cycle;
+}
+
+/* Whether kept plan k keeps its cycle with stage s run as option i. */
+static int stage_is_free(const search *S, size_t k, int s, int i) {
+    int choice[PP_PIPELINE_MAX_STAGES];
+    memcpy(choice, S->best_choice[k], sizeof choice);
+    choice[s] = i;
+    return cycle_for(S, choice, S->scratch) == S->best[k].cycle_ns;
+}
+
+/* Whether the complete plan in S->choice and kept plan k are held to the
+ * same cycle by the same thing: the bottleneck stage run the same way, or
+ * the bottleneck device running the same stages the same way. */
+static int same_binding(const search *S, size_t k, int stage, int device) {
+    const pp_plan *pl = &S->best[k];
+    if (pl->bottleneck_stage != stage)
+        return 0;
+    if (stage >= 0)
+        return S->best_choice[k][stage] == S->choice[stage];
+    if (strcmp(pl->bottleneck_device, device == CORES ? PP_PLAN_HOST_CORES : S->devices[device]) != 0)
+        return 0;
+    for (int s = 0; s < S->nstages; s++) {
+        const option *mine = &S->opts[s][S->choice[s]];
+        const option *theirs = &S->opts[s][S->best_choice[k][s]];
+        int on = 0;
+        for (int d = 0; d < PP_PLAN_MAX_DP; d++)
+            on |= (d < mine->st.ndevices && (mine->dev[d] == device ||
+                                             (device == CORES && S->on_cores[mine->dev[d]]))) ||
+                  (d < theirs->st.ndevices && (theirs->dev[d] == device ||
+                                               (device == CORES && S->on_cores[theirs->dev[d]])));
+        if (on && S->choice[s] != S->best_choice[k][s])
+            return 0;
+    }
+    return 1;
+}
+
+/* The kept plan that the complete plan in S->choice is a variant of: the
+ * same cycle, and either the same binding or every stage where the two
+ * differ free in the kept plan (run its way there, the kept plan's cycle
+ * stays); nbest when none. *diff gets the stages where they differ. */
+static size_t variant_of(const search *S, int64_t cycle, int stage, int device,
+                         unsigned *diff) {
+    for (size_t k = 0; k < S->nbest; k++) {
+        if (S->best[k].cycle_ns != cycle)
+            continue;
+        *diff = 0;
+        for (int s = 0; s < S->nstages; s++)
+            *diff |= (unsigned)(S->best_choice[k][s] != S->choice[s]) << s;
+        if (same_binding(S, k, stage, device))
+            return k;
+        int s = 0;
+        while (s < S->nstages && (!(*diff >> s & 1u) || stage_is_free(S, k, s, S->choice[s])))
+            s++;
+        if (s == S->nstages)
+            return k;
+    }
+    return S->nbest;
+}
+
 static void keep(search *S) {
-    int stage, device;
-    double cycle = cycle_of(S, S->nstages, &stage, &device);
-    int64_t ns = llround(cycle), work = work_of(S, S->nstages);
+    evaluation ev;
+    S->evaluated++;
+    evaluate(S, S->choice, S->scratch, &ev);
+    int64_t ns = ev.cycle, work = ev.work;
+    int stage = ev.stage, device = ev.device;
     if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
         return;
-    size_t at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
+    /* a variant of a kept plan is folded into it: it replaces it only when it
+     * does less work, and the stages where they differ are marked */
+    unsigned diff = 0, varied = 0;
+    size_t at = variant_of(S, ns, stage, device, &diff);
+    if (at < S->nbest) {
+        S->best_varied[at] |= diff;
+        if (!before(ns, work, &S->best[at]))
+            return;
+        varied = S->best_varied[at];
+    }
+    if (at == S->nbest)
+        at = S->nbest < (size_t)S->top ? S->nbest++ : S->nbest - 1;
     while (at > 0 && before(ns, work, &S->best[at - 1])) {
         S->best[at] = S->best[at - 1];
+        memcpy(S->best_choice[at], S->best_choice[at - 1], sizeof S->best_choice[at]);
+        S->best_varied[at] = S->best_varied[at - 1];
         at--;
     }
+    memcpy(S->best_choice[at], S->choice, sizeof S->best_choice[at]);
+    S->best_varied[at] = varied;
     pp_plan *pl = &S->best[at];
     memset(pl, 0, sizeof *pl);
     pl->nstages = S->nstages;
     for (int s = 0; s < S->nstages; s++) {
-        pl->stages[s] = S->opts[s][S->choice[s]].st;
-        snprintf(pl->stages[s].stage, sizeof pl->stages[s].stage, "%s", S->names[s]);
-        pl->extrapolated |= pl->stages[s].extrapolated;
+        pp_plan_stage *st = &pl->stages[s];
+        *st = S->opts[s][S->choice[s]].st;
+        snprintf(st->stage, sizeof st->stage, "%s", S->names[s]);
+        pl->extrapolated |= st->extrapolated;
+        st->time_ns = ev.time[s];
+        for (int k = 0; k < st->ndevices; k++) {
+            st->slowdown[k] = ev.slowdown[s][k];
+            st->device_ns[k] = llround((double)st->device_ns[k] * ev.slowdown[s][k]);
+        }
     }
+    pl->uncalibrated_sharing = ev.uncalibrated;
     pl->cycle_ns = ns;
     pl->work_ns = work;
     pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
     pl->bottleneck_stage = stage;
-    if (device >= 0)
-        snprintf(pl->bottleneck_device, sizeof pl->bottleneck_device, "%s", S->devices[device]);
+    if (device != -1)
+        snprintf(pl->bottleneck_device, sizeof pl->bottleneck_device, "%s",
+                 device == CORES ? PP_PLAN_HOST_CORES : S->devices[device]);
 }
 
 static void descend(search *S, int s) {
@@ -293,8 +426,22 @@ static void descend(search *S, int s) {
         if (S->nbest < (size_t)S->top ||
             before(llround(partial), work_of(S, s + 1), &S->best[S->nbest - 1]))
             descend(S, s + 1);
+        else
+            S->cut++;
         for (int k = 0; k < op->st.ndevices; k++)
             S->busy[op->dev[k]] -= op->busy[k];
+    }
+}
+
+/* For each stage of kept plan k, how many of its other options leave the
+ * plan's cycle unchanged (pp_plan_stage.free_options). */
+static void count_free(search *S, size_t k) {
+    for (int s = 0; s < S->nstages; s++) {
+        int same = 0;
+        for (size_t i = 0; i < S->nopts[s]; i++)
+            same += (int)i != S->best_choice[k][s] && stage_is_free(S, k, s, (int)i);
+        S->best[k].stages[s].free_options = same;
+        S->best[k].stages[s].collapsed = (S->best_varied[k] >> s) & 1u;
     }
 }
 
@@ -324,7 +471,7 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
                          double rate, search *S, pp_error *err) {
     const char **devices = (const char **)S->devices;
     const lk_entry **buf = calloc(l->n, sizeof *buf);
-    estimator *es = calloc(S->ndevices, sizeof *es);
+    sw_estimator *es = calloc(S->ndevices, sizeof *es);
     int rc = buf && es ? PP_OK : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     for (int s = 0; rc == PP_OK && s < S->nstages; s++) {
         const pp_stage_spec *spec = &p->stages[s].spec;
@@ -338,7 +485,7 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
         pp_pipeline_stage_workload(p, s, &w);
         size_t used = 0, total = 0;
         for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++) {
-            es[d] = (estimator){.e = buf + used};
+            es[d] = (sw_estimator){.e = buf + used};
             rc = stage_entries(l, spec->name, &w, devices[d], buf + used, &es[d].n, err);
             used += es[d].n;
             total += es[d].n;
@@ -347,11 +494,15 @@ static int build_options(const pp_lookup *l, const pp_pipeline *p, const pp_plan
             rc = pp_set_error(err, PP_EINVAL, "stage \"%s\" is not in the table; sweep it first",
                               spec->name);
         for (size_t d = 0; rc == PP_OK && d < S->ndevices; d++)
-            if (estimator_init(&es[d]) != PP_OK)
+            if (sw_estimator_init(&es[d]) != PP_OK)
                 rc = pp_set_error(err, PP_ENOMEM, "plan: out of memory");
         if (rc == PP_OK)
             rc = stage_options(p, s, es, S->ndevices, S->devices, o, rate, &S->opts[s],
                                &S->nopts[s], err);
+        for (size_t d = 0; d < S->ndevices; d++) {
+            free(es[d].pts);
+            es[d].pts = NULL;
+        }
         if (rc == PP_OK && S->nopts[s] == 0)
             rc = pp_set_error(err, PP_EINVAL,
                               "stage \"%s\": no device in the table can run it at %lld nodes "
@@ -369,26 +520,46 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
         return pp_set_error(err, PP_EINVAL, "plan: top %d, splits %d (expected >= 1 and 1..99)",
                             o->top, o->splits);
     double rate = o->copy_bytes_per_s > 0 ? o->copy_bytes_per_s : measure_copy_rate();
-    search S = {.nstages = p->nstages, .top = o->top, .best = plans};
+    search S = {.l = l, .nstages = p->nstages, .top = o->top, .best = plans};
     const char **devices = calloc(l->n, sizeof *devices);
     S.opts = calloc((size_t)p->nstages, sizeof *S.opts);
     S.nopts = calloc((size_t)p->nstages, sizeof *S.nopts);
     S.busy = calloc(l->n, sizeof *S.busy);
-    int rc = devices && S.opts && S.nopts && S.busy
+    S.best_choice = calloc((size_t)o->top, sizeof *S.best_choice);
+    S.scratch = calloc(l->n, sizeof *S.scratch);
+    S.on_cores = calloc(l->n, sizeof *S.on_cores);
+    S.best_varied = calloc((size_t)o->top, sizeof *S.best_varied);
+    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch && S.on_cores &&
+                 S.best_varied
                  ? PP_OK
                  : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
         S.ndevices = table_devices(l, devices);
         S.devices = devices;
+        for (size_t d = 0; d < S.ndevices; d++)
+            S.on_cores[d] = lk_on_cores(l, devices[d]);
         rc = build_options(l, p, o, rate, &S, err);
     }
     if (rc == PP_OK)
         descend(&S, 0);
+    for (size_t k = 0; rc == PP_OK && k < S.nbest; k++)
+        count_free(&S, k);
+    if (rc == PP_OK && o->info) {
+        o->info->plans = 1.0;
+        for (int s = 0; s < p->nstages; s++)
+            o->info->plans *= (double)S.nopts[s];
+        o->info->evaluated = S.evaluated;
+        o->info->cut = S.cut;
+    }
     for (int s = 0; S.opts && s < p->nstages; s++)
         free(S.opts[s]);
     free(S.opts);
     free(S.nopts);
     free(S.busy);
+    free(S.best_choice);
+    free(S.scratch);
+    free(S.on_cores);
+    free(S.best_varied);
     free(devices);
     if (rc != PP_OK)
         return rc;

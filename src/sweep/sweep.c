@@ -97,11 +97,44 @@ static pp_device *device_get(const pp_sweep_config *c, devices *ds, size_t d) {
     return ds->dev[d];
 }
 
-static int measure_all(const pp_sweep_config *c, const pp_sweep_options *o, int fd,
-                       const char *raw, json_t **recs, pp_sweep_result *res, pp_error *err) {
-    devices ds = {.dev = calloc(c->ndevices, sizeof *ds.dev),
-                  .why = calloc(c->ndevices, sizeof *ds.why),
-                  .tried = calloc(c->ndevices, 1)};
+/* Combination i, on its device and, where that fails and its stage names a
+ * fallback, on the fallback: a failed fallback keeps both reasons. */
+static int measure_one(const pp_sweep_config *c, devices *ds, size_t i, const char *dir,
+                       json_t **rec, pp_error *err) {
+    size_t s, d, t;
+    sw_combination(c, i, &s, &d, &t);
+    int rc = sw_measure(c, i, d, device_get(c, ds, d), ds->why[d].msg, dir, rec, err);
+    int fb = c->stages[t].fallback;
+    if (rc != PP_OK || fb < 0 || (size_t)fb == d ||
+        strcmp(json_string_value(json_object_get(*rec, "status")), "ok") == 0)
+        return rc;
+    json_t *alt = NULL;
+    rc = sw_measure(c, i, (size_t)fb, device_get(c, ds, (size_t)fb), ds->why[fb].msg, dir, &alt,
+                    err);
+    if (rc != PP_OK)
+        return rc;
+    const char *reason = json_string_value(json_object_get(*rec, "reason"));
+    const char *alt_status = json_string_value(json_object_get(alt, "status"));
+    char text[1024];
+    if (strcmp(alt_status, "ok") == 0) {
+        json_object_set_new(alt, "fallback_reason", json_string(reason));
+    } else {
+        snprintf(text, sizeof text, "%s; fallback %s: %s", reason, c->devices[fb],
+                 json_string_value(json_object_get(alt, "reason")));
+        json_object_set_new(alt, "reason", json_string(text));
+    }
+    json_decref(*rec);
+    *rec = alt;
+    return PP_OK;
+}
+
+static int measure_all(const pp_sweep_config *c, const pp_sweep_options *o, const char *dir,
+                       int fd, const char *raw, json_t **recs, pp_sweep_result *res,
+                       pp_error *err) {
+    size_t nopen = c->ndevices + c->nfallback;
+    devices ds = {.dev = calloc(nopen, sizeof *ds.dev),
+                  .why = calloc(nopen, sizeof *ds.why),
+                  .tried = calloc(nopen, 1)};
     int rc = ds.dev && ds.why && ds.tried ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
     int64_t t0 = pp_now();
     size_t ran = 0;
@@ -111,11 +144,8 @@ static int measure_all(const pp_sweep_config *c, const pp_sweep_options *o, int 
             continue;
         if (o->limit > 0 && ran == o->limit)
             break;
-        size_t s, d, t;
-        sw_combination(c, i, &s, &d, &t);
-        pp_device *dev = device_get(c, &ds, d);
         json_t *rec = NULL;
-        rc = sw_measure(c, i, dev, ds.why[d].msg, &rec, err);
+        rc = measure_one(c, &ds, i, dir, &rec, err);
         if (rc == PP_OK)
             rc = sw_raw_append(fd, raw, rec, err);
         if (rc != PP_OK) {
@@ -136,7 +166,7 @@ static int measure_all(const pp_sweep_config *c, const pp_sweep_options *o, int 
             o->progress(o->progress_ctx, &p);
         }
     }
-    for (size_t d = 0; ds.dev && d < c->ndevices; d++)
+    for (size_t d = 0; ds.dev && d < nopen; d++)
         pp_device_close(ds.dev[d]);
     free(ds.dev);
     free(ds.why);
@@ -177,12 +207,17 @@ int pp_sweep_run(const pp_sweep_config *c, const char *dir, const pp_sweep_optio
     if (rc == PP_OK)
         rc = sw_path(raw, sizeof raw, dir, SW_RAW, err);
     if (rc == PP_OK)
-        rc = measure_all(c, &o, fd, raw, recs, res, err);
+        rc = measure_all(c, &o, dir, fd, raw, recs, res, err);
     if (fd >= 0)
         close(fd);
     res->complete = rc == PP_OK && res->done == res->total;
     if (res->complete && o.shards == 1)
         rc = sw_tables_write(dir, c, recs, err);
+    if (rc == PP_OK && res->complete && o.shards == 1 && o.co_run) {
+        rc = sw_co_run(c, dir, recs, &res->co_runs, err);
+        if (rc == PP_OK)
+            rc = sw_tables_write(dir, c, recs, err);
+    }
     for (size_t i = 0; recs && i < n; i++)
         json_decref(recs[i]);
     free(recs);

@@ -13,10 +13,22 @@
 #include "pipeprof/sweep.h"
 
 #define SW_NAME_MAX 64
+#define SW_MAX_GROUPS 16
 
 typedef struct sw_size {
     int64_t nodes, edges, features;
 } sw_size;
+
+/* A dimension of a model file's input: a number, or one of the size's. */
+#define SW_DIM_NODES (-1)
+#define SW_DIM_EDGES (-2)
+#define SW_DIM_FEATURES (-3)
+
+typedef struct sw_input {
+    char name[SW_NAME_MAX];
+    int rank;
+    int64_t dims[PP_MODEL_INPUT_MAX_RANK]; /* > 0, or SW_DIM_* */
+} sw_input;
 
 typedef struct sw_stage {
     char name[SW_NAME_MAX];
@@ -24,13 +36,23 @@ typedef struct sw_stage {
     int64_t in_dim; /* 0: the size's features */
     int64_t out_dim;
     int layers;
+    char *model_path; /* the user's model file (absolute), or NULL: the dummy `kind` */
+    size_t ninputs;
+    sw_input inputs[PP_MODEL_INPUTS_MAX];
+    int fallback; /* index into devices measured when this stage fails on one; -1: none */
 } sw_stage;
 
 struct pp_sweep_config {
     char name[SW_NAME_MAX];
     size_t nsizes, ndevices, nstages;
     sw_size *sizes;
+    /* ndevices swept, then nfallback more only stages' fallbacks name */
+    size_t nfallback;
     char (*devices)[SW_NAME_MAX];
+    int *static_shapes; /* per device: model files are exported per size and compiled static */
+    int *group;         /* per swept device: 1.. its group sharing hardware, 0 none */
+    char group_hw[SW_MAX_GROUPS][8]; /* group g's hardware: "cores", "bus", "memory" */
+    size_t ngroups;
     sw_stage *stages;
     int warmup, iterations;
     uint64_t seed;
@@ -47,15 +69,29 @@ int sw_config_load(const char *path, int check_devices, pp_sweep_config **out, p
 /* The pieces of combination i. */
 void sw_combination(const pp_sweep_config *c, size_t i, size_t *size, size_t *device,
                     size_t *stage);
-/* Combination i's workload (unchecked). */
-void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w);
+/* Combination i's workload (unchecked); a model file's inputs are set to
+ * the size's shapes in `inputs` (room for PP_MODEL_INPUTS_MAX). */
+void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w, pp_model_input *inputs);
+/* Reads a stage's "model_path", "inputs" and "fallback" (sw_model.c); the
+ * fallback is a device spec added to c->devices when not swept. */
+int sw_model_read(pp_json_loader *ld, json_t *o, const char *where, pp_sweep_config *c,
+                  sw_stage *s);
+/* The stage's model keys as the canonical config writes them, into o. */
+void sw_model_canonical(const pp_sweep_config *c, const sw_stage *s, json_t *o);
+/* FNV-1a of the model files' bytes (an IR's .bin with its .xml) folded into
+ * h, so that a changed model file changes the fingerprint. */
+uint64_t sw_model_digest(const pp_sweep_config *c, uint64_t h);
 /* Bytes the combination moves: its input plus its output tensor. */
 uint64_t sw_bytes(const pp_workload *w);
 
 /* Measures combination i on the open device `dev` (NULL: it could not be
- * opened, `why` says why) into a new raw record. */
-int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *why, json_t **rec,
-               pp_error *err);
+ * opened, `why` says why) into a new raw record. `on` is the index in
+ * c->devices of `dev`: the combination's own device, or its stage's
+ * fallback. A model-file stage on a static-shape device is first exported
+ * at the size to DIR/exported_models/<stage>/<nodes>_<edges>.xml, and that
+ * file is what is compiled and measured. */
+int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, const char *why,
+               const char *dir, json_t **rec, pp_error *err);
 
 /* ---- the sweep directory ---- */
 
@@ -65,6 +101,23 @@ int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *w
 #define SW_LOOKUP "lookup_table.json"
 #define SW_BANDWIDTH "bandwidth_table.json"
 #define SW_REPORT "report.txt"
+#define SW_CO_RUN "co_run.jsonl"
+
+/* ---- co-run calibration (corun.c) ---- */
+
+/* Reads the config's "shared" (may be NULL) and detects the rest into
+ * c->group (sharing.c). */
+int sw_sharing_read(pp_json_loader *ld, json_t *list, pp_sweep_config *c);
+/* The groups as the config and the lookup table write them:
+ * [{"hardware": "cores", "devices": [...]}, ...]. */
+json_t *sw_sharing_json(const pp_sweep_config *c);
+/* Measures every pair of stages on every pair of sharing devices at every
+ * size together, appending to DIR/co_run.jsonl what is not there yet;
+ * recs are the complete sweep's records (the times alone). */
+int sw_co_run(const pp_sweep_config *c, const char *dir, json_t *const *recs, size_t *ran,
+              pp_error *err);
+/* DIR/co_run.jsonl's records by key (an empty object when none). */
+json_t *sw_co_run_read(const char *dir);
 
 /* What DIR/fingerprint.json says. */
 typedef struct sw_state {

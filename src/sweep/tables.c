@@ -10,8 +10,12 @@
 #include "io/outfile.h"
 #include "sweep/sweep_impl.h"
 
-/* The mean of stats object `name` of a record, or -1 when unknown. */
+/* The mean of stats object `name` of a record, or -1 when unknown. A
+ * device whose hw_ns is a running mean has no hardware time to calibrate
+ * on: its totals come from the wall (the record keeps what it reported). */
 static int64_t mean_of(json_t *rec, const char *name) {
+    if (strcmp(name, "wall_ns") != 0 && json_is_true(json_object_get(rec, "hw_running_mean")))
+        return -1;
     json_t *m = json_object_get(json_object_get(rec, name), "mean");
     return json_is_integer(m) ? (int64_t)json_integer_value(m) : -1;
 }
@@ -85,7 +89,8 @@ static void split_total(json_t *e, const fits *f) {
     json_object_set_new(e, "compute_ns", xfer >= 0 ? json_integer(total - xfer) : json_null());
 }
 
-static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, const fits *f) {
+static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, const fits *f,
+                             json_t *co_run) {
     json_t *entries = json_object();
     for (size_t i = 0; i < pp_sweep_config_combinations(c); i++) {
         size_t s, d, t;
@@ -96,9 +101,13 @@ static json_t *tables_lookup(const pp_sweep_config *c, json_t *const *recs, cons
             split_total(e, &f[d * c->nstages + t]);
         json_object_set_new(entries, json_string_value(json_object_get(e, "key")), e);
     }
-    return json_pack("{sssisssssisiso}", "format", "pipeprof-lookup", "version", 1, "sweep",
-                     c->name, "fingerprint", c->fingerprint, "warmup", c->warmup, "iterations",
-                     c->iterations, "entries", entries);
+    json_t *t = json_pack("{sssisssssisisoso}", "format", "pipeprof-lookup", "version", 1,
+                          "sweep", c->name, "fingerprint", c->fingerprint, "warmup", c->warmup,
+                          "iterations", c->iterations, "entries", entries, "shared",
+                          sw_sharing_json(c));
+    if (json_object_size(co_run))
+        json_object_set(t, "co_run", co_run);
+    return t;
 }
 
 static json_t *tables_bandwidth(const pp_sweep_config *c, const fits *fs) {
@@ -229,7 +238,9 @@ int sw_tables_write(const char *dir, const pp_sweep_config *c, json_t *const *re
         }
     }
     char path[4096];
-    json_t *lookup = tables_lookup(c, recs, fs), *bw = tables_bandwidth(c, fs);
+    json_t *co_run = sw_co_run_read(dir);
+    json_t *lookup = tables_lookup(c, recs, fs, co_run), *bw = tables_bandwidth(c, fs);
+    json_decref(co_run);
     int rc = sw_path(path, sizeof path, dir, SW_LOOKUP, err);
     if (rc == PP_OK)
         rc = sw_json_write(path, lookup, err);

@@ -150,6 +150,57 @@ expect "plan refuses a stage the table measured with other dims" 2 \
     "stage \"small\": the table measured matmul 64->8 x1, the pipeline runs matmul 64->16 x1"
 run "$PP_CLI" plan "$tmp/plan/bandwidth_table.json" "$tmp/pipeline.json"
 expect "plan refuses a file that is not a lookup table" 2 "not a lookup table"
+# each stage: FAST, SLOW, or both at 9 splits = 11 ways; 11 x 11 plans
+run "$PP_CLI" plan "$tmp/plan/lookup_table.json" "$tmp/pipeline.json" --top 5
+expect "the search says it is exact and what it cut" 0 "exact search over 121 plans: " \
+    "evaluated in full, the rest ruled out by a bound"
+check "simulated devices share the bus: a plan using both says it is not calibrated" \
+    grep -q "\[devices sharing hardware, estimated as independent: sweep --co-run\]" <<<"$out"
+
+# --co-run: both sizes x the one sharing pair (sim:FAST, sim:SLOW) x 2 x 2
+# stage pairs, measured together, into co_run.jsonl and the lookup table
+run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan_co" --co-run
+expect "a sweep with --co-run measures the pairs sharing hardware" 0 \
+    "co-run: 8 pairs of stages on devices sharing hardware measured together"
+check "co_run.jsonl holds them" test "$(json_get "$tmp/plan_co/lookup_table.json" \
+    'sorted(k for k in d["co_run"])[:2] + [len(d["co_run"]), d["shared"]]')" = \
+    "['256,1024,sim:FAST,big+sim:SLOW,big', '256,1024,sim:FAST,big+sim:SLOW,small', 8, [{'hardware': 'bus', 'devices': ['sim:FAST', 'sim:SLOW']}]]"
+check "each pair ran together the config's iterations, timed alone and together" test \
+    "$(json_get "$tmp/plan_co/lookup_table.json" 'sorted({(v["a"]["runs"], v["b"]["runs"], v["a"]["alone_ns"] > 0, abs(v["a"]["slowdown"] - v["a"]["together_ns"] / v["a"]["alone_ns"]) < 1e-9) for v in d["co_run"].values()})')" = \
+    "[(3, 3, True, True)]"
+run "$PP_CLI" plan "$tmp/plan_co/lookup_table.json" "$tmp/pipeline.json" --top 5
+expect "plans over a co-run table" 0 "#1  cycle"
+check "a calibrated table leaves no plan estimated as independent" \
+    test -z "$(grep "estimated as independent" <<<"$out")"
+run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan_co" --co-run --resume
+expect "a finished co-run resumes with nothing to measure" 0 "co-run: 0 pairs"
+# a declared group: cpu and sim:FAST on one memory; sim:SLOW is left alone
+# on the simulated bus, so the only co-run pair is (cpu, sim:FAST)
+sed 's/"devices": \["sim:FAST", "sim:SLOW"\],/"devices": ["sim:FAST", "sim:SLOW", "cpu"], "shared": [{"hardware": "memory", "devices": ["cpu", "sim:FAST"]}],/' \
+    "$tmp/plan_sweep.json" >"$tmp/declared.json"
+run "$PP_CLI" sweep "$tmp/declared.json" --out "$tmp/declared" --co-run
+expect "a declared group is co-run" 0 "co-run: 8 pairs"
+check "the table lists the declared group, and no bus group of one device" test \
+    "$(json_get "$tmp/declared/lookup_table.json" '[d["shared"], sorted({k.split(",")[2] + "+" + k.split("+")[1].split(",")[0] for k in d["co_run"]})]')" = \
+    "[[{'hardware': 'memory', 'devices': ['sim:FAST', 'cpu']}], ['sim:FAST+cpu']]"
+bad_shared() {
+    sed "s/\"devices\": \[\"sim:FAST\", \"sim:SLOW\"\],/\"devices\": [\"sim:FAST\", \"sim:SLOW\"], \"shared\": $1,/" \
+        "$tmp/plan_sweep.json" >"$tmp/bad_shared.json"
+    run "$PP_CLI" sweep "$tmp/bad_shared.json" --out "$tmp/bad_shared"
+}
+bad_shared '[{"hardware": "disk", "devices": ["sim:FAST", "sim:SLOW"]}]'
+expect "an unknown shared hardware is refused" 2 "bad_shared.json: shared[0].hardware: expected \"cores\", \"bus\" or \"memory\""
+bad_shared '[{"hardware": "memory", "devices": ["sim:FAST", "cpu"]}]'
+expect "a shared device that is not swept is refused" 2 "bad_shared.json: shared[0].devices[1]: not one of the config's devices"
+bad_shared '[{"hardware": "memory", "devices": ["sim:FAST", "sim:SLOW"]}, {"hardware": "bus", "devices": ["sim:SLOW", "sim:FAST"]}]'
+expect "a device in two groups is refused" 2 "shared[1].devices[0]: \"sim:SLOW\" is already in shared[0]"
+bad_shared '[{"hardware": "memory", "devices": ["sim:FAST"]}]'
+expect "a group of one is refused" 2 "shared[0].devices: expected two or more of the swept devices"
+
+printf '{"format": "pipeprof-lookup", "entries": {"1,1,cpu,a": {"status": "failed", "device": "cpu", "stage": "a", "model": "matmul", "nodes": 1, "edges": 1, "in_dim": 1, "out_dim": 1, "bytes": 8, "layers": 1}}, "shared": [["cpu"]]}' >"$tmp/badshared.json"
+run "$PP_CLI" plan "$tmp/badshared.json" "$tmp/pipeline.json"
+expect "a lookup table with a malformed shared group is refused naming it" 2 \
+    "badshared.json: shared[0]: expected {\"hardware\": \"cores\" or \"bus\", \"devices\": [...]}"
 run "$PP_CLI" plan --help
 expect "plan --help has an example" 0 "pipeprof plan calib/lookup_table.json"
 finish

@@ -13,15 +13,22 @@ typedef struct entry {
     int ok;
 } entry;
 
-/* A table of matmul 16 -> 16 stages; hardware time = wall. */
-static pp_lookup *table(const entry *e, size_t n) {
+/* The device name of a spec, as the sweep records it: "sim:NPU" -> "NPU". */
+static const char *track_name(const char *spec) {
+    const char *colon = strchr(spec, ':');
+    return colon ? colon + 1 : spec;
+}
+
+/* A table of matmul 16 -> 16 stages; hardware time = wall; `extra` (may
+ * be NULL) adds top-level keys ("shared", "co_run"). */
+static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
     json_t *entries = json_object();
     for (size_t i = 0; i < n; i++) {
         char key[128];
         snprintf(key, sizeof key, "%lld,%lld,%s,%s", (long long)e[i].nodes,
                  (long long)e[i].edges, e[i].device, e[i].stage);
         json_t *o = json_pack("{sssssssssssIsIsisisIsisb}", "status", e[i].ok ? "ok" : "failed",
-                              "device", e[i].device, "device_name", e[i].device + 4, "stage",
+                              "device", e[i].device, "device_name", track_name(e[i].device), "stage",
                               e[i].stage, "model", "matmul", "nodes", (json_int_t)e[i].nodes,
                               "edges", (json_int_t)e[i].edges, "in_dim", 16, "out_dim", 16,
                               "bytes", (json_int_t)(e[i].nodes * 128), "layers", 1,
@@ -33,6 +40,9 @@ static pp_lookup *table(const entry *e, size_t n) {
         json_object_set_new(entries, key, o);
     }
     json_t *root = json_pack("{ssso}", "format", "pipeprof-lookup", "entries", entries);
+    if (extra)
+        json_object_update(root, extra);
+    json_decref(extra);
     const char *path = pp_test_path("plan_lookup.json");
     json_dump_file(root, path, 0);
     json_decref(root);
@@ -41,6 +51,10 @@ static pp_lookup *table(const entry *e, size_t n) {
     if (pp_lookup_load(path, &l, &err) != PP_OK)
         pp_test_fail(__FILE__, __LINE__, "lookup: %s", err.msg);
     return l;
+}
+
+static pp_lookup *table(const entry *e, size_t n) {
+    return table_with(e, n, NULL);
 }
 
 /* A pipeline of `n` matmul 16 -> 16 stages named s1, s2, ... on cpu. */
@@ -166,6 +180,142 @@ static void test_data_parallel_split_from_fits(void) {
     pp_lookup_free(l);
 }
 
+/* Measured at 100, 1000 and 2000 nodes: 200, 300 and 1500 us, whose
+ * least-squares line has a negative intercept (it would predict 0 below
+ * about 330 nodes). Between two measured sizes the estimate is the straight
+ * line between them; below the smallest it is the smallest's time, never
+ * less than a measurement. */
+static void test_no_estimate_below_the_nearest_measurement(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 200000, 1},
+        {"sim:NPU", "s1", 1000, 2000, 300000, 1},
+        {"sim:NPU", "s1", 2000, 4000, 1500000, 1},
+    };
+    pp_lookup *l = table(e, 3);
+    pp_plan_options o = options(1, 9);
+    pp_plan plans[1];
+    size_t n = 0;
+    pp_error err = {{0}};
+    pp_pipeline *p = pipeline(50, 100, 1);
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 200000);
+    EXPECT(plans[0].stages[0].extrapolated && plans[0].extrapolated);
+    pp_pipeline_free(p);
+    p = pipeline(550, 1100, 1); /* halfway from 100 to 1000 nodes */
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 250000);
+    EXPECT(plans[0].stages[0].interpolated && !plans[0].extrapolated);
+    pp_pipeline_free(p);
+    p = pipeline(1500, 3000, 1); /* halfway from 1000 to 2000 */
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 900000);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
+/* s1 takes 1000 us on the NPU, 2000 on the VPU, 5000 on the GPU; s2 and s3
+ * take 10 and 20 us anywhere. With s1 on the NPU the cycle is 1000 us
+ * wherever s2 and s3 go, as long as it is not the NPU: the four such plans
+ * are one, with s2 and s3 free (one other device each). Putting s2 or s3 on
+ * the NPU too makes the NPU's summed time the cycle: 1010, 1020, 1030 us. */
+static void test_plans_differing_in_free_stages_collapse(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 1000000, 1}, {"sim:GPU", "s1", 100, 200, 5000000, 1},
+        {"sim:VPU", "s1", 100, 200, 2000000, 1}, {"sim:NPU", "s2", 100, 200, 10000, 1},
+        {"sim:GPU", "s2", 100, 200, 10000, 1},   {"sim:VPU", "s2", 100, 200, 10000, 1},
+        {"sim:NPU", "s3", 100, 200, 20000, 1},   {"sim:GPU", "s3", 100, 200, 20000, 1},
+        {"sim:VPU", "s3", 100, 200, 20000, 1},
+    };
+    pp_lookup *l = table(e, 9);
+    pp_pipeline *p = pipeline(100, 200, 3);
+    pp_plan_options o = options(5, 9);
+    pp_plan plans[5];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 5);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 1000000);
+    EXPECT_EQ_I64(plans[0].bottleneck_stage, 0);
+    EXPECT_EQ_I64(plans[0].stages[0].free_options, 0);
+    EXPECT_EQ_I64(plans[0].stages[1].free_options, 1);
+    EXPECT_EQ_I64(plans[0].stages[2].free_options, 1);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 1010000);
+    EXPECT_STR(plans[1].bottleneck_device, "sim:NPU");
+    EXPECT_EQ_I64(plans[1].stages[1].free_options, 0); /* off the NPU the cycle drops */
+    EXPECT_EQ_I64(plans[1].stages[2].free_options, 1);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 1020000);
+    EXPECT_EQ_I64(plans[3].cycle_ns, 1030000);
+    EXPECT_EQ_I64(plans[4].cycle_ns, 2000000);
+    EXPECT_STR(plans[4].stages[0].devices[0], "sim:VPU");
+    EXPECT_EQ_I64(plans[4].stages[1].free_options, 1); /* NPU or GPU, minus its own */
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
+/* cpu and openvino:CPU share the host's cores. Alone, s1 takes 100 us on
+ * cpu and 120 on openvino:CPU, s2 100 and 110: as independent devices, s1
+ * on cpu beside s2 on openvino:CPU would cycle in 110 us. Measured together
+ * (co-run) each runs 2x slower: 200 and 220 us, so both on cpu taking turns
+ * (200 us) is best, then the pair (220), both on openvino:CPU (230 us of
+ * turns) and s1 on openvino:CPU with s2 on cpu (240). */
+static void test_devices_sharing_hardware_slow_each_other(void) {
+    static const entry e[] = {
+        {"cpu", "s1", 100, 200, 100000, 1}, {"openvino:CPU", "s1", 100, 200, 120000, 1},
+        {"cpu", "s2", 100, 200, 100000, 1}, {"openvino:CPU", "s2", 100, 200, 110000, 1},
+    };
+    json_t *co = json_object();
+    static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
+                                           {"openvino:CPU", "s1", "cpu", "s2"},
+                                           {"cpu", "s1", "openvino:CPU", "s1"},
+                                           {"cpu", "s2", "openvino:CPU", "s2"}};
+    for (int i = 0; i < 4; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
+                 pairs[i][3]);
+        json_object_set_new(co, key,
+                            json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
+                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown", 2.0,
+                                      "b", "device", pairs[i][2], "stage", pairs[i][3],
+                                      "slowdown", 2.0));
+    }
+    pp_lookup *l = table_with(e, 4, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
+                                              "devices", "cpu", "openvino:CPU", "co_run", co));
+    pp_pipeline *p = pipeline(100, 200, 2);
+    pp_plan_options o = options(4, 9);
+    pp_plan plans[4];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 4);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 200000);
+    EXPECT_STR(plans[0].stages[0].devices[0], "cpu");
+    EXPECT_STR(plans[0].stages[1].devices[0], "cpu");
+    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.0, 0.0);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 220000);
+    EXPECT_STR(plans[1].stages[1].devices[0], "openvino:CPU");
+    EXPECT_NEAR(plans[1].stages[1].slowdown[0], 2.0, 0.0);
+    EXPECT_EQ_I64(plans[1].stages[0].time_ns, 200000);
+    EXPECT_EQ_I64(plans[1].stages[1].time_ns, 220000);
+    EXPECT(!plans[1].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 230000);
+    EXPECT_EQ_I64(plans[3].cycle_ns, 240000);
+    pp_lookup_free(l);
+
+    /* sharing without a co-run: each stage as fast as alone, the cores
+     * taking turns (100 + 110 us), and the plan says it is not calibrated */
+    l = table_with(e, 4, json_pack("{s[{sss[ss]}]}", "shared", "hardware", "cores", "devices",
+                                   "cpu", "openvino:CPU"));
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: one device, no sharing */
+    EXPECT(!plans[0].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[1].cycle_ns, 210000);
+    EXPECT_STR(plans[1].bottleneck_device, PP_PLAN_HOST_CORES);
+    EXPECT(plans[1].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[2].cycle_ns, 220000); /* s1 on openvino:CPU, s2 on cpu */
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
 /* A size the device failed at is not a plan; nor is a stage the table lacks. */
 static void test_unrunnable_and_unknown_stages(void) {
     static const entry e[] = {
@@ -198,5 +348,8 @@ int main(void) {
     RUN(test_equal_cycles_rank_by_total_work);
     RUN(test_data_parallel_split_from_fits);
     RUN(test_unrunnable_and_unknown_stages);
+    RUN(test_no_estimate_below_the_nearest_measurement);
+    RUN(test_plans_differing_in_free_stages_collapse);
+    RUN(test_devices_sharing_hardware_slow_each_other);
     return pp_test_finish();
 }

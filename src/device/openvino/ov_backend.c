@@ -100,8 +100,72 @@ static int tensor_on(float *data, int64_t rows, int64_t cols, ov_tensor_t **out)
     return st;
 }
 
-static int request_create(pp_request *r, ov_compiled_model_t *compiled, pp_error *err) {
+/* splitmix64: the fills are the same for a seed on every machine */
+static uint64_t next_random(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* A tensor for described input i of the model, made and filled by
+ * OpenVINO's allocator: floats uniform in +-1, integers node indices in
+ * [0, nodes) (device.h). */
+static ov_status_e input_tensor(const pp_workload *w, size_t i, ov_element_type_e type,
+                                ov_tensor_t **out) {
+    const pp_model_input *in = &w->inputs[i];
+    ov_shape_t shape = {0};
+    ov_status_e st = ov_shape_create(in->rank, in->dims, &shape);
+    if (st == OK)
+        st = ov_tensor_create(type, shape, out);
+    ov_shape_free(&shape);
+    void *data = NULL;
+    size_t n = 0;
+    if (st == OK)
+        st = ov_tensor_data(*out, &data);
+    if (st == OK)
+        st = ov_tensor_get_size(*out, &n);
+    uint64_t state = w->seed * 0x100000001b3u + i;
+    for (size_t k = 0; st == OK && k < n; k++) {
+        uint64_t v = next_random(&state);
+        if (type == F32)
+            ((float *)data)[k] = (float)((double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        else if (type == I64)
+            ((int64_t *)data)[k] = (int64_t)(v % (uint64_t)w->nodes);
+        else
+            ((int32_t *)data)[k] = (int32_t)(v % (uint64_t)w->nodes);
+    }
+    return st;
+}
+
+/* The request's tensors: the described inputs of a model file, made here
+ * and handed to the request (it keeps a reference); else the pp_request's
+ * own input and output buffers, wrapped. */
+static ov_status_e bind_tensors(pp_request *r, ov_req *q) {
     const pp_workload *w = &r->compiled->workload;
+    const pp_ov_model *m = r->compiled->impl;
+    ov_status_e st = OK;
+    for (size_t i = 0; st == OK && i < w->ninputs; i++) {
+        ov_tensor_t *t = NULL;
+        st = input_tensor(w, i, m->input_types[i], &t);
+        if (st == OK)
+            st = ov_infer_request_set_tensor(q->req, w->inputs[i].name, t);
+        if (t)
+            ov_tensor_free(t);
+    }
+    if (w->ninputs)
+        return st;
+    st = tensor_on(r->input, w->nodes, w->in_dim, &q->input);
+    if (st == OK)
+        st = tensor_on(r->output, w->nodes, w->out_dim, &q->output);
+    if (st == OK)
+        st = ov_infer_request_set_input_tensor(q->req, q->input);
+    if (st == OK)
+        st = ov_infer_request_set_output_tensor(q->req, q->output);
+    return st;
+}
+
+static int request_create(pp_request *r, ov_compiled_model_t *compiled, pp_error *err) {
     ov_req *q = calloc(1, sizeof *q);
     if (!q)
         return pp_set_error(err, PP_ENOMEM, "openvino: out of memory");
@@ -110,13 +174,7 @@ static int request_create(pp_request *r, ov_compiled_model_t *compiled, pp_error
     r->impl = q;
     ov_status_e st = ov_compiled_model_create_infer_request(compiled, &q->req);
     if (st == OK)
-        st = tensor_on(r->input, w->nodes, w->in_dim, &q->input);
-    if (st == OK)
-        st = tensor_on(r->output, w->nodes, w->out_dim, &q->output);
-    if (st == OK)
-        st = ov_infer_request_set_input_tensor(q->req, q->input);
-    if (st == OK)
-        st = ov_infer_request_set_output_tensor(q->req, q->output);
+        st = bind_tensors(r, q);
     if (st != OK)
         return pp_set_error(err, PP_EIO, "openvino: request %d: %s", r->index, pp_ov_last_error(st));
     if (pthread_create(&q->thread, NULL, waiter_main, r) != 0)

@@ -4,7 +4,8 @@
  *   ov_device.c   the shared ov_core, device names, listing
  *   ov_model.c    reading, checking and compiling a model
  *   ov_ir.c       the dummy models as IR XML + weights, read from memory
- *   ov_profile.c  a request's profiling info -> hw_ns, xfer_ns, ops */
+ *   ov_profile.c  a request's profiling info -> hw_ns, xfer_ns, ops
+ *   ov_export.cpp a model file saved with static input shapes */
 #ifndef PP_DEVICE_OV_INTERNAL_H
 #define PP_DEVICE_OV_INTERNAL_H
 
@@ -72,12 +73,22 @@ typedef struct pp_ov_model {
     pp_ov_ir ir;          /* the dummy model's XML and weights (they must outlive the model) */
     ov_tensor_t *weights; /* wraps ir.bin */
     ov_compiled_model_t *compiled;
+    ov_element_type_e input_types[PP_MODEL_INPUTS_MAX]; /* of a model file's described inputs */
 } pp_ov_model;
 
 /* Reads c's model (its workload's model_path, or the dummy), checks its
  * shapes and compiles it for c's device at c->level into m; on failure m
  * holds what was made, for the caller to free. */
 int pp_ov_model_compile(pp_compiled *c, pp_ov_model *m, pp_error *err);
+
+/* ---- ov_export.cpp (C++: the C API cannot save a model) ---- */
+
+/* Reads model_path, sets its inputs names[i] to the static shapes
+ * (ranks[i], dims[i]) and saves it as IR at xml_path (weights beside it,
+ * uncompressed). 0, or -1 with the reason in why. */
+int pp_ov_export_static(const char *model_path, size_t n, const char *const *names,
+                        const int *ranks, const int64_t *const *dims, const char *xml_path,
+                        char *why, size_t why_len);
 
 /* ---- ov_backend.c ---- */
 

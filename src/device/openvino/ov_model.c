@@ -1,6 +1,7 @@
 /* The openvino backend's models: the dummy model (IR built in memory,
  * ov_ir.c) or a model file, its one input and output checked against the
- * workload's shapes (a dynamic input set to them), compiled for the device
+ * workload's shapes (a dynamic input set to them) or its described inputs
+ * set to their static shapes, compiled for the device
  * with PERF_COUNT=YES at profiling level >= 1 only. */
 #include <errno.h>
 #include <stdio.h>
@@ -92,6 +93,57 @@ static int check_shapes(ov_model_t *m, const pp_workload *w, const char *what, p
     return rc;
 }
 
+/* A model file's described inputs: each one the model has, all set at once
+ * to their static shapes (one reshape, so that shapes that depend on each
+ * other are checked together), and their element types kept for the
+ * requests' tensors. Floats and integers only: the fills of device.h. */
+static int reshape_inputs(ov_model_t *m, const pp_workload *w, const char *what,
+                          ov_element_type_e *types, pp_error *err) {
+    size_t nin = 0;
+    ov_model_inputs_size(m, &nin);
+    if (nin != w->ninputs)
+        return pp_set_error(err, PP_EINVAL,
+                            "openvino: %s has %zu inputs; the stage describes %zu (give each of "
+                            "them a shape)", what, nin, w->ninputs);
+    const char *names[PP_MODEL_INPUTS_MAX];
+    ov_partial_shape_t shapes[PP_MODEL_INPUTS_MAX];
+    memset(shapes, 0, sizeof shapes);
+    int rc = PP_OK;
+    size_t made = 0;
+    for (; rc == PP_OK && made < w->ninputs; made++) {
+        const pp_model_input *in = &w->inputs[made];
+        ov_output_const_port_t *port = NULL;
+        names[made] = in->name;
+        if (ov_model_const_input_by_name(m, in->name, &port) != OK || !port) {
+            rc = pp_set_error(err, PP_EINVAL, "openvino: %s has no input \"%s\"", what, in->name);
+            break;
+        }
+        ov_status_e st = ov_port_get_element_type(port, &types[made]);
+        ov_output_const_port_free(port);
+        int known = types[made] == F32 || types[made] == I64 || types[made] == I32;
+        if (st != OK || !known) {
+            rc = pp_set_error(err, PP_EINVAL,
+                              "openvino: %s: input \"%s\" is not f32, i64 or i32 (pipeprof fills "
+                              "floats and node indices only)", what, in->name);
+            break;
+        }
+        if (ov_partial_shape_create_static(in->rank, in->dims, &shapes[made]) != OK) {
+            rc = pp_set_error(err, PP_ENOMEM, "openvino: out of memory");
+            break;
+        }
+    }
+    if (rc == PP_OK) {
+        ov_status_e st = ov_model_reshape(m, names, shapes, w->ninputs);
+        if (st != OK)
+            rc = pp_set_error(err, PP_EINVAL, "openvino: %s cannot take the size %lld nodes, "
+                              "%lld edges: %s", what, (long long)w->nodes, (long long)w->edges,
+                              pp_ov_last_error(st));
+    }
+    for (size_t i = 0; i < made; i++)
+        ov_partial_shape_free(&shapes[i]);
+    return rc;
+}
+
 /* Reads the model file, or builds and reads the dummy model. */
 static int read_model(ov_core_t *c, const pp_workload *w, pp_ov_model *m, ov_model_t **out,
                       pp_error *err) {
@@ -152,7 +204,9 @@ int pp_ov_model_compile(pp_compiled *c, pp_ov_model *m, pp_error *err) {
     ov_model_t *model = NULL;
     const char *what = c->workload.model_path ? c->workload.model_path : "the dummy model";
     int rc = read_model(c->device->impl, &c->workload, m, &model, err);
-    if (rc == PP_OK)
+    if (rc == PP_OK && c->workload.ninputs)
+        rc = reshape_inputs(model, &c->workload, what, m->input_types, err);
+    else if (rc == PP_OK)
         rc = check_shapes(model, &c->workload, what, err);
     if (rc == PP_OK)
         rc = compile_model(c, model, err);

@@ -1,0 +1,214 @@
+/* Co-run calibration (`pipeprof sweep --co-run`, docs/sweep.md): devices
+ * that share hardware slow each other down, which measuring each stage
+ * alone cannot see. For every pair of swept devices that share (the
+ * host's cores: `cpu`, `openvino:` CPU and AUTO devices; the simulated
+ * bus: every `sim:` device), every size and every pair of stages, stage A
+ * runs on the first device and stage B on the second at the same time,
+ * each in a loop, and each one's mean wall time while the other was still
+ * running is compared with its mean alone, timed right before:
+ * slowdown = together / alone. Records go to DIR/co_run.jsonl as they
+ * finish (a killed co-run resumes), and into the lookup table's "co_run".
+ * Key: "nodes,edges,deviceA,stageA+deviceB,stageB". */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "device/workload.h"
+#include "sweep/sweep_impl.h"
+
+typedef struct runner {
+    pp_request *r;
+    int warmup, iterations;
+    int64_t *alone, *together; /* room for iterations each */
+    int n;                     /* runs timed together */
+    atomic_int done;           /* it has timed its runs together */
+    struct runner *other;
+    pthread_barrier_t *start;
+    int status;
+} runner;
+
+static int64_t timed_run(runner *u) {
+    int64_t t0 = pp_now();
+    if ((u->status = pp_request_start(u->r, NULL, NULL)) == PP_OK)
+        u->status = pp_request_wait(u->r);
+    return pp_now() - t0;
+}
+
+/* Warms up and times its runs alone, waits for the other runner, then runs
+ * until both have timed their runs together: neither stops while the other
+ * still times, so every timed run overlaps the other's load. Alone and
+ * together are measured moments apart, so drift of a shared machine hits
+ * both alike. */
+static void *run_loop(void *arg) {
+    runner *u = arg;
+    for (int i = 0; i < u->warmup && u->status == PP_OK; i++)
+        timed_run(u);
+    for (int i = 0; i < u->iterations && u->status == PP_OK; i++)
+        u->alone[i] = timed_run(u);
+    pthread_barrier_wait(u->start);
+    while (u->status == PP_OK && !(atomic_load(&u->done) && atomic_load(&u->other->done))) {
+        int64_t t = timed_run(u);
+        if (u->n < u->iterations)
+            u->together[u->n++] = t;
+        if (u->n == u->iterations)
+            atomic_store(&u->done, 1);
+    }
+    atomic_store(&u->done, 1);
+    return NULL;
+}
+
+static int64_t mean(const int64_t *v, int n) {
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    return n > 0 ? sum / n : 0;
+}
+
+/* Whether combination (s, d, t) ran alone, on its own device. */
+static int ran_alone(const pp_sweep_config *c, json_t *const *recs, size_t s, size_t d, size_t t) {
+    json_t *rec = recs[(s * c->ndevices + d) * c->nstages + t];
+    return strcmp(json_string_value(json_object_get(rec, "status")), "ok") == 0 &&
+           !json_object_get(rec, "measured_on");
+}
+
+static json_t *side(const char *device, const char *stage, const runner *u) {
+    int64_t alone = mean(u->alone, u->iterations), together = mean(u->together, u->n);
+    return json_pack("{sssssIsIsisf}", "device", device, "stage", stage, "alone_ns",
+                     (json_int_t)alone, "together_ns", (json_int_t)together, "runs", u->n,
+                     "slowdown", (double)together / (double)(alone > 0 ? alone : 1));
+}
+
+/* Runs stage ta on da and tb on db together at size s into *out. */
+static int co_measure(const pp_sweep_config *c, size_t s, size_t da, size_t ta, size_t db,
+                      size_t tb, json_t **out, pp_error *err) {
+    size_t idx[2] = {(s * c->ndevices + da) * c->nstages + ta,
+                     (s * c->ndevices + db) * c->nstages + tb};
+    pp_device *dev[2] = {NULL, NULL};
+    pp_compiled *cm[2] = {NULL, NULL};
+    pp_model_input inputs[2][PP_MODEL_INPUTS_MAX];
+    pp_workload w[2];
+    runner u[2];
+    memset(u, 0, sizeof u);
+    int64_t *wall = calloc(4 * (size_t)c->iterations, sizeof *wall);
+    int rc = wall ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
+    for (int k = 0; rc == PP_OK && k < 2; k++) {
+        sw_workload(c, idx[k], &w[k], inputs[k]);
+        rc = pp_device_open(c->devices[k ? db : da], &c->devopt, &dev[k], err);
+        if (rc == PP_OK)
+            rc = pp_compiled_create_level(dev[k], &w[k], 1, 1, &cm[k], err);
+        if (rc == PP_OK) {
+            u[k] = (runner){.r = pp_compiled_request(cm[k], 0), .warmup = c->warmup,
+                            .iterations = c->iterations,
+                            .alone = wall + 2 * k * c->iterations,
+                            .together = wall + (2 * k + 1) * c->iterations, .other = &u[1 - k]};
+            pp_wl_fill_input(&w[k], c->seed, pp_request_input(u[k].r));
+        }
+    }
+    if (rc == PP_OK) {
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, 2);
+        pthread_t th;
+        u[0].start = u[1].start = &start;
+        if (pthread_create(&th, NULL, run_loop, &u[1]) != 0) {
+            rc = pp_set_error(err, PP_ENOMEM, "co-run: cannot start a thread");
+        } else {
+            run_loop(&u[0]);
+            pthread_join(th, NULL);
+        }
+        pthread_barrier_destroy(&start);
+        if (rc == PP_OK && (u[0].status != PP_OK || u[1].status != PP_OK))
+            rc = pp_set_error(err, PP_EIO, "co-run: a request failed: %s",
+                              pp_strerror(u[0].status ? u[0].status : u[1].status));
+    }
+    if (rc == PP_OK) {
+        char key[4 * SW_NAME_MAX + 64];
+        snprintf(key, sizeof key, "%lld,%lld,%s,%s+%s,%s", (long long)c->sizes[s].nodes,
+                 (long long)c->sizes[s].edges, c->devices[da], c->stages[ta].name,
+                 c->devices[db], c->stages[tb].name);
+        *out = json_pack("{sssIsIsoso}", "key", key, "nodes", (json_int_t)c->sizes[s].nodes,
+                         "edges", (json_int_t)c->sizes[s].edges, "a",
+                         side(c->devices[da], c->stages[ta].name, &u[0]), "b",
+                         side(c->devices[db], c->stages[tb].name, &u[1]));
+    }
+    for (int k = 0; k < 2; k++) {
+        pp_compiled_free(cm[k]);
+        pp_device_close(dev[k]);
+    }
+    free(wall);
+    return rc;
+}
+
+/* The records in DIR/co_run.jsonl by key (a line a kill cut off is left
+ * out, and measured again). */
+static json_t *done_keys(const char *path) {
+    json_t *done = json_object();
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    while (f && fgets(line, sizeof line, f)) {
+        json_t *rec = strchr(line, '\n') ? json_loads(line, 0, NULL) : NULL;
+        json_t *key = json_object_get(rec, "key");
+        if (json_is_string(key))
+            json_object_set(done, json_string_value(key), rec);
+        json_decref(rec);
+    }
+    if (f)
+        fclose(f);
+    return done;
+}
+
+int sw_co_run(const pp_sweep_config *c, const char *dir, json_t *const *recs, size_t *ran,
+              pp_error *err) {
+    char path[4096];
+    int rc = sw_path(path, sizeof path, dir, SW_CO_RUN, err);
+    if (rc != PP_OK)
+        return rc;
+    json_t *done = done_keys(path);
+    FILE *f = fopen(path, "a+");
+    if (!f) {
+        json_decref(done);
+        return pp_set_error(err, PP_EIO, "%s: cannot write", path);
+    }
+    /* a line a kill cut off is ended, so that it stays one unreadable line */
+    if (fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n')
+        fputc('\n', f);
+    *ran = 0;
+    for (size_t s = 0; rc == PP_OK && s < c->nsizes; s++)
+        for (size_t da = 0; rc == PP_OK && da < c->ndevices; da++)
+            for (size_t db = da + 1; rc == PP_OK && db < c->ndevices; db++) {
+                if (!c->group[da] || c->group[da] != c->group[db])
+                    continue;
+                for (size_t ta = 0; rc == PP_OK && ta < c->nstages; ta++)
+                    for (size_t tb = 0; rc == PP_OK && tb < c->nstages; tb++) {
+                        char k[4 * SW_NAME_MAX + 64];
+                        snprintf(k, sizeof k, "%lld,%lld,%s,%s+%s,%s",
+                                 (long long)c->sizes[s].nodes, (long long)c->sizes[s].edges,
+                                 c->devices[da], c->stages[ta].name, c->devices[db],
+                                 c->stages[tb].name);
+                        if (!ran_alone(c, recs, s, da, ta) || !ran_alone(c, recs, s, db, tb) ||
+                            json_object_get(done, k))
+                            continue;
+                        json_t *out = NULL;
+                        rc = co_measure(c, s, da, ta, db, tb, &out, err);
+                        char *text = rc == PP_OK ? json_dumps(out, JSON_COMPACT) : NULL;
+                        if (rc == PP_OK && (!text || fprintf(f, "%s\n", text) < 0 || fflush(f)))
+                            rc = pp_set_error(err, PP_EIO, "%s: cannot write", path);
+                        free(text);
+                        json_decref(out);
+                        *ran += rc == PP_OK;
+                    }
+            }
+    if (fclose(f) != 0 && rc == PP_OK)
+        rc = pp_set_error(err, PP_EIO, "%s: cannot write", path);
+    json_decref(done);
+    return rc;
+}
+
+json_t *sw_co_run_read(const char *dir) {
+    char path[4096];
+    if (sw_path(path, sizeof path, dir, SW_CO_RUN, NULL) != PP_OK)
+        return json_object();
+    return done_keys(path);
+}
