@@ -219,3 +219,45 @@ def check(code, what, err=None):
 def encode(text):
     """A str or path as bytes for C (None stays NULL)."""
     return None if text is None else os.fsencode(text)
+
+
+# ---- devices and stages (pipeprof/device.h, pipeprof/pipeline.h) ----
+STAGE_MAX_DEVICES = 8
+TRACK_SIMULATED = 1
+
+
+class Workload(Structure):
+    _fields_ = [("kind", c_int), ("nodes", c_int64), ("edges", c_int64), ("in_dim", c_int64),
+                ("out_dim", c_int64), ("layers", c_int), ("seed", c_uint64),
+                ("model_path", c_char_p)]
+
+
+HOST_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p, c_int64, c_int64,
+                           c_int64)
+
+
+class StageConfig(Structure):
+    _fields_ = [("name", c_char_p), ("ndevices", c_int),
+                ("devices", c_void_p * STAGE_MAX_DEVICES),
+                ("split", c_double * STAGE_MAX_DEVICES), ("requests", c_int),
+                ("workload", Workload), ("host", HOST_FN), ("host_ctx", c_void_p)]
+
+
+class StageTiming(Structure):
+    _fields_ = [("start_ns", c_int64), ("end_ns", c_int64), ("partition_ns", c_int64),
+                ("merge_ns", c_int64), ("device_ns", c_int64 * STAGE_MAX_DEVICES),
+                ("max_device_ns", c_int64), ("total_ns", c_int64)]
+
+
+D = c_void_p   # pp_device *
+ST = c_void_p  # pp_stage *
+pp_workload_init = _proto("pp_workload_init", None, POINTER(Workload))
+pp_workload_check = _proto("pp_workload_check", c_int, POINTER(Workload), ERR)
+pp_device_open = _proto("pp_device_open", c_int, c_char_p, c_void_p, POINTER(D), ERR)
+pp_device_close = _proto("pp_device_close", None, D)
+pp_device_label = _proto("pp_device_label", c_char_p, D)
+pp_device_flags = _proto("pp_device_flags", ctypes.c_uint, D)
+pp_stage_create = _proto("pp_stage_create", c_int, S, POINTER(StageConfig), POINTER(ST), ERR)
+pp_stage_free = _proto("pp_stage_free", None, ST)
+pp_stage_run = _proto("pp_stage_run", c_int, ST, c_int64, c_void_p, c_void_p,
+                      POINTER(StageTiming), ERR)
