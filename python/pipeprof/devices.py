@@ -14,6 +14,7 @@ says what hardware time means on each.
 """
 import ctypes
 import threading
+import weakref
 
 import numpy as np
 
@@ -33,8 +34,10 @@ class Device:
         check(_lib.pp_device_open(_lib.encode(spec), None, ctypes.byref(handle),
                                   ctypes.byref(err)), f"device {spec!r}", err)
         self._ptr = handle
+        self.name = _lib.pp_device_name(handle).decode()     # "NPU": the device on tracks
         self.label = _lib.pp_device_label(handle).decode()   # "NPU (simulated)"
         self.simulated = bool(_lib.pp_device_flags(handle) & _lib.TRACK_SIMULATED)
+        _open_by_name[self.name] = self
 
     def __del__(self, _close=_lib.pp_device_close):
         if getattr(self, "_ptr", None):
@@ -42,6 +45,21 @@ class Device:
 
     def __repr__(self):
         return f"pipeprof.device({self.spec!r})  # {self.label}"
+
+
+# Open devices by track name, so that Python executors on a device of the
+# same name ("CPU" of OpenVINO's Python API beside the cpu backend) take
+# their rows from the device's own counter rather than reuse a row of it.
+_open_by_name = weakref.WeakValueDictionary()
+
+
+def reserve_streams(prof, device_name, n):
+    """The first of `n` rows of `device_name` for an executor recording into
+    `prof`: from the open built-in device of that name, else the profiler's."""
+    d = _open_by_name.get(device_name)
+    if d is not None:
+        return _lib.pp_device_reserve_streams(d._ptr, n)
+    return prof.reserve_streams(device_name, n)
 
 
 def device(spec):
@@ -58,6 +76,7 @@ class Stage:
     current profiler (current_profiler()) at the time of the call; one
     thread at a time runs a stage, and its spans go on the first thread's
     row (a pipeline gives each stage a thread of its own)."""
+    records_stage = True  # pp_stage_run records the stage span: a Pipeline adds none
 
     def __init__(self, name, devices, workload, split=None, requests=1, profiler=None):
         if isinstance(devices, (str, Device)):
@@ -78,7 +97,10 @@ class Stage:
         self._lock = threading.Lock()
         self._stage = None     # the C stage, made for the session in _for
         self._for = None
-        self._make(None)       # checks the config now, whatever records later
+        # Made now, so that a bad config is refused here, for the profiler
+        # it will most likely record into (another one remakes it).
+        prof = profiler or current_profiler()
+        self._make(prof._live(f"Stage {name}") if prof is not None else None)
 
     def _make(self, session):
         cfg = _lib.StageConfig()

@@ -26,6 +26,7 @@ import threading
 import numpy as np
 import openvino as ov
 
+from .devices import reserve_streams
 from .profiler import Profiler, Role, current_profiler, now
 
 TRANSFER_TYPES = frozenset(("Reorder", "Convert", "Parameter", "Result"))
@@ -117,7 +118,7 @@ class StageExecutor:
     def _tracks(self, prof):
         owner, tracks = self._tracks_of
         if owner is not prof:
-            first = prof.reserve_streams(self.device, self.requests)
+            first = reserve_streams(prof, self.device, self.requests)
             tracks = [prof.device_track(self.device, first + i, f"req {first + i}")
                       for i in range(self.requests)]
             self._tracks_of = (prof, tracks)

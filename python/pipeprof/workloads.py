@@ -69,7 +69,7 @@ class Workload:
         x = ops.parameter(ov.PartialShape([-1, self.in_dim]), np.float32, "x")
         y, width = x, self.in_dim
         for _ in range(self.layers):
-            w = (rng.random((width, self.out_dim), dtype=np.float32) - 0.5) / np.sqrt(width)
+            w = ((rng.random((width, self.out_dim)) - 0.5) / np.sqrt(width)).astype(np.float32)
             y = ops.matmul(y, ops.constant(w), False, False)
             width = self.out_dim
         return ov.Model([ops.result(y)], [x], f"matmul_{self.layers}x{self.out_dim}")
