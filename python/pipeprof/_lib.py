@@ -263,3 +263,19 @@ pp_stage_create = _proto("pp_stage_create", c_int, S, POINTER(StageConfig), POIN
 pp_stage_free = _proto("pp_stage_free", None, ST)
 pp_stage_run = _proto("pp_stage_run", c_int, ST, c_int64, c_void_p, c_void_p,
                       POINTER(StageTiming), ERR)
+
+# ---- report renderers (pipeprof/analyze.h) and the libc calls they need ----
+pp_report_write_text = _proto("pp_report_write_text", c_int, R, c_void_p)
+pp_report_write_html = _proto("pp_report_write_html", c_int, R, M, c_char_p, ERR)
+pp_report_write_csv = _proto("pp_report_write_csv", c_int, R, c_char_p, ERR)
+pp_trace_write = _proto("pp_trace_write", c_int, M, c_char_p, ERR)
+_libc = ctypes.CDLL(None)
+open_memstream = _libc.open_memstream
+open_memstream.restype = c_void_p
+open_memstream.argtypes = [POINTER(c_void_p), POINTER(c_size_t)]
+fclose = _libc.fclose
+fclose.restype = c_int
+fclose.argtypes = [c_void_p]
+libc_free = _libc.free
+libc_free.restype = None
+libc_free.argtypes = [c_void_p]

@@ -6,10 +6,11 @@ into a dict; every metric table of to_dataframe() is built from it, and the
 events table is built from the model's columns. No figure is computed here.
 """
 import ctypes
+import html
 import json
 import warnings
 
-from . import _lib
+from . import _lib, reports
 from ._lib import PipeprofError, check
 
 KINDS = ("span", "instant", "counter", "flow", "range", "region")
@@ -127,28 +128,44 @@ class Trace:
         """The ranked findings (plain statements), data loss first."""
         return list(self.summary(**window)["findings"])
 
-    def _report_json(self, model, region, exclude_region, from_ns, to_ns, batch_pattern):
-        opt = _lib.AnalyzeOptions()
-        _lib.pp_analyze_options_init(ctypes.byref(opt))
-        opt.region = _lib.encode(region)
-        opt.exclude_region = _lib.encode(exclude_region)
-        opt.has_from, opt.from_ns = (from_ns is not None), from_ns or 0
-        opt.has_to, opt.to_ns = (to_ns is not None), to_ns or 0
-        opt.batch_pattern = _lib.encode(batch_pattern)
-        opt.source = _lib.encode(self.source)
-        report = ctypes.c_void_p()
-        err = _lib.Error()
-        check(_lib.pp_report_build(model, ctypes.byref(opt), ctypes.byref(report),
-                                   ctypes.byref(err)), f"analyze {self.source}", err)
-        text = ctypes.c_void_p()
-        size = ctypes.c_size_t()
+    def _report_json(self, model, *window):
+        with reports.built(model, self.source, *window) as report:
+            return reports.as_json(report, self.source)
+
+    def table(self, by=None, row_limit=None, **window):
+        """The report as text: by=None, the text report of `pipeprof
+        analyze` (findings first); by="stages", "devices" or "ops", a
+        torch-style table of those rows (key_averages().table())."""
+        held = self._live("table")
+        if by is None:
+            with reports.built(held.ptr, self.source, **window) as report:
+                return reports.as_text(report, self.source)
+        return reports.table(self.summary(**window), by, row_limit)
+
+    def to_html(self, path, **window):
+        """Writes the self-contained HTML report (docs/report-html.md) to
+        `path`, atomically; returns the path."""
+        held = self._live("to_html")
+        with reports.built(held.ptr, self.source, **window) as report:
+            reports.write_html(report, held.ptr, path)
+        return path
+
+    def report(self, directory, **window):
+        """Writes summary.txt, report.json, report.html, the CSV tables and
+        trace.pptrace into `directory` (made if missing); returns the names
+        of the files there."""
+        held = self._live("report")
+        with reports.built(held.ptr, self.source, **window) as report:
+            return reports.write_dir(report, held.ptr, self.source, directory)
+
+    def _repr_html_(self):
+        """Jupyter's view of a trace: a compact summary (the report over
+        the whole trace), or why there is none."""
         try:
-            check(_lib.pp_report_json(report, ctypes.byref(text), ctypes.byref(size)),
-                  f"analyze {self.source}: rendering the report")
-            return ctypes.string_at(text, size.value).decode()
-        finally:
-            _lib.pp_report_json_free(text)
-            _lib.pp_report_free(report)
+            return reports.repr_html(self.summary(), self.source)
+        except PipeprofError as e:
+            return f"<div><b>pipeprof trace</b> {html.escape(self.source)}: " \
+                   f"{html.escape(str(e))}</div>"
 
     # ---- the model ----
 

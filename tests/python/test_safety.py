@@ -102,7 +102,8 @@ PROFILER_CALLS = {
     "flow": "('f', 1, pipeprof.FlowPhase.BEGIN)", "range_start": "('r')",
     "range_stop": "(1)", "record": "('warm up').__enter__()", "level": None,
 }
-TRACE_CALLS = ["summary()", "findings()", "meta()", "to_dataframe()", "to_dataframe('stages')"]
+TRACE_CALLS = ["summary()", "findings()", "meta()", "to_dataframe()", "to_dataframe('stages')",
+               "table()", "table('stages')", "to_html('x.html')", "report('out')"]
 
 
 def test_every_profiler_method_after_close_raises():
