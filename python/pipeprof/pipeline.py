@@ -44,6 +44,8 @@ class _Step:
         fn = stage[1] if isinstance(stage, tuple) else stage
         self.records_stage = getattr(fn, "records_stage", False)
         if hasattr(fn, "run"):
+            if getattr(fn, "stage", "") is None:
+                fn.stage = self.name  # an executor's execs carry the stage it is
             self.call = fn.run
             self.unwrap = not self.records_stage  # StageExecutor.run returns [outputs]
             self.stage = fn
