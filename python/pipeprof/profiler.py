@@ -13,6 +13,7 @@ already open still ends into memory that is alive.
 """
 import ctypes
 import enum
+import operator
 import struct
 import threading
 import weakref
@@ -304,7 +305,7 @@ class Profiler:
                 track = self.thread_track()
         if stage is None and batch is None:
             return _Span(s, track, intern(name))
-        return _BatchSpan(self, track, name, stage, -1 if batch is None else batch)
+        return _BatchSpan(self, s, track, name, stage, -1 if batch is None else batch)
 
     def add_span(self, name, ts_ns, dur_ns, track=None, stage=None, role=Role.USER, batch=-1,
                  hw_ns=0, xfer_ns=0, annotations=None):
@@ -312,9 +313,7 @@ class Profiler:
         ({key: int | float | str}) go onto this span. Returns False when the
         record was dropped because the budget is spent."""
         s = self._live("Profiler.add_span")
-        rec = getattr(self._local, "rec", None)
-        if rec is None:
-            rec = self._local.rec = ctypes.create_string_buffer(_lib.SPAN_LAYOUT.size)
+        rec = self._rec()
         try:
             _lib.SPAN_LAYOUT.pack_into(rec, 0, self.thread_track() if track is None else track,
                                        intern(name), intern(stage) if stage else 0, role, ts_ns,
@@ -329,6 +328,13 @@ class Profiler:
             for key, value in annotations.items():
                 self.annotate(key, value)
         return True
+
+    def _rec(self):
+        """The calling thread's buffer for one packed pp_span_rec."""
+        rec = getattr(self._local, "rec", None)
+        if rec is None:
+            rec = self._local.rec = ctypes.create_string_buffer(_lib.SPAN_LAYOUT.size)
+        return rec
 
     def annotate(self, key, value):
         """A key/value on the calling thread's last record."""
@@ -400,28 +406,36 @@ class _Span:
 class _BatchSpan:
     """A span with a stage and / or a batch: timed here, recorded at exit as
     one finished span (pp_span), since pp_push carries neither field. It
-    holds its Profiler (and so the session) until it ends; a span whose
-    profiler was closed meanwhile ends without recording."""
-    __slots__ = ("prof", "track", "name", "stage", "batch", "start")
+    holds the session until it ends, like _Span; a span whose profiler was
+    closed meanwhile still ends into live memory."""
+    __slots__ = ("session", "rec", "track", "name", "stage", "role", "batch", "start")
 
-    def __init__(self, prof, track, name, stage, batch):
-        self.prof, self.track, self.name, self.stage, self.batch = prof, track, name, stage, batch
+    def __init__(self, prof, session, track, name, stage, batch):
+        try:
+            self.batch = operator.index(batch)
+        except TypeError:
+            raise PipeprofError(_lib.PP_EINVAL, f"span {name!r}: batch={batch!r}: "
+                                "expected an integer") from None
+        self.session, self.track = session, track
+        self.rec = prof._rec()
+        self.name, self.stage = intern(name), intern(stage) if stage else 0
+        self.role = Role.STAGE if stage is not None else Role.USER
 
     def __enter__(self):
-        self.start = now()
+        self.start = _now()
         return self
 
     def __exit__(self, *exc):
-        end = now()
-        if self.prof._session is not None:
-            self.prof.add_span(self.name, self.start, end - self.start, track=self.track,
-                               stage=self.stage,
-                               role=Role.STAGE if self.stage is not None else Role.USER,
-                               batch=self.batch)
+        start = self.start
+        _lib.SPAN_LAYOUT.pack_into(self.rec, 0, self.track, self.name, self.stage, self.role,
+                                   start, _now() - start, self.batch, 0, 0)
+        rc = _lib.hot_span(self.session.ptr, self.rec)
+        if rc:
+            _recorded(rc, "span")
         return False
 
 
-_push, _pop = _lib.hot_push, _lib.hot_pop
+_push, _pop, _now = _lib.hot_push, _lib.hot_pop, _lib.pp_now
 
 
 def default_profiler():

@@ -129,3 +129,13 @@ def test_trace_while_recording_in_ring_mode_says_to_pause():
         prof.trace()
     prof.pause()
     assert len(prof.trace().to_dataframe()) == 0
+
+
+def test_span_batch_must_be_an_integer():
+    import numpy as np
+    with pipeprof.Profiler() as prof:
+        with prof.span("x", batch=np.int64(4)):
+            pass
+        with pytest.raises(pipeprof.PipeprofError, match="batch='one': expected an integer"):
+            prof.span("x", batch="one")
+    assert list(spans(prof.trace())["batch"]) == [4]
