@@ -27,8 +27,14 @@ typedef struct pp_analyze_options {
     const char *exclude_region; /* W = end of the last such region .. trace end */
     int has_from, has_to;       /* clip W to [from_ns, to_ns] (trace ns) */
     int64_t from_ns, to_ns;
-    /* POSIX extended regex: capture 1 = stage, capture 2 = batch number;
-     * labels execs that have no stage/batch (docs/analysis.md §foreign). */
+    /* Name patterns (docs/analysis.md, "Labeling foreign traces"): POSIX
+     * extended regexes whose groups may be named (?<stage>...) and
+     * (?<batch>...). batch_pattern: stage and batch from one name (unnamed:
+     * group 1 = stage, 2 = batch), or a batch alone (one group) given to
+     * everything nested in the span and launched from it (ProfilerStep#N).
+     * stage_pattern: a stage (group 1), maybe a batch (group 2). With either,
+     * names matching partition_pattern / merge_pattern (NULL: "^Partition",
+     * "^Merge") are the partition and merge of the stage they bracket. */
     const char *batch_pattern;
     const char *source;         /* file name shown in the report header */
     /* Isolated hardware times per stage and device (from a sweep's lookup
@@ -36,6 +42,8 @@ typedef struct pp_analyze_options {
      * execs of. NULL / 0: none. */
     const struct pp_isolated_hw *isolated;
     size_t nisolated;
+    const char *stage_pattern;
+    const char *partition_pattern, *merge_pattern;
 } pp_analyze_options;
 
 /* The mean hardware time of `stage` alone on the device named `device`
@@ -82,9 +90,20 @@ typedef struct pp_window {
     const char *how;           /* "whole trace", "region \"warm up\"", ... */
 } pp_window;
 
+/* Hardware-time quality of a device (pp_device_stats.hw_quality), flags:
+ * its hardware figures are not per-run measurements, and every output says
+ * so. */
+#define PP_HW_RUNNING_MEAN 1u  /* hw_ns is a running mean (OpenVINO CPU plugin) */
+#define PP_HW_ABOVE_WALL 2u    /* some exec's hw_ns exceeds its wall (see hw_above_wall) */
+#define PP_HW_IS_WALL 4u       /* every known hw_ns equals its wall: a foreign trace's
+                                * kernel duration, not a separate measurement */
+#define PP_HW_HOST 8u          /* host work (stage spans): no hardware time at all */
+
 typedef struct pp_device_stats {
     const char *name;
     int simulated;             /* every output names it "(simulated)" */
+    unsigned hw_quality;       /* PP_HW_* flags; 0 = per-run hardware times */
+    uint64_t hw_above_wall;    /* execs inside W whose hw_ns > wall */
     uint32_t tracks;           /* tracks with at least one exec in W */
     uint64_t execs;            /* execs lying entirely inside W */
     uint64_t hw_unknown;       /* of those, left out of hardware figures */
@@ -146,12 +165,21 @@ typedef struct pp_cycle_stats {
     double throughput_measured;        /* completed batches / |W| */
 } pp_cycle_stats;
 
+/* One part of a data-parallel stage: a device, or, when the stage ran on
+ * several tracks of one device bracketed by partition and merge (two
+ * streams of one GPU, two host threads), a track of it. */
 typedef struct pp_dp_device {
     uint32_t device;           /* index into the device table */
-    int64_t wall_ns;           /* sum over batches of its wall in the stage */
-    double share;              /* share of the work it got (mean over batches) */
+    uint32_t track;            /* index into the track table, or UINT32_MAX: the whole device */
+    uint64_t batches;          /* batches it took part in */
+    int64_t wall_ns;           /* sum over those batches of its wall in the stage */
+    double share;              /* share of the work it got (mean over its batches): its
+                                * execs' "share" annotation (the configured split),
+                                * else an even split */
+    int share_recorded;        /* 1 when every batch recorded its share */
     double rate;               /* share / mean wall per batch, per second */
-    double suggested_share;    /* rate / sum of rates */
+    double suggested_share;    /* rate / sum of rates; 0 when the parts change from
+                                * batch to batch (new threads), where no split applies */
 } pp_dp_device;
 
 typedef struct pp_dp_stats {

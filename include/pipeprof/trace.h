@@ -105,6 +105,9 @@ const char *pp_str_text(pp_str id);
 /* ---- tracks (slow path: call once, keep the pp_track) ---- */
 
 #define PP_TRACK_SIMULATED 1u /* the device is simulated: every output says so */
+/* The device's hw_ns is a running mean over its runs, not the time of one
+ * run (OpenVINO's CPU plugin): reports label its hardware figures averages. */
+#define PP_TRACK_HW_MEAN 2u
 
 typedef enum pp_track_kind {
     PP_TRACK_KIND_DEVICE = 0,  /* one stream / request slot of a device */

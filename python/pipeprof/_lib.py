@@ -117,7 +117,9 @@ class AnalyzeOptions(Structure):
     _fields_ = [("region", c_char_p), ("exclude_region", c_char_p),
                 ("has_from", c_int), ("has_to", c_int), ("from_ns", c_int64), ("to_ns", c_int64),
                 ("batch_pattern", c_char_p), ("source", c_char_p),
-                ("isolated", c_void_p), ("nisolated", c_size_t)]
+                ("isolated", c_void_p), ("nisolated", c_size_t),
+                ("stage_pattern", c_char_p), ("partition_pattern", c_char_p),
+                ("merge_pattern", c_char_p)]
 
 
 def _proto(name, restype, *argtypes):

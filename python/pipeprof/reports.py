@@ -15,7 +15,7 @@ from ._lib import PipeprofError, check
 
 @contextlib.contextmanager
 def built(model, source, region=None, exclude_region=None, from_ns=None, to_ns=None,
-          batch_pattern=None):
+          batch_pattern=None, stage_pattern=None):
     """The report of `model` over a window (the options of Trace.summary),
     freed when the block ends."""
     opt = _lib.AnalyzeOptions()
@@ -25,6 +25,7 @@ def built(model, source, region=None, exclude_region=None, from_ns=None, to_ns=N
     opt.has_from, opt.from_ns = (from_ns is not None), from_ns or 0
     opt.has_to, opt.to_ns = (to_ns is not None), to_ns or 0
     opt.batch_pattern = _lib.encode(batch_pattern)
+    opt.stage_pattern = _lib.encode(stage_pattern)
     opt.source = _lib.encode(source)
     report = ctypes.c_void_p()
     err = _lib.Error()

@@ -80,7 +80,8 @@ class Trace:
     Window options, taken by summary(), findings() and to_dataframe() for
     report tables, as `pipeprof analyze` takes them: region="warm up" (W =
     hull of those regions), exclude_region="warm up", from_ns / to_ns, and
-    batch_pattern (a regex labeling foreign execs, docs/analysis.md)."""
+    batch_pattern and stage_pattern (regexes labeling foreign traces' stages
+    and batches, docs/analysis.md)."""
 
     def __init__(self, model, source):
         self._held = _Model(model)
@@ -114,11 +115,11 @@ class Trace:
     # ---- the report ----
 
     def summary(self, region=None, exclude_region=None, from_ns=None, to_ns=None,
-                batch_pattern=None):
+                batch_pattern=None, stage_pattern=None):
         """The report as a dict: window, data_loss, findings, devices, tracks,
         stages, stage_times, batches, cycles, data_parallel, ops, op_types —
         the numbers of `pipeprof analyze --json` for the same options."""
-        key = (region, exclude_region, from_ns, to_ns, batch_pattern)
+        key = (region, exclude_region, from_ns, to_ns, batch_pattern, stage_pattern)
         held = self._live("summary")  # a closed trace raises, cached report or not
         if key not in self._reports:
             self._reports[key] = self._report_json(held.ptr, *key)
@@ -261,7 +262,8 @@ class Trace:
         if table == "dp_devices":
             rows = [dict(d, stage=dp["stage"]) for dp in report["data_parallel"]
                     for d in dp["devices"]]
-            return pd.DataFrame(rows, columns=["stage", "device", "wall_ns", "share",
+            return pd.DataFrame(rows, columns=["stage", "device", "track", "batches",
+                                               "share_recorded", "wall_ns", "share",
                                                "rate_per_s", "suggested_share"])
         rows = report[table]
         if table == "data_parallel":

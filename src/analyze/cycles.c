@@ -9,36 +9,39 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-/* e2e(b) = last end - first start of every event of batch b inside W.
- * row_of[i] is the batch row of batch index i (stage step's map), or
- * SIZE_MAX for a batch without stage times. */
+/* Widens batch `batch`'s [first, last) by [start, end). */
+static void widen(const pp_report *r, const size_t *row_of, int64_t batch, int64_t start,
+                  int64_t end, int64_t *first, int64_t *last) {
+    size_t b = an_batch_index(&r->bmap, batch);
+    if (b == AN_NO_BATCH || row_of[b] == SIZE_MAX)
+        return;
+    b = row_of[b];
+    first[b] = start < first[b] ? start : first[b];
+    last[b] = end > last[b] ? end : last[b];
+}
+
+/* e2e(b) = last end - first start of every event of batch b inside W: the
+ * events that carry it, and those the user's patterns gave it (execs
+ * labeled through their launch, host stage spans, partitions, merges and
+ * the batch spans such as ProfilerStep#N). row_of[i] is the batch row of
+ * batch index i (stage step's map), or SIZE_MAX for a batch without stage
+ * times. */
 static void end_to_end(pp_report *r, const size_t *row_of, int64_t *first, int64_t *last) {
     const pp_event_columns *c = &r->c;
     for (size_t i = 0; i < r->nbatches; i++)
         first[i] = INT64_MAX, last[i] = INT64_MIN;
-    for (size_t i = 0; i < c->count; i++) {
-        if (c->batch[i] < 0 || !an_inside(r, c->ts_ns[i], c->dur_ns[i]))
-            continue;
-        size_t b = an_batch_index(&r->bmap, c->batch[i]);
-        if (b == AN_NO_BATCH || row_of[b] == SIZE_MAX)
-            continue;
-        b = row_of[b];
-        if (c->ts_ns[i] < first[b])
-            first[b] = c->ts_ns[i];
-        if (c->ts_ns[i] + c->dur_ns[i] > last[b])
-            last[b] = c->ts_ns[i] + c->dur_ns[i];
-    }
-    /* execs labeled by --batch-pattern carry their batch in the exec view */
+    for (size_t i = 0; i < c->count; i++)
+        if (c->batch[i] >= 0 && an_inside(r, c->ts_ns[i], c->dur_ns[i]))
+            widen(r, row_of, c->batch[i], c->ts_ns[i], c->ts_ns[i] + c->dur_ns[i], first, last);
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        if (!x->inside || x->batch < 0 || x->batch == c->batch[x->event])
-            continue;
-        size_t b = an_batch_index(&r->bmap, x->batch);
-        if (b == AN_NO_BATCH || row_of[b] == SIZE_MAX)
-            continue;
-        b = row_of[b];
-        first[b] = x->start < first[b] ? x->start : first[b];
-        last[b] = x->end > last[b] ? x->end : last[b];
+        if (x->inside && x->batch >= 0 && x->batch != c->batch[x->event])
+            widen(r, row_of, x->batch, x->start, x->end, first, last);
+    }
+    for (size_t i = 0; i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        if (h->inside && h->batch != c->batch[h->event])
+            widen(r, row_of, h->batch, h->start, h->end, first, last);
     }
 }
 

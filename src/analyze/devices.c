@@ -60,9 +60,10 @@ static int groups_build(const pp_report *r, size_t ntracks, exec_groups *g) {
     return PP_OK;
 }
 
-/* Sums over the execs inside W of one device or track. */
+/* Sums over the execs inside W of one device or track; above / same count
+ * the execs whose hw_ns exceeds / equals their wall, host the host execs. */
 typedef struct hw_sums {
-    uint64_t execs, unknown;
+    uint64_t execs, unknown, above, same, host;
     int64_t hw, xfer, wall_known;
 } hw_sums;
 
@@ -98,11 +99,17 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
         if (!x->inside)
             continue;
         sums.execs++;
+        if (x->host) { /* host work has no hardware time: not "unknown" either */
+            sums.host++;
+            continue;
+        }
         uint64_t hw = r->c.hw_ns[x->event];
         if (hw == 0) {
             sums.unknown++;
             continue;
         }
+        sums.above += hw > (uint64_t)(x->end - x->start);
+        sums.same += hw == (uint64_t)(x->end - x->start);
         sums.hw += (int64_t)hw;
         sums.xfer += (int64_t)r->c.xfer_ns[x->event];
         sums.wall_known += x->end - x->start;
@@ -118,6 +125,7 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
     t->hw_unknown = sums.unknown;
     t->hw_util = an_ratio(sums.hw, w1 - w0);
     acc->sums.execs += sums.execs, acc->sums.unknown += sums.unknown;
+    acc->sums.above += sums.above, acc->sums.same += sums.same, acc->sums.host += sums.host;
     acc->sums.hw += sums.hw, acc->sums.xfer += sums.xfer;
     acc->sums.wall_known += sums.wall_known;
     char device[160];
@@ -161,6 +169,11 @@ static int device_fill(pp_report *r, const exec_groups *g, uint32_t d,
     dev->wall_util = an_ratio(dev->busy_ns, w1 - w0);
     dev->execs = acc.sums.execs;
     dev->hw_unknown = acc.sums.unknown;
+    dev->hw_above_wall = acc.sums.above;
+    uint64_t known = acc.sums.execs - acc.sums.unknown - acc.sums.host;
+    dev->hw_quality |= (acc.sums.above ? PP_HW_ABOVE_WALL : 0u) |
+                       (known > 0 && acc.sums.same == known ? PP_HW_IS_WALL : 0u) |
+                       (acc.sums.host ? PP_HW_HOST : 0u);
     dev->hw_eff = an_ratio(acc.sums.hw, acc.sums.wall_known);
     dev->transfer_share = an_ratio(acc.sums.xfer, acc.sums.hw);
     dev->penalty_pct_wall = 100.0 * an_ratio(dev->penalty.total, acc.sums.wall_known);

@@ -5,7 +5,10 @@
  * Σ mean device wall over its batches (1.0 = perfectly even); and the split
  * that would balance it: each device's measured rate is the share of the work
  * it got per second of its wall, and the balanced split is proportional to
- * the rates (the work a device can do in the same time). */
+ * the rates (the work a device can do in the same time). The share a device
+ * got is what the runtime recorded on its execs (the configured split),
+ * else an even split. When a stage's parts are tracks of one device (two
+ * streams, two host threads), the same figures are given per track. */
 #include <stdlib.h>
 
 #include "analyze/report.h"
@@ -22,6 +25,14 @@ static const an_dp_row *row_at(const dp_rows *g, size_t k) {
     return &g->rows[g->idx[k]];
 }
 
+/* The row of model track t in the report's track table. */
+static uint32_t track_row(const pp_report *r, uint32_t t) {
+    for (size_t i = 0; i < r->ntracks; i++)
+        if (r->tracks[i].track == t)
+            return (uint32_t)i;
+    return UINT32_MAX;
+}
+
 static int dp_devices(pp_report *r, const dp_rows *g, pp_dp_stats *st) {
     size_t base = 0;
     for (size_t i = 0; i < r->ndp; i++)
@@ -30,31 +41,38 @@ static int dp_devices(pp_report *r, const dp_rows *g, pp_dp_stats *st) {
         const an_dp_row *row = row_at(g, k);
         for (size_t w = row->first; w < row->first + row->ndev; w++) {
             const an_dp_wall *dw = &r->dp_walls[w];
+            uint32_t track = dw->track == AN_NONE ? UINT32_MAX : track_row(r, dw->track);
             size_t d = 0;
-            while (d < st->ndevices && r->dp_devices[base + d].device != dw->device)
+            while (d < st->ndevices && (r->dp_devices[base + d].device != dw->device ||
+                                        r->dp_devices[base + d].track != track))
                 d++;
             if (d == st->ndevices) {
                 pp_dp_device *grown = realloc(r->dp_devices, (base + d + 1) * sizeof *grown);
                 if (!grown)
                     return PP_ENOMEM;
                 r->dp_devices = grown;
-                grown[base + d] = (pp_dp_device){.device = dw->device};
+                grown[base + d] = (pp_dp_device){.device = dw->device, .track = track,
+                                                 .share_recorded = 1};
                 st->ndevices++;
             }
+            r->dp_devices[base + d].batches++;
             r->dp_devices[base + d].wall_ns += dw->wall_ns;
             r->dp_devices[base + d].share += dw->share; /* summed; averaged below */
+            r->dp_devices[base + d].share_recorded &= dw->recorded;
         }
     }
     double rates = 0;
+    int recurring = 1; /* every part ran every batch: a split between them applies */
     for (size_t d = 0; d < st->ndevices; d++) {
         pp_dp_device *dd = &r->dp_devices[base + d];
         dd->rate = dd->wall_ns > 0 ? dd->share * 1e9 / (double)dd->wall_ns : 0.0;
-        dd->share /= (double)g->n;
+        dd->share /= (double)dd->batches;
         rates += dd->rate;
+        recurring &= dd->batches == g->n;
     }
     for (size_t d = 0; d < st->ndevices; d++)
         r->dp_devices[base + d].suggested_share =
-            rates > 0 ? r->dp_devices[base + d].rate / rates : 0;
+            rates > 0 && recurring ? r->dp_devices[base + d].rate / rates : 0;
     return PP_OK;
 }
 

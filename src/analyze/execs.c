@@ -1,9 +1,10 @@
 /* execs.c — the exec view every metric reads, and the stage order.
  *
  * One an_exec per span of role exec, with its device (a device track's device
- * name, else the track's process name) and its stage as a report stage index.
- * Stages are then ordered by first appearance in time over execs and over the
- * partition, merge and stage spans of the whole trace: that order is
+ * name, else the track's process name) and its stage as a report stage index;
+ * host execs are added by host_execs.c. Stages are then ordered by first
+ * appearance in time over execs and over the host spans (partition, merge,
+ * stage) of the whole trace: that order is
  * "upstream". (Not inside W only: a window that starts in the middle of a
  * batch would put its downstream stages first.) Stages with nothing inside
  * W are left out of the report. */
@@ -13,11 +14,7 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-static uint32_t device_of_track(pp_report *r, uint32_t track) {
-    if (r->track_device[track] != AN_NONE)
-        return r->track_device[track];
-    const pp_track_info *t = pp_model_track(r->m, track);
-    const char *name = pp_model_string(r->m, t->device ? t->device : t->process);
+uint32_t an_device_intern(pp_report *r, const char *name, uint32_t flags) {
     uint32_t d = 0;
     while (d < r->ndevices && strcmp(r->devices[d].name, name) != 0)
         d++;
@@ -32,14 +29,24 @@ static uint32_t device_of_track(pp_report *r, uint32_t track) {
             return AN_NONE;
         r->ndevices++;
     }
-    if (t->flags & PP_TRACK_SIMULATED)
+    if (flags & PP_TRACK_SIMULATED)
         r->devices[d].simulated = 1;
+    if (flags & PP_TRACK_HW_MEAN)
+        r->devices[d].hw_quality |= PP_HW_RUNNING_MEAN;
+    return d;
+}
+
+static uint32_t device_of_track(pp_report *r, uint32_t track) {
+    if (r->track_device[track] != AN_NONE)
+        return r->track_device[track];
+    const pp_track_info *t = pp_model_track(r->m, track);
+    uint32_t d = an_device_intern(r, pp_model_string(r->m, t->device ? t->device : t->process),
+                                  t->flags);
     r->track_device[track] = d;
     return d;
 }
 
-/* Stage index of model string `id` (AN_NONE for 0 or no memory). */
-static uint32_t stage_of(pp_report *r, uint32_t id) {
+uint32_t an_stage_of_string(pp_report *r, uint32_t id) {
     if (id == 0)
         return AN_NONE;
     if (r->stage_of_string[id] == AN_NONE) {
@@ -53,6 +60,19 @@ static int is_exec(const pp_event_columns *c, size_t i) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_EXEC;
 }
 
+/* The "share" annotation of exec `event`, or -1. *k is a cursor into the
+ * annotation table (sorted by event): execs come in event order, so all of
+ * them are read in one pass over the table. */
+static double exec_share(const pp_annotation *a, size_t na, size_t *k, uint32_t key,
+                         size_t event) {
+    while (key != 0 && *k < na && a[*k].event < event)
+        (*k)++;
+    for (size_t j = *k; key != 0 && j < na && a[j].event == event; j++)
+        if (a[j].key == key && a[j].type == PP_VALUE_DOUBLE)
+            return a[j].v.d;
+    return -1;
+}
+
 int an_execs_collect(pp_report *r, pp_error *err) {
     const pp_event_columns *c = &r->c;
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
@@ -62,16 +82,14 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
-    size_t n = 0;
+    size_t n = 0, na, cursor = 0;
     for (size_t i = 0; i < c->count; i++)
         n += is_exec(c, i);
-    if (n == 0)
-        return pp_set_error(err, PP_EINVAL,
-                            "the trace has no execs (spans of role exec, or GPU kernels and "
-                            "memcpys of a PyTorch-profiler trace): nothing to analyze");
     r->execs = an_alloc(n, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
+    const pp_annotation *a = pp_model_annotations(r->m, &na);
+    uint32_t share_key = pp_model_find_string(r->m, "share");
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
@@ -80,20 +98,17 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         x->end = c->ts_ns[i] + c->dur_ns[i];
         x->batch = c->batch[i];
         x->event = i;
+        x->share = exec_share(a, na, &cursor, share_key, i);
         x->track = c->track[i];
         x->inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+        x->host = 0;
         x->device = device_of_track(r, c->track[i]);
-        x->stage = stage_of(r, c->stage[i]);
+        x->stage = an_stage_of_string(r, c->stage[i]);
         if (x->device == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
+    r->nreal = r->nexecs;
     return PP_OK;
-}
-
-static int is_host_stage_span(const pp_event_columns *c, size_t i) {
-    return c->kind[i] == PP_EV_SPAN && c->stage[i] != 0 &&
-           (c->role[i] == PP_ROLE_PARTITION || c->role[i] == PP_ROLE_MERGE ||
-            c->role[i] == PP_ROLE_STAGE);
 }
 
 /* Renumbers stages by first appearance: rank[old] = new index, AN_NONE for a
@@ -135,6 +150,9 @@ static int stage_renumber(pp_report *r) {
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].stage != AN_NONE)
             r->execs[i].stage = rank[r->execs[i].stage];
+    for (size_t i = 0; i < r->nhost; i++)
+        if (r->host[i].stage != AN_NONE)
+            r->host[i].stage = rank[r->host[i].stage];
     for (size_t i = 0; i < pp_model_string_count(r->m); i++)
         if (r->stage_of_string[i] != AN_NONE)
             r->stage_of_string[i] = rank[r->stage_of_string[i]];
@@ -153,18 +171,15 @@ static void labeled_batch(pp_report *r, int64_t batch) {
 }
 
 int an_stage_order(pp_report *r, pp_error *err) {
-    const pp_event_columns *c = &r->c;
-    for (size_t i = 0; i < c->count; i++) {
-        if (!is_host_stage_span(c, i))
+    for (size_t i = 0; i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        if (h->stage == AN_NONE)
             continue;
-        uint32_t s = stage_of(r, c->stage[i]);
-        if (s == AN_NONE)
-            return pp_set_error(err, PP_ENOMEM, "out of memory");
-        if (c->ts_ns[i] < r->stage_first[s])
-            r->stage_first[s] = c->ts_ns[i];
-        if (an_inside(r, c->ts_ns[i], c->dur_ns[i])) {
-            r->stage_inside[s] = 1;
-            labeled_batch(r, c->batch[i]);
+        if (h->start < r->stage_first[h->stage])
+            r->stage_first[h->stage] = h->start;
+        if (h->inside) {
+            r->stage_inside[h->stage] = 1;
+            labeled_batch(r, h->batch);
         }
     }
     for (size_t i = 0; i < r->nexecs; i++) {

@@ -1,9 +1,13 @@
 /* findings.c — ranked plain statements with numbers.
  *
- * Order: data loss (always first: every figure after it may undercount), the
- * bottleneck stage and what dominates it, the most idle device and when it
- * idles, data-parallel imbalance with the split that would balance it, and
- * execs left out of the hardware figures. */
+ * Order: data loss (always first: every figure after it may undercount),
+ * unlabeled annotations and the pattern that would label them, the
+ * bottleneck stage and what its time is made of, a throughput bound far
+ * above the measured throughput and where the rest of each cycle goes, the
+ * most idle device and when it idles, data-parallel imbalance with the
+ * split that would balance it, hardware times that are not per-run
+ * measurements, and execs left out of the hardware figures. Every
+ * percentage says what it is a share of. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,26 +92,29 @@ static int64_t starvation(const pp_report *r, uint32_t s) {
     return total;
 }
 
-/* What the bottleneck stage's time goes to: hardware compute, transfer,
- * concurrency penalty (wall beyond hw), or starvation (its devices idle
- * right before its execs, waiting for upstream work). */
-static const char *dominant(const pp_report *r, uint32_t s, double *pct) {
+/* The share of each part of the stage's exec wall (execs with known hw):
+ * hardware compute, transfer, and the concurrency penalty. */
+static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
     const pp_stage_stats *st = &r->stages[s];
-    int64_t parts[4] = {st->hw_ns - st->xfer_ns, st->xfer_ns, st->penalty.total,
-                        starvation(r, s)};
-    static const char *names[4] = {"hardware compute", "data transfer",
-                                   "concurrency penalty (wall time beyond hardware time)",
-                                   "starvation (its devices idle before its execs, waiting "
-                                   "for upstream work)"};
-    int64_t sum = 0;
-    size_t best = 0;
-    for (size_t i = 0; i < 4; i++) {
-        sum += parts[i] > 0 ? parts[i] : 0;
-        if (parts[i] > parts[best])
-            best = i;
+    int64_t wall = st->hw_ns + st->penalty.total;
+    if (st->hw_ns == 0 || wall <= 0) {
+        snprintf(buf, len, "; its execs report no hardware time");
+        return;
     }
-    *pct = 100.0 * an_ratio(parts[best], sum);
-    return sum > 0 ? names[best] : NULL;
+    int is_wall = 1; /* every device of its execs has hw = wall by construction */
+    for (size_t i = 0; i < r->nexecs; i++)
+        if (r->execs[i].stage == s && !r->execs[i].host)
+            is_wall &= (r->devices[r->execs[i].device].hw_quality & PP_HW_IS_WALL) != 0;
+    if (is_wall) {
+        snprintf(buf, len, "; its hardware time is the kernels' own duration in the trace, so "
+                           "wall = hardware time by construction (%.0f%% of it data transfer)",
+                 100.0 * an_ratio(st->xfer_ns, st->hw_ns));
+        return;
+    }
+    snprintf(buf, len, "; of its execs' wall time, %.0f%% is hardware compute, %.0f%% data "
+                       "transfer and %.0f%% concurrency penalty (wall beyond hardware time)",
+             100.0 * an_ratio(st->hw_ns - st->xfer_ns, wall), 100.0 * an_ratio(st->xfer_ns, wall),
+             100.0 * an_ratio(st->penalty.total, wall));
 }
 
 static int bottleneck(pp_report *r) {
@@ -118,20 +125,107 @@ static int bottleneck(pp_report *r) {
         if (r->stages[s].bottleneck_count > r->stages[b].bottleneck_count)
             b = s;
     const pp_stage_stats *st = &r->stages[b];
-    char mean[32], p95[32];
+    char mean[32], p95[32], what[256], idle[200] = "";
     an_format_ns(st->time.mean, mean, sizeof mean);
     an_format_ns(st->time.p95, p95, sizeof p95);
-    double pct = 0;
-    const char *what = st->exec_less ? NULL : dominant(r, b, &pct);
-    char tail[160] = "; it has no execs (host-only work timed by its stage spans)";
-    if (what)
-        snprintf(tail, sizeof tail, "; %.0f%% of its time is %s", pct, what);
-    else if (!st->exec_less)
-        snprintf(tail, sizeof tail, "; its execs report no hardware time");
+    if (st->exec_less)
+        snprintf(what, sizeof what, "; it is host work (stage spans on CPU threads, no device "
+                                    "execs)");
+    else
+        composition(r, b, what, sizeof what);
+    int64_t starved = starvation(r, b);
+    if (starved > 0 && st->time.total > 0) {
+        char total[32];
+        an_format_ns(starved, total, sizeof total);
+        snprintf(idle, sizeof idle, "; besides, its devices sat idle %s in total right before "
+                                    "its execs, waiting for upstream work (%.1fx its total stage "
+                                    "time)",
+                 total, an_ratio(starved, st->time.total));
+    }
     return add(r, an_strdupf("Bottleneck: stage \"%s\" limits %llu of %llu cycles (stage time "
-                             "mean %s, p95 %s)%s.",
+                             "mean %s, p95 %s)%s%s.",
                              st->name, (unsigned long long)st->bottleneck_count,
-                             (unsigned long long)r->nbatches, mean, p95, tail));
+                             (unsigned long long)r->nbatches, mean, p95, what, idle));
+}
+
+/* A stage-labeled interval inside W, for the time outside every stage. */
+typedef struct stage_iv {
+    int64_t start, end;
+    uint32_t stage;
+} stage_iv;
+
+static int cmp_iv(const void *a, const void *b) {
+    const stage_iv *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Time of W outside every stage's execs, partitions and merges, and the
+ * stage that most often starts right after such a gap (by gap time). */
+static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before) {
+    size_t n = 0;
+    stage_iv *iv = malloc((r->nexecs + r->nhost + 1) * sizeof *iv);
+    int64_t *per_stage = calloc(r->nstages + 1, sizeof *per_stage);
+    if (!iv || !per_stage) {
+        free(iv), free(per_stage);
+        return PP_ENOMEM;
+    }
+    for (size_t i = 0; i < r->nexecs; i++)
+        if (r->execs[i].inside && r->execs[i].stage != AN_NONE)
+            iv[n++] = (stage_iv){r->execs[i].start, r->execs[i].end, r->execs[i].stage};
+    for (size_t i = 0; i < r->nhost; i++)
+        if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].role != PP_ROLE_STAGE)
+            iv[n++] = (stage_iv){r->host[i].start, r->host[i].end, r->host[i].stage};
+    qsort(iv, n, sizeof *iv, cmp_iv);
+    int64_t at = r->window.start_ns, gaps = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (iv[i].start > at) {
+            gaps += iv[i].start - at;
+            per_stage[iv[i].stage] += iv[i].start - at;
+        }
+        at = iv[i].end > at ? iv[i].end : at;
+    }
+    gaps += r->window.end_ns > at ? r->window.end_ns - at : 0;
+    *outside = gaps;
+    *before = 0;
+    for (uint32_t s = 1; s < r->nstages; s++)
+        if (per_stage[s] > per_stage[*before])
+            *before = s;
+    free(iv), free(per_stage);
+    return PP_OK;
+}
+
+/* The throughput bound assumes the stages of different batches overlap
+ * perfectly; when the measured throughput is far below it, say why: the
+ * stages' sum against the period, and the time outside every stage. */
+static int throughput_gap(pp_report *r) {
+    const pp_cycle_stats *cy = &r->cycles;
+    if (cy->complete == 0 || cy->throughput_measured <= 0 ||
+        cy->throughput_bound <= 1.2 * cy->throughput_measured)
+        return PP_OK;
+    int64_t wlen = r->window.end_ns - r->window.start_ns, outside;
+    int64_t period = wlen / (int64_t)cy->complete, sum = 0;
+    uint32_t before;
+    for (size_t i = 0; i < r->ntimes; i++)
+        sum += r->times[i].time_ns;
+    sum /= (int64_t)(r->nbatches ? r->nbatches : 1);
+    if (outside_stages(r, &outside, &before) != PP_OK)
+        return PP_ENOMEM;
+    char p[32], st[32], out[32], overlap[160] = "";
+    an_format_ns(period, p, sizeof p);
+    an_format_ns(sum, st, sizeof st);
+    an_format_ns(outside / (int64_t)cy->complete, out, sizeof out);
+    if (sum >= period * 8 / 10)
+        snprintf(overlap, sizeof overlap, " (the stages of different batches barely overlap: "
+                                          "the pipeline does not stream)");
+    return add(r, an_strdupf("Throughput: %.2f batches/s were measured, %.1fx below the %.2f/s "
+                             "that cycle latency bounds: per batch, the stages take %s in sum "
+                             "against a period of %s%s; %s per batch (%.0f%% of the period) "
+                             "lies outside every stage, most of it right before stage \"%s\".",
+                             cy->throughput_measured,
+                             cy->throughput_bound / cy->throughput_measured,
+                             cy->throughput_bound, st, p, overlap, out,
+                             100.0 * an_ratio(outside, wlen),
+                             r->nstages ? r->stages[before].name : "?"));
 }
 
 /* The longest bubble of device d (the first one on ties), or NULL. */
@@ -168,10 +262,11 @@ static int most_idle(pp_report *r) {
         an_format_ns(longest->start - r->window.start_ns, at, sizeof at);
         snprintf(when, sizeof when, ", the longest %s at +%s into the window", len, at);
     }
-    return add(r, an_strdupf("Most idle device: %s is busy %.1f%% of the window and idle %s: "
+    return add(r, an_strdupf("%s: %s is busy %.1f%% of the window and idle %s: "
                              "%s in %llu %s between its execs (mean %s%s), %s before its "
                              "first exec and %s after its last.",
-                             name, 100.0 * dev->wall_util, idle, total,
+                             r->ndevices > 1 ? "Most idle device" : "Idle time", name,
+                             100.0 * dev->wall_util, idle, total,
                              (unsigned long long)g->count, g->count == 1 ? "bubble" : "bubbles",
                              mean, when, lead, trail));
 }
@@ -179,37 +274,91 @@ static int most_idle(pp_report *r) {
 static int imbalance(pp_report *r, const pp_dp_stats *dp) {
     char split[512] = "", now[512] = "";
     size_t u = 0, v = 0;
+    int recorded = 1;
     for (size_t i = 0; i < dp->ndevices; i++) {
-        char name[160];
-        an_device_label(r, dp->devices[i].device, name, sizeof name);
+        char name[200];
+        an_dp_part_label(r, &dp->devices[i], name, sizeof name);
         int a = snprintf(split + u, sizeof split - u, "%s%s %.2f", i ? ", " : "", name,
                          dp->devices[i].suggested_share);
         int b = snprintf(now + v, sizeof now - v, "%s%.2f", i ? "/" : "", dp->devices[i].share);
+        recorded &= dp->devices[i].share_recorded;
         u += a > 0 && (size_t)a < sizeof split - u ? (size_t)a : 0;
         v += b > 0 && (size_t)b < sizeof now - v ? (size_t)b : 0;
     }
     return add(r, an_strdupf("Imbalance: data-parallel stage \"%s\": the slowest device takes "
                              "%.2fx the mean device wall; measured rates suggest the split %s "
-                             "(now %s).",
-                             r->stages[dp->stage].name, dp->imbalance, split, now));
+                             "(now %s%s).",
+                             r->stages[dp->stage].name, dp->imbalance, split, now,
+                             recorded ? ", as recorded"
+                                      : ", an even split assumed: the trace records no shares"));
+}
+
+/* Devices whose hardware times are not per-run measurements. */
+static int hw_quality(pp_report *r) {
+    int rc = PP_OK;
+    for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++) {
+        const pp_device_stats *dev = &r->devices[d];
+        char name[160];
+        an_device_label(r, d, name, sizeof name);
+        if (dev->hw_quality & PP_HW_RUNNING_MEAN)
+            rc = add(r, an_strdupf("Hardware time on %s is a running mean over its runs (as "
+                                   "OpenVINO's CPU plugin reports it), not each request's own: "
+                                   "its hw%%, eff%% and penalty are averages.",
+                                   name));
+        if (rc == PP_OK && (dev->hw_quality & PP_HW_ABOVE_WALL))
+            rc = add(r, an_strdupf("%llu of %llu execs on %s report hardware time above their "
+                                   "wall time (eff %.1f%%): its hardware figures are not "
+                                   "per-request measurements.",
+                                   (unsigned long long)dev->hw_above_wall,
+                                   (unsigned long long)(dev->execs - dev->hw_unknown), name,
+                                   100.0 * dev->hw_eff));
+        if (rc == PP_OK && (dev->hw_quality & PP_HW_IS_WALL) && r->meta.level < 0)
+            rc = add(r, an_strdupf("Hardware time on %s is each exec's own duration in the trace "
+                                   "(a foreign trace carries no separate measurement): eff%% "
+                                   "100 and penalty 0 hold by construction.",
+                                   name));
+    }
+    return rc;
+}
+
+/* Annotations that a pattern would label, when none was given and
+ * something is left unlabeled. */
+static int unlabeled(pp_report *r) {
+    if (!r->hint)
+        return PP_OK;
+    size_t missing = 0;
+    for (size_t i = 0; i < r->nreal; i++)
+        missing += r->execs[i].stage == AN_NONE || r->execs[i].batch < 0;
+    if (missing == 0 && r->nstages > 0)
+        return PP_OK;
+    return add(r, an_strdupf("Unlabeled: %zu of %zu execs have no stage or batch; %s.", missing,
+                             r->nreal, r->hint));
 }
 
 int an_findings_compute(pp_report *r, pp_error *err) {
     int rc = data_loss(r);
     if (rc == PP_OK)
+        rc = unlabeled(r);
+    if (rc == PP_OK)
         rc = bottleneck(r);
+    if (rc == PP_OK)
+        rc = throughput_gap(r);
     if (rc == PP_OK)
         rc = most_idle(r);
     /* below 5% the split is within the noise of one run */
     for (size_t i = 0; rc == PP_OK && i < r->ndp; i++)
-        if (r->dp[i].imbalance > 1.05)
+        if (r->dp[i].imbalance > 1.05 && r->dp[i].ndevices > 0 &&
+            r->dp[i].devices[0].suggested_share > 0)
             rc = imbalance(r, &r->dp[i]);
+    if (rc == PP_OK)
+        rc = hw_quality(r);
     uint64_t unknown = 0, execs = 0;
     for (size_t d = 0; d < r->ndevices; d++)
-        unknown += r->devices[d].hw_unknown, execs += r->devices[d].execs;
+        if (!(r->devices[d].hw_quality & PP_HW_HOST))
+            unknown += r->devices[d].hw_unknown, execs += r->devices[d].execs;
     if (rc == PP_OK && unknown > 0)
-        rc = add(r, an_strdupf("%llu of %llu execs report no hardware time and are left out of "
-                               "the hardware figures.",
+        rc = add(r, an_strdupf("%llu of %llu device execs report no hardware time and are left "
+                               "out of the hardware figures.",
                                (unsigned long long)unknown, (unsigned long long)execs));
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

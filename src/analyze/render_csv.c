@@ -41,20 +41,22 @@ static void devices(const pp_report *r, pp_outfile *o) {
     put(o, "device,simulated,tracks,execs,hw_unknown,busy_ns,idle_ns,wall_util,hw_util,hw_eff,"
            "transfer_share,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,"
            "bubbles,bubble_mean_ns,bubble_p50_ns,bubble_p95_ns,bubble_max_ns,bubble_total_ns,"
-           "leading_idle_ns,trailing_idle_ns\n");
+           "leading_idle_ns,trailing_idle_ns,hw_quality,hw_above_wall\n");
     for (size_t d = 0; d < r->ndevices; d++) {
         const pp_device_stats *v = &r->devices[d];
         const pp_gap_stats *g = &v->bubbles;
+        char quality[80];
+        an_hw_quality_words(v->hw_quality, ';', quality, sizeof quality);
         field(o, v->name);
         put(o, ",%d,%u,%llu,%llu,%lld,%lld,%.9g,%.9g,%.9g,%.9g,%lld,%lld,%lld,%.9g,%llu,%lld,%lld,"
-               "%lld,%lld,%lld,%lld,%lld\n",
+               "%lld,%lld,%lld,%lld,%lld,%s,%llu\n",
             v->simulated, v->tracks, (unsigned long long)v->execs,
             (unsigned long long)v->hw_unknown, (long long)v->busy_ns, (long long)v->idle_ns,
             v->wall_util, v->hw_util, v->hw_eff, v->transfer_share, (long long)v->penalty.mean,
             (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall,
             (unsigned long long)g->count, (long long)g->mean, (long long)g->p50,
             (long long)g->p95, (long long)g->max, (long long)g->total, (long long)g->leading_ns,
-            (long long)g->trailing_ns);
+            (long long)g->trailing_ns, quality, (unsigned long long)v->hw_above_wall);
     }
 }
 
@@ -78,19 +80,20 @@ static void tracks(const pp_report *r, pp_outfile *o) {
 static void stages(const pp_report *r, pp_outfile *o) {
     put(o, "stage,order,data_parallel,exec_less,batches,time_min_ns,time_mean_ns,time_p50_ns,"
            "time_p90_ns,time_p95_ns,time_p99_ns,time_max_ns,bottleneck_count,execs,hw_unknown,"
-           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall\n");
+           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,kind\n");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
         const pp_summary *t = &v->time;
         field(o, v->name);
         put(o, ",%zu,%d,%d,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,%llu,%llu,%lld,%lld,%lld,"
-               "%lld,%lld,%.9g\n",
+               "%lld,%lld,%.9g,%s\n",
             s, v->data_parallel, v->exec_less, (unsigned long long)t->n, (long long)t->min,
             (long long)t->mean, (long long)t->p50, (long long)t->p90, (long long)t->p95,
             (long long)t->p99, (long long)t->max, (unsigned long long)v->bottleneck_count,
             (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
             (long long)v->hw_ns, (long long)v->xfer_ns, (long long)v->penalty.mean,
-            (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall);
+            (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall,
+            v->data_parallel ? "dp" : v->exec_less ? "host" : "device");
     }
 }
 

@@ -62,6 +62,11 @@ static void devices(const pp_report *r, pp_outfile *o, uint64_t *hist) {
         hj_key(o, "name", 1);
         hj_str(o, v->name);
         hj_raw(o, v->simulated ? ", \"simulated\": true" : ", \"simulated\": false");
+        char quality[240];
+        hj_key(o, "hw_quality", 0);
+        an_hw_quality_text(v->hw_quality, quality, sizeof quality);
+        hj_str(o, quality);
+        num(o, "host", (v->hw_quality & PP_HW_HOST) != 0);
         num(o, "tracks", v->tracks);
         num(o, "execs", (int64_t)v->execs);
         num(o, "hw_unknown", (int64_t)v->hw_unknown);
@@ -181,6 +186,13 @@ static void data_parallel(const pp_report *r, pp_outfile *o) {
             hj_raw(o, d ? ", {" : "{");
             hj_key(o, "device", 1);
             hj_i64(o, dd->device);
+            hj_key(o, "track", 0);
+            if (dd->track != UINT32_MAX)
+                hj_str(o, r->tracks[dd->track].name);
+            else
+                hj_raw(o, "null");
+            num(o, "batches", (int64_t)dd->batches);
+            num(o, "share_recorded", dd->share_recorded);
             num(o, "wall_ns", dd->wall_ns);
             ratio(o, "share", dd->share);
             ratio(o, "rate_per_s", dd->rate);

@@ -65,6 +65,15 @@ static void devices(const pp_report *r, FILE *out) {
         dbl(out, "transfer_share", v->transfer_share), fputs(", ", out);
         summary(out, "penalty_ns", &v->penalty), fputs(", ", out);
         dbl(out, "penalty_pct_wall", v->penalty_pct_wall), fputs(", ", out);
+        char words[80];
+        an_hw_quality_words(v->hw_quality, ',', words, sizeof words);
+        fputs("\"hw_quality\": [", out);
+        for (const char *w = words; *w;) { /* "a,b" -> "a", "b" */
+            size_t n = strcspn(w, ",");
+            fprintf(out, "%s\"%.*s\"", w == words ? "" : ", ", (int)n, w);
+            w += n + (w[n] == ',');
+        }
+        fprintf(out, "], \"hw_above_wall\": %llu, ", (unsigned long long)v->hw_above_wall);
         gaps(out, &v->bubbles);
         fputc('}', out);
     }
@@ -91,8 +100,9 @@ static void stages(const pp_report *r, FILE *out) {
         const pp_stage_stats *v = &r->stages[s];
         fputs(s ? ",\n {\"name\": " : "\n {\"name\": ", out);
         str(out, v->name);
-        fprintf(out, ", \"data_parallel\": %s, \"exec_less\": %s, ",
-                v->data_parallel ? "true" : "false", v->exec_less ? "true" : "false");
+        fprintf(out, ", \"data_parallel\": %s, \"exec_less\": %s, \"kind\": \"%s\", ",
+                v->data_parallel ? "true" : "false", v->exec_less ? "true" : "false",
+                v->data_parallel ? "dp" : v->exec_less ? "host" : "device");
         summary(out, "time_ns", &v->time);
         fprintf(out, ", \"bottleneck_count\": %llu, \"execs\": %llu, \"hw_unknown\": %llu, ",
                 (unsigned long long)v->bottleneck_count, (unsigned long long)v->execs,
@@ -155,7 +165,13 @@ static void data_parallel(const pp_report *r, FILE *out) {
             const pp_dp_device *dd = &v->devices[d];
             fputs(d ? ", {\"device\": " : "{\"device\": ", out);
             str(out, r->devices[dd->device].name);
-            fputs(", ", out);
+            fputs(", \"track\": ", out);
+            if (dd->track != UINT32_MAX)
+                str(out, r->tracks[dd->track].name);
+            else
+                fputs("null", out);
+            fprintf(out, ", \"batches\": %llu, \"share_recorded\": %s, ",
+                    (unsigned long long)dd->batches, dd->share_recorded ? "true" : "false");
             i64(out, "wall_ns", dd->wall_ns), fputs(", ", out);
             dbl(out, "share", dd->share), fputs(", ", out);
             dbl(out, "rate_per_s", dd->rate), fputs(", ", out);

@@ -1,7 +1,8 @@
 /* render_text.c — the report for people, 80 columns wide: header (file, W,
  * data loss, simulated devices), findings, then the device, track, stage,
- * cycle, data-parallel and op tables. Every line fits 80 columns: long
- * names are cut from the left, keeping the end that tells them apart. */
+ * cycle, data-parallel and op tables. Every line fits 80 columns and no
+ * name is ever cut: a name longer than its column stands on a line of its
+ * own, and its figures follow on the next line under the columns. */
 #include <string.h>
 
 #include "analyze/report.h"
@@ -30,23 +31,13 @@ static void wrap(FILE *out, const char *lead, const char *text) {
     fputc('\n', out);
 }
 
-/* A long name cut to `width` characters in the middle, keeping both ends (a
- * common prefix or a distinguishing suffix): "Stage2_Classifier" in 16 is
- * "Stage2_~assifier". */
-typedef struct cut {
-    char s[64];
-} cut;
-
-static const char *fit(const char *s, size_t width, cut *c) {
-    size_t n = strlen(s);
-    if (n <= width || width >= sizeof c->s)
-        return s;
-    size_t head = (width - 1) / 2, tail = width - 1 - head;
-    memcpy(c->s, s, head);
-    c->s[head] = '~';
-    memcpy(c->s + head + 1, s + n - tail, tail);
-    c->s[width] = '\0';
-    return c->s;
+/* Writes `name` padded to `width`; a longer one alone on its line, then
+ * `width` spaces on the next, where its figures go. */
+static void name_col(FILE *out, const char *indent, const char *name, int width) {
+    if ((int)strlen(name) <= width)
+        fprintf(out, "%s%-*s", indent, width, name);
+    else
+        fprintf(out, "%s%s\n%s%*s", indent, name, indent, width, "");
 }
 
 static const char *ns(int64_t v, char *buf) {
@@ -87,18 +78,26 @@ static void header(const pp_report *r, FILE *out) {
 
 static void devices(const pp_report *r, FILE *out) {
     char name[160], b1[16], b2[16], b3[16];
-    cut c1;
-    fprintf(out, "\nDevices (busy = union over streams; hw figures leave out unknown hw)\n");
+    fprintf(out, "\nDevices (busy%% = union over streams / W; hw%% = mean over its streams of "
+                 "hw / W;\n eff%%, xfer%%, pen%% over execs with known hw; * = hw not per run, "
+                 "see below)\n");
     fprintf(out, "%-18s %6s %5s %5s %5s %5s %5s %7s %10s\n", "device", "execs", "busy%",
             "hw%", "eff%", "xfer%", "pen%", "bubbles", "bub.mean");
     for (uint32_t d = 0; d < r->ndevices; d++) {
         const pp_device_stats *v = &r->devices[d];
         an_device_label(r, d, name, sizeof name);
-        fprintf(out, "%-18s %6llu %5.1f %5.1f %5.1f %5.1f %5.1f %7llu %10s\n",
-                fit(name, 18, &c1),
-                (unsigned long long)v->execs, 100 * v->wall_util, 100 * v->hw_util,
-                100 * v->hw_eff, 100 * v->transfer_share, v->penalty_pct_wall,
-                (unsigned long long)v->bubbles.count, ns(v->bubbles.mean, b1));
+        if (v->hw_quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL | PP_HW_IS_WALL))
+            strcat(name, "*");
+        name_col(out, "", name, 18);
+        if ((v->hw_quality & PP_HW_HOST) && v->hw_util == 0) /* host work only: no hw at all */
+            fprintf(out, " %6llu %5.1f %5s %5s %5s %5s %7llu %10s\n",
+                    (unsigned long long)v->execs, 100 * v->wall_util, "-", "-", "-", "-",
+                    (unsigned long long)v->bubbles.count, ns(v->bubbles.mean, b1));
+        else
+            fprintf(out, " %6llu %5.1f %5.1f %5.1f %5.1f %5.1f %7llu %10s\n",
+                    (unsigned long long)v->execs, 100 * v->wall_util, 100 * v->hw_util,
+                    100 * v->hw_eff, 100 * v->transfer_share, v->penalty_pct_wall,
+                    (unsigned long long)v->bubbles.count, ns(v->bubbles.mean, b1));
     }
     fprintf(out, "%-20s %10s %10s %10s %10s %10s\n", "device", "busy", "idle", "leading",
             "trailing", "bub.max");
@@ -106,7 +105,8 @@ static void devices(const pp_report *r, FILE *out) {
         const pp_device_stats *v = &r->devices[d];
         char b4[16], b5[16];
         an_device_label(r, d, name, sizeof name);
-        fprintf(out, "%-20s %10s %10s %10s %10s %10s\n", fit(name, 20, &c1), ns(v->busy_ns, b1),
+        name_col(out, "", name, 20);
+        fprintf(out, " %10s %10s %10s %10s %10s\n", ns(v->busy_ns, b1),
                 ns(v->idle_ns, b2), ns(v->bubbles.leading_ns, b3),
                 ns(v->bubbles.trailing_ns, b4), ns(v->bubbles.max, b5));
     }
@@ -115,10 +115,19 @@ static void devices(const pp_report *r, FILE *out) {
     int64_t wlen = r->window.end_ns - r->window.start_ns;
     for (size_t t = 0; t < r->ntracks; t++) {
         const pp_track_stats *v = &r->tracks[t];
-        fprintf(out, "%-28s %6llu %5.1f %5.1f %7llu %10s %10s\n", fit(v->name, 28, &c1),
-                (unsigned long long)v->execs, 100 * an_ratio(v->busy_ns, wlen),
+        name_col(out, "", v->name, 28);
+        fprintf(out, " %6llu %5.1f %5.1f %7llu %10s %10s\n", (unsigned long long)v->execs, 100 * an_ratio(v->busy_ns, wlen),
                 100 * v->hw_util, (unsigned long long)v->bubbles.count,
                 ns(v->bubbles.mean, b1), ns(v->bubbles.max, b2));
+    }
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        char quality[200];
+        if (!an_hw_quality_text(r->devices[d].hw_quality, quality, sizeof quality))
+            continue;
+        an_device_label(r, d, name, sizeof name);
+        char lead[200];
+        snprintf(lead, sizeof lead, "* %s: ", name);
+        wrap(out, lead, quality);
     }
 }
 
@@ -126,24 +135,24 @@ static void stages(const pp_report *r, FILE *out) {
     if (r->nstages == 0)
         return;
     char b1[16], b2[16], b3[16], b4[16];
-    cut c1;
-    fprintf(out, "\nStages (in order of first appearance; time per batch)\n");
+    fprintf(out, "\nStages (in order of first appearance; time per batch; kind: dev = one "
+                 "device,\n dp = data parallel, host = host work on CPU threads)\n");
     fprintf(out, "%-16s %7s %10s %10s %10s %10s %5s %4s\n", "stage", "batches", "mean", "p50",
             "p95", "max", "bneck", "kind");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
-        fprintf(out, "%-16s %7llu %10s %10s %10s %10s %5llu %4s\n", fit(v->name, 16, &c1),
-                (unsigned long long)v->time.n, ns(v->time.mean, b1), ns(v->time.p50, b2),
+        name_col(out, "", v->name, 16);
+        fprintf(out, " %7llu %10s %10s %10s %10s %5llu %4s\n", (unsigned long long)v->time.n, ns(v->time.mean, b1), ns(v->time.p50, b2),
                 ns(v->time.p95, b3), ns(v->time.max, b4),
                 (unsigned long long)v->bottleneck_count,
-                v->data_parallel ? "dp" : v->exec_less ? "host" : "");
+                v->data_parallel ? "dp" : v->exec_less ? "host" : "dev");
     }
     fprintf(out, "%-16s %7s %7s %10s %6s %10s %10s %5s\n", "stage", "execs", "no-hw", "hw",
             "xfer%", "pen.mean", "pen.p95", "pen%");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
-        fprintf(out, "%-16s %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", fit(v->name, 16, &c1),
-                (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
+        name_col(out, "", v->name, 16);
+        fprintf(out, " %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
                 ns(v->hw_ns, b1), 100 * an_ratio(v->xfer_ns, v->hw_ns), ns(v->penalty.mean, b2),
                 ns(v->penalty.p95, b3), v->penalty_pct_wall);
     }
@@ -172,8 +181,7 @@ static void cycles(const pp_report *r, FILE *out) {
 }
 
 static void data_parallel(const pp_report *r, FILE *out) {
-    char b[5][16], name[160];
-    cut c1;
+    char b[5][16], name[200];
     for (size_t i = 0; i < r->ndp; i++) {
         const pp_dp_stats *v = &r->dp[i];
         fprintf(out, "\nData-parallel stage \"%s\" (%llu batches, imbalance %.2fx)\n",
@@ -183,13 +191,24 @@ static void data_parallel(const pp_report *r, FILE *out) {
                 ns(v->merge.mean, b[2]));
         fprintf(out, "        = %s (measured partition start .. merge end: %s)\n",
                 ns(v->formula.mean, b[3]), ns(v->measured.mean, b[4]));
-        fprintf(out, "  %-24s %10s %8s %10s\n", "device", "wall", "share", "suggested");
+        fprintf(out, "  %-30s %7s %10s %8s %10s\n",
+                v->ndevices && v->devices[0].track != UINT32_MAX ? "track" : "device",
+                "batches", "wall", "share", "suggested");
         for (size_t d = 0; d < v->ndevices; d++) {
-            an_device_label(r, v->devices[d].device, name, sizeof name);
-            fprintf(out, "  %-24s %10s %8.3f %10.3f\n", fit(name, 24, &c1),
-                    ns(v->devices[d].wall_ns, b[0]), v->devices[d].share,
-                    v->devices[d].suggested_share);
+            const pp_dp_device *dd = &v->devices[d];
+            an_dp_part_label(r, dd, name, sizeof name);
+            name_col(out, "  ", name, 30);
+            char suggested[16] = "-";
+            if (dd->suggested_share > 0)
+                snprintf(suggested, sizeof suggested, "%.3f", dd->suggested_share);
+            fprintf(out, " %7llu %10s %7.3f%s %10s\n", (unsigned long long)dd->batches,
+                    ns(dd->wall_ns, b[0]), dd->share, dd->share_recorded ? " " : "e",
+                    suggested);
         }
+        if (v->ndevices && !v->devices[0].share_recorded)
+            fprintf(out, "  e: no share recorded, an even split assumed\n");
+        if (v->ndevices && v->devices[0].suggested_share == 0)
+            fprintf(out, "  -: the parts change from batch to batch, so no split applies\n");
     }
 }
 
@@ -197,7 +216,6 @@ static void contention(const pp_report *r, FILE *out) {
     if (!r->has_contention)
         return;
     char b[2][16], name[160];
-    cut c1, c2;
     fprintf(out, "\nContention (mean hw in the pipeline / hw alone, from the lookup table)\n");
     if (r->ncontention == 0) {
         fprintf(out, "  no stage and device of the table has execs with hardware time here\n");
@@ -208,9 +226,9 @@ static void contention(const pp_report *r, FILE *out) {
     for (size_t i = 0; i < r->ncontention; i++) {
         const pp_contention_stats *v = &r->contention[i];
         an_device_label(r, v->device, name, sizeof name);
-        fprintf(out, "  %-16s %-20s %6llu %11s %11s %6.2fx\n",
-                fit(r->stages[v->stage].name, 16, &c1), fit(name, 20, &c2),
-                (unsigned long long)v->execs, ns(v->mean_hw_ns, b[0]),
+        name_col(out, "  ", r->stages[v->stage].name, 16);
+        name_col(out, " ", name, 20);
+        fprintf(out, " %6llu %11s %11s %6.2fx\n", (unsigned long long)v->execs, ns(v->mean_hw_ns, b[0]),
                 ns(v->isolated_hw_ns, b[1]), v->factor);
     }
 }
@@ -219,7 +237,6 @@ static void contention(const pp_report *r, FILE *out) {
  * heading, so it is never cut); at most 10 rows per device. */
 static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t n, int by_type) {
     char b[5][16], name[160];
-    cut c1, c2;
     for (uint32_t d = 0; d < r->ndevices; d++) {
         size_t rows = 0, shown = 0;
         for (size_t i = 0; i < n; i++)
@@ -241,14 +258,17 @@ static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t
                 continue;
             shown++;
             const char *cpu = v->cpu_count ? ns(v->cpu_total, b[4]) : "-";
-            if (by_type)
-                fprintf(out, "%-14s %-14s %6llu %10s %10s %10s %10s\n", fit(v->type, 14, &c1),
-                        fit(v->exec_type, 14, &c2), (unsigned long long)v->count,
+            if (by_type) {
+                name_col(out, "", v->type, 14);
+                name_col(out, " ", v->exec_type, 14);
+                fprintf(out, " %6llu %10s %10s %10s %10s\n", (unsigned long long)v->count,
                         ns(v->total, b[0]), ns(v->mean, b[1]), ns(v->max, b[2]), cpu);
-            else
-                fprintf(out, "%-17s %6llu %10s %10s %10s %10s %10s\n", fit(v->name, 17, &c1),
-                        (unsigned long long)v->count, ns(v->total, b[0]), ns(v->mean, b[1]),
-                        ns(v->p95, b[2]), ns(v->max, b[3]), cpu);
+            } else {
+                name_col(out, "", v->name, 17);
+                fprintf(out, " %6llu %10s %10s %10s %10s %10s\n", (unsigned long long)v->count,
+                        ns(v->total, b[0]), ns(v->mean, b[1]), ns(v->p95, b[2]),
+                        ns(v->max, b[3]), cpu);
+            }
         }
     }
 }

@@ -35,6 +35,48 @@ void an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len) {
     snprintf(buf, len, "%s%s", r->devices[d].name, r->devices[d].simulated ? " (simulated)" : "");
 }
 
+int an_hw_quality_text(unsigned flags, char *buf, size_t len) {
+    static const struct {
+        unsigned flag;
+        const char *text;
+    } words[] = {
+        {PP_HW_RUNNING_MEAN, "hardware time is a running mean over runs (OpenVINO's CPU "
+                             "plugin), so hw%, eff% and pen% are averages"},
+        {PP_HW_ABOVE_WALL, "some execs report hardware time above their wall time"},
+        {PP_HW_IS_WALL, "hardware time is each exec's own duration (a foreign trace), so eff% "
+                        "100 and pen% 0 hold by construction"},
+    };
+    buf[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (flags & words[i].flag) {
+            int n = snprintf(buf + used, len - used, "%s%s", used ? "; " : "", words[i].text);
+            used += n > 0 && (size_t)n < len - used ? (size_t)n : 0;
+        }
+    return used > 0;
+}
+
+void an_hw_quality_words(unsigned flags, char sep, char *buf, size_t len) {
+    static const char *const words[] = {"running_mean", "above_wall", "is_wall", "host"};
+    static const unsigned bits[] = {PP_HW_RUNNING_MEAN, PP_HW_ABOVE_WALL, PP_HW_IS_WALL,
+                                    PP_HW_HOST};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < 4; i++)
+        if (flags & bits[i]) {
+            int n = snprintf(buf + used, len - used, "%s%s", used ? (char[]){sep, 0} : "",
+                             words[i]);
+            used += n > 0 && (size_t)n < len - used ? (size_t)n : 0;
+        }
+}
+
+void an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len) {
+    if (part->track != UINT32_MAX)
+        snprintf(buf, len, "%s", r->tracks[part->track].name);
+    else
+        an_device_label(r, part->device, buf, len);
+}
+
 void an_format_ns(int64_t ns, char *buf, size_t len) {
     int64_t a = ns < 0 ? -ns : ns;
     if (a < 1000)
@@ -96,6 +138,9 @@ static void build_state_free(pp_report *r) {
         *bufs[i] = (an_buf){0};
     }
     free(r->execs);
+    free(r->host);
+    r->host = NULL;
+    r->nhost = 0;
     free(r->track_device);
     free(r->stage_of_string);
     free(r->stage_first);
@@ -132,8 +177,10 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         rc = an_window_select(r, o, err);
     if (rc == PP_OK)
         rc = an_execs_collect(r, err);
-    if (rc == PP_OK && o->batch_pattern)
-        rc = an_foreign_label(r, o->batch_pattern, err);
+    if (rc == PP_OK)
+        rc = an_labels_collect(r, o, err);
+    if (rc == PP_OK)
+        rc = an_host_execs(r, err);
     if (rc == PP_OK)
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
@@ -170,6 +217,7 @@ void pp_report_free(pp_report *r) {
         return;
     build_state_free(r);
     free(r->how);
+    free(r->hint);
     free(r->source);
     for (size_t i = 0; i < r->ndevices; i++)
         free((char *)r->devices[i].name);

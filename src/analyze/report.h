@@ -13,6 +13,8 @@
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 
+#include <regex.h>
+
 #include "pipeprof/analyze.h"
 
 #define AN_NONE UINT32_MAX
@@ -32,15 +34,59 @@ typedef struct an_buf {
 void *an_buf_get(an_buf *b, size_t bytes);
 
 /* One exec span as the analysis sees it: stage is a report stage index
- * (AN_NONE when unlabeled) and batch may come from --batch-pattern; inside
- * is 1 when it lies entirely inside W. hw_ns and xfer_ns are read from the
- * model's columns at `event`. */
+ * (AN_NONE when unlabeled) and batch may come from the user's patterns;
+ * inside is 1 when it lies entirely inside W. hw_ns and xfer_ns are read
+ * from the model's columns at `event`. A host exec is a stage instance
+ * span with no exec of its (stage, batch): host work on its thread's track,
+ * device "CPU (host)". share is the exec's "share" annotation (the part of
+ * a data-parallel batch its device got), or -1. */
 typedef struct an_exec {
     int64_t start, end, batch;
     size_t event;
+    double share;
     uint32_t track, device, stage;
-    uint8_t inside;
+    uint8_t inside, host;
 } an_exec;
+
+/* A host span of the stage analysis: a partition, merge or stage span
+ * (pipeprof's roles, a span whose args name a stage and a batch, or a name
+ * the user's patterns label), or with role PP_ROLE_NONE a span that only
+ * gives a batch to what it encloses (ProfilerStep#N). stage is a report
+ * stage index, AN_NONE for a partition or merge not yet attributed to the
+ * data-parallel stage it brackets. from_pattern: labeled by the user's
+ * patterns (a foreign trace) rather than by its own fields. */
+typedef struct an_host {
+    int64_t start, end, batch;
+    size_t event;
+    uint32_t track, stage;
+    uint8_t role, inside, from_pattern;
+} an_host;
+
+/* A compiled name pattern (patterns.c): the group numbers of stage and
+ * batch, 0 when the pattern has none. */
+typedef struct an_pattern {
+    regex_t re;
+    int compiled, named;
+    int stage_group, batch_group;
+    size_t ngroups;
+} an_pattern;
+
+/* What a pattern captured from one name: the stage as a substring, the
+ * batch number (-1 when none). */
+typedef struct an_capture {
+    int has_stage;
+    size_t stage_at, stage_len;
+    int64_t batch;
+} an_capture;
+
+/* kind: 'b' batch pattern (stage and batch, or a batch alone), 's' stage
+ * pattern (stage, maybe batch), 'r' partition / merge pattern. `option`
+ * names it in errors. */
+int an_pattern_compile(an_pattern *p, char kind, const char *option, const char *text,
+                       pp_error *err);
+void an_pattern_free(an_pattern *p);
+/* 1 when `name` matches (out filled), else 0. */
+int an_pattern_match(const an_pattern *p, const char *name, an_capture *out);
 
 /* One bubble of a device: [start, end). */
 typedef struct an_gap {
@@ -49,7 +95,7 @@ typedef struct an_gap {
 } an_gap;
 
 /* A data-parallel (stage, batch): its parts, and one an_dp_wall per device
- * (walls[first .. first+ndev)). */
+ * or track (walls[first .. first+ndev)). */
 typedef struct an_dp_row {
     uint32_t stage;
     int64_t batch;
@@ -57,10 +103,13 @@ typedef struct an_dp_row {
     size_t first, ndev;
 } an_dp_row;
 
+/* One part of a data-parallel cell: a device, or a track of the one device
+ * (track = model track index, AN_NONE for a whole device). */
 typedef struct an_dp_wall {
-    uint32_t device;
+    uint32_t device, track;
     int64_t wall_ns;
-    double share;              /* of the batch's work: "share" annotation, else 1/ndev */
+    double share;              /* of the batch's work: "share" annotations, else 1/nparts */
+    uint8_t recorded;          /* share came from annotations */
 } an_dp_wall;
 
 /* Batch numbers -> 0..count-1 in ascending order: a direct offset when the
@@ -89,7 +138,10 @@ struct pp_report {
     pp_model_meta meta;
 
     an_exec *execs;
-    size_t nexecs;
+    size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
+    an_host *host;
+    size_t nhost;
+    char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
     uint32_t *stage_of_string; /* model string id -> stage index, AN_NONE */
     /* how many things inside W have a stage and a batch, and their batch range */
@@ -142,7 +194,8 @@ struct pp_report {
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
 int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_execs_collect(pp_report *r, pp_error *err);
-int an_foreign_label(pp_report *r, const char *pattern, pp_error *err);
+int an_labels_collect(pp_report *r, const pp_analyze_options *o, pp_error *err);
+int an_host_execs(pp_report *r, pp_error *err);
 int an_stage_order(pp_report *r, pp_error *err);
 int an_devices_compute(pp_report *r, pp_error *err);
 int an_stages_compute(pp_report *r, pp_error *err);
@@ -154,6 +207,14 @@ int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *e
 
 /* Helpers shared by the steps. */
 
+/* A suggestion of patterns that would label the trace's annotations, kept
+ * in r->hint (hint.c); nothing when none is seen. */
+int an_pattern_hint(pp_report *r);
+/* The report device index of `name`, added when new (flags: the track's,
+ * PP_TRACK_SIMULATED makes it simulated); AN_NONE on no memory. */
+uint32_t an_device_intern(pp_report *r, const char *name, uint32_t flags);
+/* The stage index of model string `id` (AN_NONE for 0 or no memory). */
+uint32_t an_stage_of_string(pp_report *r, uint32_t id);
 /* Interned stage index of `name`, added when new; AN_NONE on no memory. */
 uint32_t an_stage_intern(pp_report *r, const char *name, size_t len);
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
@@ -196,6 +257,14 @@ char *an_strdupf(const char *fmt, ...)
     ;
 /* "NPU (simulated)" or "GPU": how every output names device d. */
 void an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len);
+/* For people: what a device's PP_HW_* flags mean ("" and 0 when its
+ * hardware times are per-run measurements, or it has none). */
+int an_hw_quality_text(unsigned flags, char *buf, size_t len);
+/* For machines: the flags as words ("running_mean", "above_wall",
+ * "is_wall", "host") joined by `sep`; "" for none (per-run hardware times). */
+void an_hw_quality_words(unsigned flags, char sep, char *buf, size_t len);
+/* "NPU (simulated)", or "CPU (host)/thread 12" for a part that is a track. */
+void an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len);
 /* A duration for people: "812 ns", "12.345 us", "1.234 ms", "2.500 s". */
 void an_format_ns(int64_t ns, char *buf, size_t len);
 /* num / den as a double (0 when den is 0), for ratios. */

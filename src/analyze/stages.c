@@ -1,262 +1,251 @@
 /* stages.c — stage time(s, b) and the per-stage table (DESIGN.md §4).
  *
- * Everything labeled with a stage and a batch inside W (execs, and the
- * partition, merge and stage spans on host threads) widens the hulls of its
- * (stage, batch) cell: one hull per host role, and one per device the stage's
- * execs ran on. One pass over the events and one over the execs fill every
- * cell; each cell then gives one stage time:
- *   - execs on one device: first start to last end;
- *   - execs on more than one device (data parallel): partition + max device
- *     wall + merge, with the measured partition start .. merge end beside;
- *   - no execs: first start to last end of its stage spans. */
+ * Everything labeled with a stage and a batch inside W (execs, host execs,
+ * and the partition and merge spans on host threads) is one item of its
+ * (stage, batch) cell. The items are sorted by (batch, stage, kind, device,
+ * track) with two stable radix sorts, so each cell is one run of items and
+ * memory stays linear in the items however many stages, batches and devices
+ * there are. Each cell gives one stage time:
+ *   - execs on one device: first start to last end (several tracks of one
+ *     device without partition or merge, a copy stream beside a compute
+ *     stream, are that device's work);
+ *   - execs on more than one device, or on several tracks of one device
+ *     with a partition or merge span of the cell (data parallel):
+ *     partition + max part wall + merge, with the measured partition start
+ *     .. merge end beside. The tracks of one device are parts only where
+ *     the user split the work over them: host threads between a partition
+ *     and a merge, or streams between partition and merge annotations of a
+ *     foreign trace. pipeprof's own request slots of one executor are that
+ *     device's queue of in-flight requests, one part. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
 
-/* First start and last end of some spans in one cell, stored as ns after
- * W's start plus 1: a zeroed hull is empty, so the tables come from calloc.
- * Its length is end - start. */
-typedef struct hull {
+enum { ITEM_PARTITION = 0, ITEM_MERGE = 1, ITEM_EXEC = 2 };
+
+typedef struct cell_item {
     int64_t start, end;
-} hull;
+    double share;             /* -1 = not recorded */
+    uint32_t device, track;
+    uint8_t kind;
+    uint8_t split;            /* exec: a host exec; partition / merge: from a pattern */
+} cell_item;
 
-static void hull_add(hull *h, int64_t start, int64_t end, int64_t base) {
-    int64_t s = start - base + 1, e = end - base + 1; /* inside W: s >= 1 */
-    if (h->start == 0 || s < h->start)
-        h->start = s;
-    if (e > h->end)
-        h->end = e;
-}
-
-/* The cells of one stage, indexed by batch index. Device slots are numbered
- * in order of first sight. */
-typedef struct stage_cells {
-    hull *role[3];        /* partition, merge, stage spans; NULL: none yet */
-    hull **dev;           /* dev[k][b]: the execs of device slot k */
-    double **share;       /* share[k][b]: sum of "share" annotations, when recorded */
-    uint8_t **annotated;  /* annotated[k][b]: some exec there had one */
-    uint32_t *device;     /* device[k]: the report device of slot k */
-    size_t ndev;
-} stage_cells;
-
-typedef struct cell_tables {
-    stage_cells *st;
-    size_t nb;
-    uint32_t share_key;   /* string id of "share"; 0 when the model has none */
-} cell_tables;
-
-static void tables_free(cell_tables *t, size_t nstages) {
-    for (size_t s = 0; t->st && s < nstages; s++) {
-        stage_cells *sc = &t->st[s];
-        for (size_t k = 0; k < 3; k++)
-            free(sc->role[k]);
-        for (size_t k = 0; k < sc->ndev; k++) {
-            free(sc->dev[k]);
-            free(sc->share ? sc->share[k] : NULL);
-            free(sc->annotated ? sc->annotated[k] : NULL);
-        }
-        free(sc->dev), free(sc->share), free(sc->annotated), free(sc->device);
-    }
-    free(t->st);
-}
-
-static int resize(void **p, size_t n, size_t elem) {
-    void *q = realloc(*p, n * elem);
-    if (q)
-        *p = q;
-    return q != NULL;
-}
-
-/* The slot of `device` in stage sc, added with its zeroed tables when new
- * (SIZE_MAX on no memory). Every per-slot array grows before ndev counts
- * the slot, so that tables_free never meets half a slot. */
-static size_t slot_of(stage_cells *sc, uint32_t device, size_t nb, int shares) {
-    size_t k = 0;
-    while (k < sc->ndev && sc->device[k] != device)
-        k++;
-    if (k < sc->ndev)
-        return k;
-    if (!resize((void **)&sc->dev, k + 1, sizeof *sc->dev) ||
-        !resize((void **)&sc->device, k + 1, sizeof *sc->device) ||
-        (shares && (!resize((void **)&sc->share, k + 1, sizeof *sc->share) ||
-                    !resize((void **)&sc->annotated, k + 1, sizeof *sc->annotated))))
-        return SIZE_MAX;
-    hull *h = an_calloc(nb, sizeof *h);
-    double *share = shares ? an_calloc(nb, sizeof *share) : NULL;
-    uint8_t *annotated = shares ? an_calloc(nb, sizeof *annotated) : NULL;
-    if (!h || (shares && (!share || !annotated))) {
-        free(h), free(share), free(annotated);
-        return SIZE_MAX;
-    }
-    sc->dev[k] = h;
-    sc->device[k] = device;
-    if (shares)
-        sc->share[k] = share, sc->annotated[k] = annotated;
-    sc->ndev++;
-    return k;
-}
-
-/* Adds the "share" annotation of exec `event`, if it has one, to its cell.
- * *k is a cursor into the annotation table (sorted by event): the execs come
- * in event order, so all of them are read in one pass over the table. */
-static void exec_share(const pp_annotation *a, size_t na, size_t *k, uint32_t key, size_t event,
-                       double *share, uint8_t *annotated) {
-    while (*k < na && a[*k].event < event)
-        (*k)++;
-    for (size_t j = *k; j < na && a[j].event == event; j++) {
-        if (a[j].key == key && a[j].type == PP_VALUE_DOUBLE) {
-            *share += a[j].v.d;
-            *annotated = 1;
-            return;
-        }
-    }
-}
-
-static int is_host_span(const pp_report *r, size_t i) {
-    const pp_event_columns *c = &r->c;
-    uint8_t role = c->role[i];
-    return c->kind[i] == PP_EV_SPAN && c->batch[i] >= 0 && c->stage[i] != 0 &&
-           (role == PP_ROLE_PARTITION || role == PP_ROLE_MERGE || role == PP_ROLE_STAGE) &&
-           an_inside(r, c->ts_ns[i], c->dur_ns[i]);
-}
+typedef struct cells {
+    cell_item *items;
+    an_kv *order;             /* val = item index, sorted by cell */
+    size_t n;
+} cells;
 
 /* The batch map of everything labeled: dense in the usual case; else the
  * labeled batch numbers are gathered, sorted and made distinct. */
 static int batch_map(pp_report *r) {
     if (an_batch_map_dense(&r->bmap, r->label_lo, r->label_hi, r->nlabeled))
         return PP_OK;
-    int64_t *v = an_buf_get(&r->values, r->nlabeled * sizeof *v);
+    int64_t *v = an_buf_get(&r->values, (r->nlabeled ? r->nlabeled : 1) * sizeof *v);
     if (!v)
         return PP_ENOMEM;
     size_t k = 0;
-    for (size_t i = 0; i < r->nexecs; i++) {
+    for (size_t i = 0; i < r->nhost && k < r->nlabeled; i++)
+        if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].batch >= 0)
+            v[k++] = r->host[i].batch;
+    for (size_t i = 0; i < r->nexecs && k < r->nlabeled; i++) {
         const an_exec *x = &r->execs[i];
         if (x->inside && x->stage != AN_NONE && x->batch >= 0)
             v[k++] = x->batch;
     }
-    for (size_t i = 0; i < r->c.count; i++)
-        if (is_host_span(r, i))
-            v[k++] = r->c.batch[i];
     return an_batch_map_sparse(r, &r->bmap, v, k);
 }
 
-/* One pass over the events (host spans) and one over the execs. */
-static int cells_fill(pp_report *r, cell_tables *t) {
-    const pp_event_columns *c = &r->c;
-    const int64_t base = r->window.start_ns;
-    for (size_t i = 0; i < c->count; i++) {
-        if (!is_host_span(r, i))
-            continue;
-        stage_cells *sc = &t->st[r->stage_of_string[c->stage[i]]];
-        hull **role = &sc->role[c->role[i] - PP_ROLE_PARTITION];
-        if (!*role && !(*role = an_calloc(t->nb, sizeof **role)))
-            return PP_ENOMEM;
-        hull_add(&(*role)[an_batch_index(&r->bmap, c->batch[i])], c->ts_ns[i],
-                 c->ts_ns[i] + c->dur_ns[i], base);
+static int host_item(const an_host *h) {
+    return h->inside && h->stage != AN_NONE && h->batch >= 0 &&
+           (h->role == PP_ROLE_PARTITION || h->role == PP_ROLE_MERGE);
+}
+
+static int exec_item(const an_exec *x) {
+    return x->inside && x->stage != AN_NONE && x->batch >= 0;
+}
+
+/* The cell key: batch index major, stage minor (nb * nstages fits 64 bits:
+ * both are at most the number of items). */
+static uint64_t cell_key(const pp_report *r, int64_t batch, uint32_t stage) {
+    return (uint64_t)an_batch_index(&r->bmap, batch) * r->nstages + stage;
+}
+
+static int cells_build(pp_report *r, cells *c) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->nhost; i++)
+        n += host_item(&r->host[i]);
+    for (size_t i = 0; i < r->nexecs; i++)
+        n += exec_item(&r->execs[i]);
+    c->items = an_alloc(n, sizeof *c->items);
+    c->order = an_alloc(2 * n, sizeof *c->order);
+    uint64_t *cell = an_alloc(n, sizeof *cell); /* item index -> its cell key */
+    if (!c->items || !c->order || !cell) {
+        free(cell);
+        return PP_ENOMEM;
     }
-    size_t na, cursor = 0;
-    const pp_annotation *a = pp_model_annotations(r->m, &na);
+    an_kv *tmp = c->order + n;
+    for (size_t i = 0; i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        if (!host_item(h))
+            continue;
+        uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
+        c->items[c->n] = (cell_item){h->start, h->end, -1, 0, 0, kind, h->from_pattern};
+        c->order[c->n] = (an_kv){(uint64_t)kind << 62, c->n};
+        cell[c->n++] = cell_key(r, h->batch, h->stage);
+    }
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        if (!x->inside || x->stage == AN_NONE || x->batch < 0)
+        if (!exec_item(x))
             continue;
-        stage_cells *sc = &t->st[x->stage];
-        size_t k = slot_of(sc, x->device, t->nb, t->share_key != 0);
-        if (k == SIZE_MAX)
-            return PP_ENOMEM;
-        size_t b = an_batch_index(&r->bmap, x->batch);
-        hull_add(&sc->dev[k][b], x->start, x->end, base);
-        if (t->share_key)
-            exec_share(a, na, &cursor, t->share_key, x->event, &sc->share[k][b],
-                       &sc->annotated[k][b]);
+        c->items[c->n] =
+            (cell_item){x->start, x->end, x->share, x->device, x->track, ITEM_EXEC, x->host};
+        c->order[c->n] = (an_kv){(uint64_t)ITEM_EXEC << 62 | (uint64_t)x->device << 31 | x->track,
+                                 c->n};
+        cell[c->n++] = cell_key(r, x->batch, x->stage);
     }
+    /* by (kind, device, track), then stably by cell */
+    an_kv_sort(c->order, n, tmp);
+    for (size_t i = 0; i < n; i++)
+        c->order[i].key = cell[c->order[i].val];
+    free(cell);
+    an_kv_sort(c->order, n, tmp);
     return PP_OK;
 }
 
-static int64_t hull_len(const hull *h) {
-    return h->end - h->start;
+/* What one cell holds: its partition and merge hulls, and its parts. */
+typedef struct cell_parts {
+    int64_t part_start, part_end, merge_start, merge_end; /* INT64_MAX start: none */
+    size_t ndev, ntracks;
+    int pattern_bracket, all_host; /* a partition / merge from a pattern; only host execs */
+} cell_parts;
+
+static void hull(int64_t *s, int64_t *e, const cell_item *it) {
+    *s = it->start < *s ? it->start : *s;
+    *e = it->end > *e ? it->end : *e;
 }
 
-/* Device slots of cell b with execs; 0 when none. */
-static size_t devices_in(const stage_cells *sc, size_t b) {
-    size_t n = 0;
-    for (size_t k = 0; k < sc->ndev; k++)
-        n += sc->dev[k][b].start != 0;
-    return n;
-}
-
-/* A data-parallel cell: its row, one wall per device, and its stage time. */
-static void dp_cell(pp_report *r, const stage_cells *sc, size_t b, size_t ndev,
-                    pp_stage_time *t) {
-    static const hull none = {0, 0};
-    const hull *part = sc->role[0] ? &sc->role[0][b] : &none;
-    const hull *merge = sc->role[1] ? &sc->role[1][b] : &none;
-    an_dp_row *row = &r->dp_rows[r->ndp_rows++];
-    *row = (an_dp_row){.stage = t->stage, .batch = t->batch, .first = r->ndp_walls,
-                       .ndev = ndev, .partition_ns = hull_len(part), .merge_ns = hull_len(merge),
-                       .measured_ns = part->start && merge->start ? merge->end - part->start : -1};
-    for (size_t k = 0; k < sc->ndev; k++) {
-        const hull *h = &sc->dev[k][b];
-        if (h->start == 0)
-            continue;
-        /* without a recorded share, the runtime's default even split */
-        int annotated = sc->annotated && sc->annotated[k][b];
-        r->dp_walls[r->ndp_walls++] =
-            (an_dp_wall){sc->device[k], hull_len(h), annotated ? sc->share[k][b] : 1.0 / ndev};
-        if (hull_len(h) > row->max_device_ns)
-            row->max_device_ns = hull_len(h);
+static cell_parts cell_scan(const cells *c, size_t lo, size_t hi) {
+    cell_parts p = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0, 0, 1};
+    const cell_item *prev = NULL;
+    for (size_t k = lo; k < hi; k++) {
+        const cell_item *it = &c->items[c->order[k].val];
+        if (it->kind != ITEM_EXEC)
+            p.pattern_bracket |= it->split;
+        else
+            p.all_host &= it->split;
+        if (it->kind == ITEM_PARTITION)
+            hull(&p.part_start, &p.part_end, it);
+        else if (it->kind == ITEM_MERGE)
+            hull(&p.merge_start, &p.merge_end, it);
+        else {
+            p.ndev += !prev || prev->device != it->device;
+            p.ntracks += !prev || prev->device != it->device || prev->track != it->track;
+            prev = it;
+        }
     }
-    t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
-    t->measured_ns = row->measured_ns;
+    return p;
 }
 
-/* The time of cell (s, b): 1 when timed, 0 when it has no execs and no stage
- * span (nothing, or only partition or merge spans). With `count` set, only
- * counts what the cell would add: a time, a data-parallel row and walls. */
-static int cell_time(pp_report *r, const stage_cells *sc, uint32_t s, size_t b, int count,
+/* The parts of a data-parallel cell: per device when it spans devices,
+ * else per track of its one device. Each part's wall is first start to last
+ * end of its execs; its share is the sum of their "share" annotations. */
+static void dp_walls(pp_report *r, const cells *c, size_t lo, size_t hi, int by_track,
+                     an_dp_row *row) {
+    an_dp_wall *w = NULL;
+    int64_t s = 0, e = 0;
+    const cell_item *prev = NULL;
+    for (size_t k = lo; k <= hi; k++) {
+        const cell_item *it = k < hi ? &c->items[c->order[k].val] : NULL;
+        if (it && it->kind != ITEM_EXEC)
+            continue;
+        int same = it && prev && prev->device == it->device &&
+                   (!by_track || prev->track == it->track);
+        if (w && !same) {
+            w->wall_ns = e - s;
+            if (w->wall_ns > row->max_device_ns)
+                row->max_device_ns = w->wall_ns;
+        }
+        if (!it)
+            break;
+        if (!same) {
+            w = &r->dp_walls[r->ndp_walls++];
+            *w = (an_dp_wall){it->device, by_track ? it->track : AN_NONE, 0, 0, 0};
+            s = INT64_MAX, e = INT64_MIN;
+        }
+        hull(&s, &e, it);
+        if (it->share >= 0)
+            w->share += it->share, w->recorded = 1;
+        prev = it;
+    }
+    for (size_t i = row->first; i < row->first + row->ndev; i++)
+        if (!r->dp_walls[i].recorded) /* the runtime's default even split */
+            r->dp_walls[i].share = 1.0 / (double)row->ndev;
+}
+
+/* The time of one cell [lo, hi) of the sorted order; 0 when it has no
+ * execs (only a partition or merge). With `count` set, only counts what the
+ * cell would add: a time, a data-parallel row and its parts. */
+static int cell_time(pp_report *r, const cells *c, size_t lo, size_t hi, int count,
                      size_t *nrows, size_t *nwalls) {
-    size_t ndev = devices_in(sc, b);
-    const hull *stage = sc->role[2] ? &sc->role[2][b] : NULL;
-    if (ndev == 0 && (!stage || stage->start == 0))
+    cell_parts p = cell_scan(c, lo, hi);
+    if (p.ndev == 0)
         return 0;
+    int has_bracket = p.part_start != INT64_MAX || p.merge_start != INT64_MAX;
+    int by_track = p.ndev == 1 && p.ntracks > 1 && has_bracket && (p.pattern_bracket || p.all_host);
+    size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
     if (count) {
-        *nrows += ndev > 1;
-        *nwalls += ndev > 1 ? ndev : 0;
+        *nrows += nparts > 1;
+        *nwalls += nparts > 1 ? nparts : 0;
         return 1;
     }
+    uint64_t key = c->order[lo].key;
+    uint32_t s = (uint32_t)(key % r->nstages);
     pp_stage_time *t = &r->times[r->ntimes++];
-    *t = (pp_stage_time){.stage = s, .batch = an_batch_number(&r->bmap, b), .measured_ns = -1};
-    if (ndev > 1) {
-        r->stages[s].data_parallel = 1;
-        dp_cell(r, sc, b, ndev, t);
-    } else if (ndev == 1) {
-        size_t k = 0;
-        while (sc->dev[k][b].start == 0)
-            k++;
-        t->time_ns = hull_len(&sc->dev[k][b]);
-    } else {
-        t->time_ns = hull_len(stage);
+    *t = (pp_stage_time){.stage = s, .batch = an_batch_number(&r->bmap, key / r->nstages),
+                         .measured_ns = -1};
+    if (nparts == 1) {
+        int64_t a = INT64_MAX, b = INT64_MIN;
+        for (size_t k = lo; k < hi; k++)
+            if (c->items[c->order[k].val].kind == ITEM_EXEC)
+                hull(&a, &b, &c->items[c->order[k].val]);
+        t->time_ns = b - a;
+        return 1;
     }
+    r->stages[s].data_parallel = 1;
+    an_dp_row *row = &r->dp_rows[r->ndp_rows++];
+    int has_part = p.part_start != INT64_MAX, has_merge = p.merge_start != INT64_MAX;
+    *row = (an_dp_row){.stage = s, .batch = t->batch, .first = r->ndp_walls, .ndev = nparts,
+                       .partition_ns = has_part ? p.part_end - p.part_start : 0,
+                       .merge_ns = has_merge ? p.merge_end - p.merge_start : 0,
+                       .measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1};
+    dp_walls(r, c, lo, hi, by_track, row);
+    t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
+    t->measured_ns = row->measured_ns;
     return 1;
 }
 
 /* Every timed cell in (batch, stage) order: counted first, so that the
  * times and data-parallel tables are allocated once, then filled. */
-static int times_compute(pp_report *r, const cell_tables *t) {
+static int times_compute(pp_report *r, const cells *c) {
     size_t ntimes = 0, nrows = 0, nwalls = 0;
-    for (size_t b = 0; b < t->nb; b++)
-        for (uint32_t s = 0; s < r->nstages; s++)
-            ntimes += (size_t)cell_time(r, &t->st[s], s, b, 1, &nrows, &nwalls);
-    r->times = an_alloc(ntimes, sizeof *r->times);
-    r->dp_rows = an_alloc(nrows, sizeof *r->dp_rows);
-    r->dp_walls = an_alloc(nwalls, sizeof *r->dp_walls);
-    if (!r->times || !r->dp_rows || !r->dp_walls)
-        return PP_ENOMEM;
-    for (size_t b = 0; b < t->nb; b++)
-        for (uint32_t s = 0; s < r->nstages; s++)
-            cell_time(r, &t->st[s], s, b, 0, NULL, NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            r->times = an_alloc(ntimes, sizeof *r->times);
+            r->dp_rows = an_alloc(nrows, sizeof *r->dp_rows);
+            r->dp_walls = an_alloc(nwalls, sizeof *r->dp_walls);
+            if (!r->times || !r->dp_rows || !r->dp_walls)
+                return PP_ENOMEM;
+        }
+        for (size_t lo = 0, hi; lo < c->n; lo = hi) {
+            for (hi = lo + 1; hi < c->n && c->order[hi].key == c->order[lo].key; hi++)
+                ;
+            ntimes += (size_t)cell_time(r, c, lo, hi, pass == 0, &nrows, &nwalls);
+        }
+    }
     return PP_OK;
 }
 
@@ -266,7 +255,8 @@ static int stage_exec_figures(pp_report *r) {
     size_t ns = r->nstages;
     size_t *at = calloc(ns + 2, sizeof *at);
     int64_t *wall = calloc(ns ? ns : 1, sizeof *wall);
-    int64_t *pen = at && wall ? an_buf_get(&r->values, (r->nexecs ? r->nexecs : 1) * sizeof *pen)
+    uint64_t *host = calloc(ns ? ns : 1, sizeof *host);
+    int64_t *pen = at && wall && host ? an_buf_get(&r->values, (r->nexecs ? r->nexecs : 1) * sizeof *pen)
                               : NULL;
     int rc = pen ? PP_OK : PP_ENOMEM;
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) {
@@ -274,8 +264,9 @@ static int stage_exec_figures(pp_report *r) {
         if (!x->inside || x->stage == AN_NONE)
             continue;
         pp_stage_stats *st = &r->stages[x->stage];
-        uint64_t hw = r->c.hw_ns[x->event];
+        uint64_t hw = x->host ? 0 : r->c.hw_ns[x->event];
         st->execs++;
+        host[x->stage] += x->host;
         if (hw == 0) {
             st->hw_unknown++;
             continue;
@@ -289,7 +280,7 @@ static int stage_exec_figures(pp_report *r) {
         at[s + 2] += at[s + 1];
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) { /* at[s+1] is stage s's cursor */
         const an_exec *x = &r->execs[i];
-        uint64_t hw = r->c.hw_ns[x->event];
+        uint64_t hw = x->host ? 0 : r->c.hw_ns[x->event];
         if (x->inside && x->stage != AN_NONE && hw != 0)
             pen[at[x->stage + 1]++] = (x->end - x->start) - (int64_t)hw;
     }
@@ -297,10 +288,11 @@ static int stage_exec_figures(pp_report *r) {
         pp_stage_stats *st = &r->stages[s];
         rc = an_summary(r, pen + at[s], at[s + 1] - at[s], &st->penalty);
         st->penalty_pct_wall = 100.0 * an_ratio(st->penalty.total, wall[s]);
-        st->exec_less = st->execs == 0;
+        st->exec_less = st->execs > 0 && host[s] == st->execs;
     }
     free(at);
     free(wall);
+    free(host);
     return rc;
 }
 
@@ -327,16 +319,13 @@ int an_stages_compute(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     for (size_t s = 0; s < r->nstages; s++)
         r->stages[s].name = r->stage_names[s];
-    cell_tables t = {.share_key = pp_model_find_string(r->m, "share")};
+    cells c = {0};
     int rc = batch_map(r);
-    if (rc == PP_OK) {
-        t.nb = r->bmap.count;
-        t.st = calloc(r->nstages ? r->nstages : 1, sizeof *t.st);
-        rc = t.st ? cells_fill(r, &t) : PP_ENOMEM;
-    }
+    if (rc == PP_OK && r->nstages > 0)
+        rc = cells_build(r, &c);
     if (rc == PP_OK)
-        rc = times_compute(r, &t);
-    tables_free(&t, r->nstages);
+        rc = times_compute(r, &c);
+    free(c.items), free(c.order);
     if (rc == PP_OK)
         rc = stage_exec_figures(r);
     if (rc == PP_OK)

@@ -260,6 +260,19 @@ static int close_open(reader *r, jcur *c, const pp_event *end, int async, uint32
     return PP_OK;
 }
 
+/* The PyTorch profiler's bookkeeping, not the program's work: its own span
+ * over the whole profile (cat "Trace", on the pseudo-process "Spans"), its
+ * iteration marks (pseudo-process "Traces") and CUPTI's overhead events
+ * (cat "overhead", pid -1). Counted as ignored. */
+static int profiler_bookkeeping(const reader *r, const raw_event *e) {
+    if (jstr_eq(&e->cat, "Trace") || jstr_eq(&e->cat, "overhead"))
+        return 1;
+    if (!e->pid.is_str)
+        return 0;
+    const char *pid = pp_model_string(r->m, (uint32_t)e->pid.v);
+    return strcmp(pid, "Spans") == 0 || strcmp(pid, "Traces") == 0;
+}
+
 static int emit(reader *r, jcur *c, const raw_event *e) {
     char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
     pp_event ev;
@@ -269,6 +282,10 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event has no \"ph\"");
     if (ph == 'M')
         return apply_metadata(r, c, e);
+    if (profiler_bookkeeping(r, e)) {
+        r->ignored++;
+        return PP_OK;
+    }
     if (!e->has_ts)
         return jcur_fail(c, "event \"%.*s\" has no \"ts\"", (int)(e->name.len > 60 ? 60 : e->name.len), e->name.s);
     if (e->has_dur && e->dur_ns < 0)

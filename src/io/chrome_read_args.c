@@ -222,7 +222,7 @@ int emit_counters(reader *r, jcur *c, const raw_event *e, pp_event *ev) {
 /* ---- metadata events ---- */
 
 typedef struct meta_ctx {
-    uint32_t name;
+    uint32_t name, labels;
     int has_sort;
     int64_t sort;
     int has_track;
@@ -291,6 +291,8 @@ static int meta_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     char ch = peek(c);
     if (jstr_eq(key, "name") && ch == '"')
         return string_value(r, c, &m->name);
+    if (jstr_eq(key, "labels") && ch == '"')
+        return string_value(r, c, &m->labels);
     if (jstr_eq(key, "sort_index") && is_number_start(ch)) {
         m->has_sort = 1;
         return int_value(c, "sort_index", &m->sort);
@@ -303,10 +305,25 @@ static int meta_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     return jcur_skip(c);
 }
 
+/* The id of string `id` without leading and trailing white space (PyTorch
+ * writes thread names with a trailing space). */
+static int trimmed(reader *r, uint32_t *id) {
+    const char *s = pp_model_string(r->m, *id), *e = s + strlen(s);
+    const char *b = s;
+    while (b < e && (*b == ' ' || *b == '\t'))
+        b++;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    if (b == s && *e == '\0')
+        return PP_OK;
+    return pp_model_intern(r->m, b, (size_t)(e - b), id);
+}
+
 int apply_metadata(reader *r, jcur *c, const raw_event *e) {
     meta_ctx m = {0};
     int rc = PP_OK;
-    int process = jstr_eq(&e->name, "process_name") || jstr_eq(&e->name, "process_sort_index");
+    int process = jstr_eq(&e->name, "process_name") || jstr_eq(&e->name, "process_sort_index") ||
+                  jstr_eq(&e->name, "process_labels");
     int thread = jstr_eq(&e->name, "thread_name") || jstr_eq(&e->name, "thread_sort_index");
     if (!process && !thread) {
         r->ignored++;
@@ -317,12 +334,16 @@ int apply_metadata(reader *r, jcur *c, const raw_event *e) {
         if ((rc = each_key(r, &a, meta_arg, &m)))
             return rc;
     }
+    if ((m.name && (rc = trimmed(r, &m.name))) || (m.labels && (rc = trimmed(r, &m.labels))))
+        return rc;
     if (process) {
         chrome_process *p = chrome_tracks_process(&r->tracks, e->pid);
         if (!p)
             return PP_ENOMEM;
         if (m.name)
             p->name = m.name;
+        if (m.labels)
+            p->labels = m.labels;
         if (m.has_sort) {
             p->has_sort = 1;
             p->sort_index = (int32_t)m.sort;

@@ -102,6 +102,36 @@ static uint32_t intern(pp_model *m, const char *text, int *rc) {
     return id;
 }
 
+/* A program's name (PyTorch names every process "python3"), which says
+ * nothing about the device a process stands for. */
+static int program_name(const char *s) {
+    static const char *const programs[] = {"pt_main_thread", "ipykernel_launcher", "java",
+                                           "node", "a.out"};
+    if (strncmp(s, "python", 6) == 0 && strspn(s + 6, "0123456789.") == strlen(s + 6))
+        return 1;
+    for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
+        if (strcmp(s, programs[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The device a foreign process's GPU tracks belong to: one per pid, named
+ * by its process_name when that is not a program's name (Kineto writes
+ * "GPU 0" there), else by its process_labels (PyTorch versions that name
+ * every process "python3" put "GPU 0" there), else "GPU pid N". */
+static uint32_t device_name(pp_model *m, const chrome_process *p, const chrome_track *c,
+                            int *rc) {
+    if (p && p->name && !program_name(pp_model_string(m, p->name)))
+        return p->name;
+    if (p && p->labels)
+        return p->labels;
+    char buf[256];
+    id_text(m, c->pid, "pid", buf, sizeof buf);
+    char name[300];
+    snprintf(name, sizeof name, "GPU %s", buf);
+    return intern(m, name, rc);
+}
+
 int chrome_tracks_finish(chrome_tracks *t, pp_model *m) {
     int rc = PP_OK;
     for (size_t i = 0; i < t->ntracks; i++) {
@@ -132,7 +162,7 @@ int chrome_tracks_finish(chrome_tracks *t, pp_model *m) {
         info->sort_index = c->has_sort ? c->sort_index : (int32_t)i;
         if (c->gpu) {
             info->kind = PP_TRACK_KIND_DEVICE;
-            info->device = info->process;
+            info->device = info->process = device_name(m, p, c, &rc);
             info->stream = c->tid.is_str ? -1 : (int32_t)c->tid.v;
         }
     }

@@ -27,6 +27,7 @@ typedef struct chrome_track {
 typedef struct chrome_process {
     chrome_id pid;
     uint32_t name;          /* process_name, 0 = none */
+    uint32_t labels;        /* process_labels ("GPU 0"), 0 = none */
     int has_sort;
     int32_t sort_index;
 } chrome_process;

@@ -52,14 +52,15 @@ for f in ops op_types; do
     check "$f.csv exists with its header (and no ops in this trace)" \
         test "$(cat "csv/$f.csv")" = "$(head -1 "csv/$f.csv")"
 done
-check "devices.csv has one row per device" test "$(wc -l <csv/devices.csv)" -eq 4
-# bubbles: CPU 3 (the warm-up exec, then 3 batches), NPU 2, GPU 1
-check "gaps.csv lists every device bubble" test "$(wc -l <csv/gaps.csv)" -eq 7
+# CPU, NPU, GPU, and CPU (host): the "prep" stage spans, host work
+check "devices.csv has one row per device" test "$(wc -l <csv/devices.csv)" -eq 5
+# bubbles: CPU 3 (the warm-up exec, then 3 batches), NPU 2, GPU 1, host 2
+check "gaps.csv lists every device bubble" test "$(wc -l <csv/gaps.csv)" -eq 9
 check "batches.csv has a row per (batch, stage)" test "$(wc -l <csv/batches.csv)" -eq 9
 
 run "$P" analyze "$D/kineto_pipeline.json" --batch-pattern '^(Stage[0-9]+_[A-Za-z]+)/batch([0-9]+)$'
 expect "--batch-pattern labels kernels of a PyTorch trace" 0 "Stage1_Embedding" \
-    "Stage2_~assifier" "Cycles (3 batches, 2 complete)" "GPU 0/stream 13"
+    "Stage2_Classifier" "Cycles (4 batches, 0 complete)" "GPU 0/stream 13"
 long=$(awk 'length > 80' <<<"$out")
 check "the foreign report fits 80 columns" test -z "$long"
 

@@ -160,8 +160,9 @@ static void test_stage_order_from_the_whole_trace(void) {
 }
 
 /* B (GPU, wall 500, hw 50 per batch) limits both cycles; the GPU sat idle
- * 600..2600 right before B's second exec. Compute 100, penalty 900,
- * starvation 2000: 67% starvation. */
+ * 600..2600 right before B's second exec. Of B's exec wall 1000: compute
+ * 100 (10%), penalty 900 (90%); the starvation, 2000, is not part of the
+ * stage's time and is stated beside it against its total stage time 1000. */
 static void test_bottleneck_starved_by_upstream(void) {
     pp_model *m = b_model();
     uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
@@ -174,7 +175,9 @@ static void test_bottleneck_starved_by_upstream(void) {
     const char *const *f = pp_report_findings(r, &n);
     EXPECT(n >= 1);
     EXPECT_CONTAINS(f[0], "Bottleneck: stage \"B\" limits 2 of 2 cycles");
-    EXPECT_CONTAINS(f[0], "67% of its time is starvation");
+    EXPECT_CONTAINS(f[0], "10% is hardware compute, 0% data transfer and 90% concurrency penalty");
+    EXPECT_CONTAINS(f[0], "sat idle 2.000 us in total right before its execs");
+    EXPECT_CONTAINS(f[0], "(2.0x its total stage time)");
     pp_report_free(r);
     pp_model_free(m);
 }
@@ -208,8 +211,8 @@ static void test_recorded_shares_give_the_split(void) {
 }
 
 /* Stage B (GPU, wall 500, hw 400 of which transfer 300) limits the cycle;
- * its time is mostly transfer: 300 of compute 100 + transfer 300 + penalty
- * 100 + no bubbles = 60%. */
+ * its exec wall 500 is compute 100 (20%), transfer 300 (60%) and penalty
+ * 100 (20%). */
 static void test_bottleneck_names_what_dominates(void) {
     pp_model *m = b_model();
     uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
@@ -220,7 +223,7 @@ static void test_bottleneck_names_what_dominates(void) {
     const char *const *f = pp_report_findings(r, &n);
     EXPECT(n >= 1);
     EXPECT_CONTAINS(f[0], "Bottleneck: stage \"B\" limits 1 of 1 cycles");
-    EXPECT_CONTAINS(f[0], "60% of its time is data transfer");
+    EXPECT_CONTAINS(f[0], "20% is hardware compute, 60% data transfer and 20% concurrency penalty");
     pp_report_free(r);
     pp_model_free(m);
 }

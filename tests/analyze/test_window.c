@@ -124,9 +124,23 @@ static void test_bad_batch_pattern(void) {
     pp_error err = {{0}};
     EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
     EXPECT_CONTAINS(err.msg, "--batch-pattern \"(unclosed\": ");
-    o.batch_pattern = "^(.*)$";
+    o.batch_pattern = "^step$";
     EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
-    EXPECT_CONTAINS(err.msg, "needs two capture groups");
+    EXPECT_CONTAINS(err.msg, "--batch-pattern \"^step$\": needs a batch group");
+    o.batch_pattern = "^(?<step>[0-9]+)$";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "only the named groups (?<stage>...) and (?<batch>...)");
+    o.batch_pattern = "^(?<batch>[0-9]+)/(?P<batch>[0-9]+)$";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "the group \"batch\" is named twice");
+    o.batch_pattern = NULL;
+    o.stage_pattern = "^Stage";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "--stage-pattern \"^Stage\": needs a stage group");
+    o.stage_pattern = "^(?<stage>S.*)$";
+    o.partition_pattern = "[";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "--partition-pattern \"[\": ");
     pp_model_free(m);
 }
 

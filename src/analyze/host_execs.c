@@ -1,0 +1,178 @@
+/* host_execs.c — host work as execs, and partitions and merges attributed
+ * to the stage they bracket.
+ *
+ * A stage instance (a host span naming a stage and a batch) with no exec of
+ * its (stage, batch) anywhere is host work: graph preparation, tokenization,
+ * a CPU-only stage. It becomes an exec of its own on its thread's track,
+ * device "CPU (host)" of its process, so that host threads get busy time,
+ * bubbles and utilization like any device stream and CPU-only traces
+ * analyze fully. A stage instance around device work (a record_function
+ * around kernel launches) stays a label: the device's execs are the work.
+ *
+ * A partition or merge span named by a pattern and not nested in a stage
+ * span belongs to the stage it brackets: the stage of the first exec of its
+ * batch that starts after the partition starts, and of the last exec of its
+ * batch that starts before the merge starts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "core/error.h"
+
+typedef struct pair {
+    uint32_t stage;
+    int64_t batch;
+} pair;
+
+static int cmp_pair(const void *a, const void *b) {
+    const pair *x = a, *y = b;
+    if (x->stage != y->stage)
+        return x->stage < y->stage ? -1 : 1;
+    return (x->batch > y->batch) - (x->batch < y->batch);
+}
+
+/* The (stage, batch) pairs of the real execs, sorted, for lookups. */
+static pair *exec_pairs(const pp_report *r, size_t *n) {
+    pair *p = malloc((r->nreal ? r->nreal : 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    *n = 0;
+    for (size_t i = 0; i < r->nreal; i++)
+        if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
+            p[(*n)++] = (pair){r->execs[i].stage, r->execs[i].batch};
+    qsort(p, *n, sizeof *p, cmp_pair);
+    return p;
+}
+
+/* "CPU (host)", or "CPU (host) pid N" when host work comes from several
+ * processes (each is a device of its own). */
+static int host_devices(pp_report *r, const uint8_t *is_host_item) {
+    int64_t pid = 0;
+    int several = 0, seen = 0;
+    for (size_t i = 0; i < r->nhost; i++) {
+        if (!is_host_item[i])
+            continue;
+        int64_t p = pp_model_track(r->m, r->host[i].track)->pid;
+        several |= seen && p != pid;
+        pid = p, seen = 1;
+    }
+    for (size_t i = 0; i < r->nhost; i++) {
+        if (!is_host_item[i])
+            continue;
+        uint32_t t = r->host[i].track;
+        if (r->track_device[t] != AN_NONE)
+            continue;
+        char name[64] = "CPU (host)";
+        if (several)
+            snprintf(name, sizeof name, "CPU (host) pid %lld",
+                     (long long)pp_model_track(r->m, t)->pid);
+        r->track_device[t] = an_device_intern(r, name, 0);
+        if (r->track_device[t] == AN_NONE)
+            return PP_ENOMEM;
+    }
+    return PP_OK;
+}
+
+static int add_host_execs(pp_report *r) {
+    size_t npairs, nnew = 0;
+    pair *p = exec_pairs(r, &npairs);
+    uint8_t *is_host_item = calloc(r->nhost ? r->nhost : 1, 1);
+    int rc = p && is_host_item ? PP_OK : PP_ENOMEM;
+    for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        pair want = {h->stage, h->batch};
+        if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE ||
+            bsearch(&want, p, npairs, sizeof *p, cmp_pair))
+            continue;
+        is_host_item[i] = 1;
+        nnew++;
+    }
+    if (rc == PP_OK && nnew > 0) {
+        an_exec *grown = realloc(r->execs, (r->nexecs + nnew) * sizeof *grown);
+        rc = grown ? host_devices(r, is_host_item) : PP_ENOMEM;
+        if (grown)
+            r->execs = grown;
+    }
+    for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
+        if (!is_host_item[i])
+            continue;
+        const an_host *h = &r->host[i];
+        r->execs[r->nexecs++] = (an_exec){.start = h->start, .end = h->end, .batch = h->batch,
+                                          .event = h->event, .share = -1, .track = h->track,
+                                          .device = r->track_device[h->track], .stage = h->stage,
+                                          .inside = h->inside, .host = 1};
+    }
+    free(p), free(is_host_item);
+    return rc;
+}
+
+/* Execs with a batch, sorted by (batch, start): where partitions and
+ * merges look up their stage. */
+typedef struct by_batch {
+    int64_t batch, start;
+    uint32_t stage;
+} by_batch;
+
+static int cmp_by_batch(const void *a, const void *b) {
+    const by_batch *x = a, *y = b;
+    if (x->batch != y->batch)
+        return x->batch < y->batch ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Index of the first entry not before (batch, start). */
+static size_t lower_bound(const by_batch *v, size_t n, int64_t batch, int64_t start) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].batch < batch || (v[mid].batch == batch && v[mid].start < start))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int attribute_brackets(pp_report *r) {
+    size_t need = 0;
+    for (size_t i = 0; i < r->nhost; i++)
+        need += r->host[i].stage == AN_NONE && r->host[i].role != PP_ROLE_NONE;
+    if (need == 0)
+        return PP_OK;
+    by_batch *v = malloc((r->nexecs ? r->nexecs : 1) * sizeof *v);
+    if (!v)
+        return PP_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nexecs; i++)
+        if (r->execs[i].batch >= 0 && r->execs[i].stage != AN_NONE)
+            v[n++] = (by_batch){r->execs[i].batch, r->execs[i].start, r->execs[i].stage};
+    qsort(v, n, sizeof *v, cmp_by_batch);
+    for (size_t i = 0; i < r->nhost; i++) {
+        an_host *h = &r->host[i];
+        if (h->stage != AN_NONE || h->role == PP_ROLE_NONE)
+            continue;
+        size_t k = lower_bound(v, n, h->batch, h->start);
+        if (h->role == PP_ROLE_PARTITION && k < n && v[k].batch == h->batch)
+            h->stage = v[k].stage;
+        else if (h->role == PP_ROLE_MERGE && k > 0 && v[k - 1].batch == h->batch)
+            h->stage = v[k - 1].stage;
+    }
+    free(v);
+    return PP_OK;
+}
+
+int an_host_execs(pp_report *r, pp_error *err) {
+    int rc = add_host_execs(r);
+    if (rc == PP_OK)
+        rc = attribute_brackets(r);
+    if (rc != PP_OK)
+        return pp_set_error(err, rc, "out of memory");
+    if (r->nexecs > 0)
+        return PP_OK;
+    return pp_set_error(err, PP_EINVAL,
+                        "the trace has no execs (spans of role exec, GPU kernels and memcpys of "
+                        "a PyTorch-profiler trace) and no stage spans (spans naming a stage and "
+                        "a batch): nothing to analyze%s%s",
+                        r->hint ? "; " : "", r->hint ? r->hint : "");
+}
