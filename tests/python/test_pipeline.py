@@ -80,6 +80,25 @@ def test_host_stage_is_a_stage_instance_on_its_own_row():
         assert set(tracks.loc[spans["track"], "name"]) == {stage}
 
 
+def test_host_stage_is_analyzed_as_host_work():
+    # A callable stage's spans have no exec of their (stage, batch): the
+    # analyzer takes each as host work, an exec of "CPU (host)" on the row
+    # of the thread that ran it, so the stage has execs, busy time and a
+    # place in every cycle like a device stage.
+    with pipeprof.Profiler() as prof:
+        pipeprof.Pipeline([host_prep, pipeprof.Stage("Embed", "sim:NPU",
+                                                     workloads.matmul(NODES, 16, 16))]).run(
+            np.zeros((4, NODES, 16), np.float32))
+    report = prof.trace().summary()
+    stages = {s["name"]: s for s in report["stages"]}
+    assert stages["host_prep"]["kind"] == "host" and stages["host_prep"]["execs"] == 4
+    host = [d for d in report["devices"] if d["name"] == "CPU (host)"]
+    assert len(host) == 1 and host[0]["execs"] == 4 and not host[0]["simulated"]
+    assert [t["name"] for t in report["tracks"] if t["device"] == "CPU (host)"] == \
+        ["CPU (host)/host_prep"]
+    assert report["cycles"]["complete"] == 4
+
+
 def test_each_batch_flows_through_every_stage_and_warm_up_is_a_region():
     with pipeprof.Profiler() as prof:
         pipe = pipeprof.Pipeline([host_prep, ("b", lambda x: x), ("c", lambda x: x)])

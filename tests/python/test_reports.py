@@ -39,7 +39,7 @@ def test_stage_device_and_op_tables(trace):
     rows = {line.split()[0]: line.split() for line in stages[3:-1]}
     assert set(rows) == {"prep", "Embedding"}
     assert rows["prep"][1] == "host" and rows["Embedding"][1:3] == ["data", "parallel"]
-    assert rows["prep"][2:4] == ["0", "5"]    # no execs, 5 batches
+    assert rows["prep"][2:4] == ["5", "5"]    # host work: each stage span is its exec
     devices = trace.table("devices")
     assert "NPU (simulated)" in devices and "CPU" in devices
     ops = trace.table("ops", row_limit=3).splitlines()
