@@ -205,6 +205,37 @@ SPAN_LAYOUT = struct.Struct("=IIIiqqqQQ")
 assert SPAN_LAYOUT.size == ctypes.sizeof(SpanRec)
 
 
+class Handle:
+    """One C object that Python owns, freed by `free` once the Python object
+    is collected and no C object made on it uses it any more. A C object
+    made on others (a stage on its devices and session) pins them and
+    unpins them once it is freed itself: finalizers run in any order — as
+    the garbage collector runs them over a reference cycle — still free the
+    dependents first. `free` None: the library owns the object."""
+    __slots__ = ("ptr", "free", "pins", "dead")
+
+    def __init__(self, ptr, free):
+        self.ptr, self.free, self.pins, self.dead = ptr, free, 0, False
+
+    def pin(self):
+        self.pins += 1
+
+    def unpin(self):
+        self.pins -= 1
+        if self.dead and self.pins == 0:
+            self._release()
+
+    def _release(self):
+        free, self.free = self.free, None
+        if free is not None:
+            free(self.ptr)
+
+    def __del__(self):
+        self.dead = True
+        if self.pins == 0:
+            self._release()
+
+
 def strerror(code):
     return pp_strerror(code).decode()
 
@@ -281,3 +312,25 @@ fclose.argtypes = [c_void_p]
 libc_free = _libc.free
 libc_free.restype = None
 libc_free.argtypes = [c_void_p]
+
+
+class ExecutorConfig(Structure):
+    _fields_ = [("device", c_void_p), ("workload", Workload), ("requests", c_int),
+                ("stage", c_char_p)]
+
+
+class ExecWindow(Structure):
+    _fields_ = [("count", c_int), ("start_ns", c_int64), ("end_ns", c_int64)]
+
+
+EX = c_void_p   # pp_executor *
+RQ = c_void_p   # pp_request *
+pp_executor_create = _proto("pp_executor_create", c_int, S, POINTER(ExecutorConfig), POINTER(EX),
+                            ERR)
+pp_executor_free = _proto("pp_executor_free", None, EX)
+pp_executor_acquire = _proto("pp_executor_acquire", RQ, EX)
+pp_executor_start = _proto("pp_executor_start", c_int, EX, RQ, c_int64, c_void_p, c_void_p)
+pp_executor_release = _proto("pp_executor_release", None, EX, RQ)
+pp_executor_wait_all = _proto("pp_executor_wait_all", c_int, EX, POINTER(ExecWindow), ERR)
+pp_request_input = _proto("pp_request_input", c_void_p, RQ)
+pp_request_output = _proto("pp_request_output", c_void_p, RQ)

@@ -33,15 +33,12 @@ class Device:
         err = _lib.Error()
         check(_lib.pp_device_open(_lib.encode(spec), None, ctypes.byref(handle),
                                   ctypes.byref(err)), f"device {spec!r}", err)
+        self._handle = _lib.Handle(handle, _lib.pp_device_close)
         self._ptr = handle
         self.name = _lib.pp_device_name(handle).decode()     # "NPU": the device on tracks
         self.label = _lib.pp_device_label(handle).decode()   # "NPU (simulated)"
         self.simulated = bool(_lib.pp_device_flags(handle) & _lib.TRACK_SIMULATED)
         _open_by_name[self.name] = self
-
-    def __del__(self, _close=_lib.pp_device_close):
-        if getattr(self, "_ptr", None):
-            _close(self._ptr)
 
     def __repr__(self):
         return f"pipeprof.device({self.spec!r})  # {self.label}"
@@ -60,6 +57,19 @@ def reserve_streams(prof, device_name, n):
     if d is not None:
         return _lib.pp_device_reserve_streams(d._ptr, n)
     return prof.reserve_streams(device_name, n)
+
+
+def _pin(handles):
+    """What a C object made on `handles` keeps alive until it is freed."""
+    pinned = [h for h in handles if h is not None]
+    for h in pinned:
+        h.pin()
+    return pinned
+
+
+def _unpin(pinned):
+    for h in pinned:
+        h.unpin()
 
 
 def device(spec):
@@ -118,10 +128,12 @@ class Stage:
               f"Stage {self.name}", err)
         self._free()
         self._stage, self._for = handle, session
+        self._pins = _pin([session] + [d._handle for d in self.devices])
 
     def _free(self):
         if self._stage:
             _lib.pp_stage_free(self._stage)
+            _unpin(self._pins)
         self._stage = None
 
     def __del__(self):
@@ -160,3 +172,111 @@ class Stage:
                             "device_ns": list(timing.device_ns[:n]),
                             "max_device_ns": timing.max_device_ns, "total_ns": timing.total_ns}
         return out
+
+
+class DeviceExecutor:
+    """A built-in device as an executor, with the interface of
+    pipeprof.openvino.StageExecutor (start, wait_all, result, run), so a
+    simulated NPU can join an OpenVINO DataParallelStage or a Pipeline. It
+    is the C executor (pp_executor): one exec span per request on the row
+    of its slot, hardware time from the backend. `workload` is one
+    request's model: a request takes up to workload.nodes rows (a shorter
+    input is padded with zeros; its output rows are returned). The
+    executor is made, for the profiler it records into, when a request
+    first starts."""
+
+    def __init__(self, workload, device, stage=None, requests=1, profiler=None):
+        self.workload = workload
+        self.device_obj = device if isinstance(device, Device) else Device(device)
+        self.device = self.device_obj.name
+        self.stage = stage
+        self.requests = requests
+        self.profiler = profiler
+        self._ex = None
+        self._for = (None, None)    # (session, stage name) the C executor was made for
+        self._pending = []          # (key, request, rows) started since the last wait
+        self._results = {}
+        self._next_key = 0
+
+    @property
+    def name(self):
+        return self.stage or self.workload.kind
+
+    def _executor(self):
+        prof = self.profiler or current_profiler()
+        session = prof._live(f"executor on {self.device}") if prof is not None else None
+        if self._ex is None or self._for != (session, self.name):
+            self._free()
+            cfg = _lib.ExecutorConfig()
+            cfg.device = self.device_obj._ptr
+            cfg.workload = self.workload.to_c()
+            cfg.requests = self.requests
+            cfg.stage = self.name.encode()
+            handle = ctypes.c_void_p()
+            err = _lib.Error()
+            check(_lib.pp_executor_create(session.ptr if session else None, ctypes.byref(cfg),
+                                          ctypes.byref(handle), ctypes.byref(err)),
+                  f"executor {self.name} on {self.device_obj.label}", err)
+            self._ex, self._for = handle, (session, self.name)
+            self._pins = _pin([session, self.device_obj._handle])
+        return self._ex
+
+    def _free(self):
+        if self._ex:
+            _lib.pp_executor_free(self._ex)   # waits for its requests
+            _unpin(self._pins)
+        self._ex = None
+
+    def __del__(self):
+        if getattr(self, "_ex", None):
+            self._free()
+
+    def start(self, inputs, batch=-1, share=None):
+        """Starts one request on `inputs` (rows x in_dim, or {0: rows}) for
+        `batch`; returns the key of its result. `share` is accepted for the
+        StageExecutor interface; the C executor records no share."""
+        w = self.workload
+        x = np.ascontiguousarray(inputs[0] if isinstance(inputs, dict) else inputs,
+                                 dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != w.in_dim or not 0 < x.shape[0] <= w.nodes:
+            raise PipeprofError(_lib.PP_EINVAL, f"executor {self.name} on "
+                                f"{self.device_obj.label}: input of shape {x.shape}, expected "
+                                f"1..{w.nodes} rows of {w.in_dim}")
+        ex = self._executor()
+        req = _lib.pp_executor_acquire(ex)
+        buf = np.ctypeslib.as_array(
+            (ctypes.c_float * (w.nodes * w.in_dim)).from_address(_lib.pp_request_input(req)))
+        buf[:x.size] = x.ravel()
+        buf[x.size:] = 0
+        rc = _lib.pp_executor_start(ex, req, batch, None, None)
+        check(rc, f"executor {self.name} on {self.device_obj.label}: batch {batch}")
+        key = self._next_key
+        self._next_key += 1
+        self._pending.append((key, req, x.shape[0]))
+        return key
+
+    def wait_all(self):
+        """Waits for every request in flight; returns (first start, last end)
+        of the execs finished since the previous wait (None if none)."""
+        if self._ex is None:
+            return None
+        win = _lib.ExecWindow()
+        err = _lib.Error()
+        rc = _lib.pp_executor_wait_all(self._ex, ctypes.byref(win), ctypes.byref(err))
+        w = self.workload
+        for key, req, rows in self._pending:
+            out = np.ctypeslib.as_array((ctypes.c_float * (w.nodes * w.out_dim)).from_address(
+                _lib.pp_request_output(req)))
+            self._results[key] = [out[:rows * w.out_dim].reshape(rows, w.out_dim).copy()]
+        self._pending = []
+        check(rc, f"executor {self.name} on {self.device_obj.label}", err)
+        return (win.start_ns, win.end_ns) if win.count else None
+
+    def result(self, key):
+        """The output arrays of a finished request (once)."""
+        return self._results.pop(key)
+
+    def run(self, inputs, batch=-1):
+        key = self.start(inputs, batch)
+        self.wait_all()
+        return self.result(key)

@@ -26,8 +26,9 @@ import threading
 import numpy as np
 import openvino as ov
 
-from .devices import reserve_streams
+from .devices import Device, DeviceExecutor, reserve_streams
 from .profiler import Profiler, Role, current_profiler, now
+from .workloads import Workload
 
 TRANSFER_TYPES = frozenset(("Reorder", "Convert", "Parameter", "Result"))
 _EXECUTED = ov.ProfilingInfo.Status.EXECUTED
@@ -73,12 +74,27 @@ class StageExecutor:
     `model` is an ov.Model (compiled here on `device` with PERF_COUNT=YES),
     an ov.CompiledModel (compiled with PERF_COUNT=YES), or an
     ov.AsyncInferQueue (then `device` names its device and `requests` is its
-    size; the executor sets the queue's callback). `stage` names the stage
+    size; the executor sets the queue's callback). On a built-in device
+    (`device=pipeprof.device("sim:NPU")`, "cpu", "openvino:CPU") `model` is
+    a pipeprof.workloads model and the executor is the C one
+    (pipeprof.devices.DeviceExecutor), with the same methods. `stage` names the stage
     of its execs: by default the DataParallelStage it joins, else the
     model's name. `profiler`: where to record; by default the current
     profiler (pipeprof.current_profiler()) when a request starts, and
     nothing when there is none.
     """
+
+    def __new__(cls, model=None, device="CPU", stage=None, requests=1, core=None,
+                profiler=None):
+        # A built-in device (pipeprof.device("sim:NPU")) stands where an
+        # OpenVINO device does: the executor is then the C one.
+        if isinstance(device, Device):
+            if not isinstance(model, Workload):
+                raise TypeError(f"StageExecutor on {device.label}: a built-in device runs a "
+                                "pipeprof.workloads model (matmul, sage), not "
+                                f"{type(model).__name__}")
+            return DeviceExecutor(model, device, stage, requests, profiler)
+        return super().__new__(cls)
 
     def __init__(self, model, device="CPU", stage=None, requests=1, core=None, profiler=None):
         _no_profiler_first("StageExecutor", model)

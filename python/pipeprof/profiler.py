@@ -5,9 +5,10 @@ with the same semantics: records made while paused are ignored, records
 past the budget are dropped and counted (never raised), calls out of the
 session's order raise PipeprofError with PP_ESTATE.
 
-Ownership: the C session belongs to a _Session object that every user of
-it holds (the Profiler, each span, each executor), and it is freed when the
-last of them is gone, so no call can reach a freed session. close() lets go
+Ownership: the C session belongs to a handle (_lib.Handle) that every user
+of it holds (the Profiler, each span, each executor) and that C objects
+made on it pin; it is freed when the last of them is gone, so no call can
+reach a freed session. close() lets go
 of the Profiler's hold: its methods then raise PipeprofError, while a span
 already open still ends into memory that is alive.
 """
@@ -62,17 +63,10 @@ def now():
     return _lib.pp_now()
 
 
-class _Session:
-    """Owns one C session (or, for the env default session, only names it:
-    the library writes and frees that one at exit)."""
-    __slots__ = ("ptr", "owned")
-
-    def __init__(self, ptr, owned):
-        self.ptr, self.owned = ptr, owned
-
-    def __del__(self, _close=_lib.pp_session_close):
-        if self.owned:
-            _close(self.ptr)
+def _Session(ptr, owned):
+    """The handle of one C session (for the env default session, owned by
+    the library, which writes and frees it at exit)."""
+    return _lib.Handle(ptr, _lib.pp_session_close if owned else None)
 
 
 def _closed(what):

@@ -195,3 +195,25 @@ def test_profiler_as_first_argument_says_it_is_a_keyword_now(core, weights):
         StageExecutor(prof, dense_relu(weights), "CPU")
     with pytest.raises(TypeError, match="profiler= now"):
         DataParallelStage(prof, "embed", [])
+
+
+def test_simulated_device_stands_where_an_openvino_device_does(core):
+    # The document's CPU -> NPU data-parallel stage on a CPU-only machine:
+    # OpenVINO's CPU beside a simulated NPU, in one DataParallelStage.
+    w = pipeprof.workloads.matmul(nodes=20, in_dim=16, out_dim=8)
+    with pipeprof.Profiler(None) as prof:
+        npu = StageExecutor(w, pipeprof.device("sim:NPU"))
+        stage = DataParallelStage("embed", [StageExecutor(w.to_openvino(), "CPU", core=core), npu])
+        for batch in range(3):
+            out = stage.run(np.ones((40, 16), np.float32), batch)
+            assert out.shape == (40, 8)
+    assert isinstance(npu, pipeprof.devices.DeviceExecutor) and npu.name == "embed"
+    report = prof.trace().summary()
+    (dp,) = report["data_parallel"]
+    assert dp["stage"] == "embed" and dp["batches"] == 3
+    assert {d["name"]: d["simulated"] for d in report["devices"]} == {"CPU": False, "NPU": True}
+    assert {t["name"] for t in report["tracks"]} == {"CPU/req 0", "NPU (simulated)/req 0"}
+    with pytest.raises(TypeError, match="runs a pipeprof.workloads model"):
+        StageExecutor(w.to_openvino(), pipeprof.device("sim:NPU"))
+    with pytest.raises(pipeprof.PipeprofError, match=r"input of shape \(21, 16\), expected 1..20"):
+        npu.run(np.ones((21, 16), np.float32))

@@ -154,3 +154,27 @@ def test_with_block_that_closes_the_profiler_exits_cleanly():
         prof.close()
     with pytest.raises(pipeprof.PipeprofError, match="closed"):
         prof.start()
+
+
+def test_garbage_cycle_frees_stages_before_their_devices_and_session():
+    # The collector runs the finalizers of a reference cycle in any order;
+    # a C stage or executor pins its devices and session, so they are freed
+    # after it whatever runs first.
+    out = run_child("""
+        import gc, numpy as np, pipeprof
+        from pipeprof.devices import DeviceExecutor
+        w = pipeprof.workloads.matmul(nodes=8, in_dim=4, out_dim=4)
+        for _ in range(3):
+            prof = pipeprof.Profiler().start()
+            stage = pipeprof.Stage("s", [pipeprof.device("sim:NPU"), "cpu"], w, profiler=prof)
+            stage.run(np.zeros((8, 4), np.float32), 0)
+            ex = DeviceExecutor(w, pipeprof.device("sim:GPU"), profiler=prof)
+            ex.run(np.zeros((8, 4), np.float32), 0)
+            cycle = [prof, ex.device_obj, stage.devices]
+            stage.cycle = ex.cycle = cycle
+            cycle += [stage, ex, cycle]
+            del prof, stage, ex, cycle
+            gc.collect()
+        print("done")
+    """)
+    assert out.strip() == "done"
