@@ -449,7 +449,9 @@ _default = None
 # Process-wide rather than per context, so that threads a program starts
 # record into it too, as with torch.profiler.
 _started = []
-_started_lock = threading.Lock()
+# Reentrant: a weakref callback (_forget) may run from a garbage collection
+# that starts while this thread holds the lock.
+_started_lock = threading.RLock()
 _current = None   # the last of _started, read without the lock
 
 
@@ -480,4 +482,7 @@ def current_profiler():
     default session (default_profiler()), else None."""
     ref = _current
     prof = ref() if ref is not None else None
+    if prof is None and _started:
+        with _started_lock:
+            prof = next((p for p in (r() for r in reversed(_started)) if p is not None), None)
     return prof if prof is not None else default_profiler()
