@@ -1,6 +1,7 @@
 """pipeprof.Pipeline: batches streaming through stages on threads of their
 own, recorded as `pipeprof run` records its pipelines; stages over built-in
 devices (simulated ones labeled so), OpenVINO, and plain callables."""
+import gc
 import json
 import os
 import time
@@ -118,7 +119,9 @@ def test_each_batch_flows_through_every_stage_and_warm_up_is_a_region():
 
 def test_python_pipeline_records_what_pipeprof_run_records(tmp_path, cli):
     # The demo pipeline, built in Python and described as a file for `pipeprof
-    # run`: the same stages, rows and roles (names, not timings).
+    # run`: the same stages, rows and roles (names, not timings). Devices of
+    # earlier tests must be closed, so that row numbers start at 0 here too.
+    gc.collect()
     spec = {"name": "demo", "nodes": NODES, "edges": 4 * NODES, "features": 16, "batches": 4,
             "warmup": 1, "queue_depth": 2, "seed": 1,
             "stages": [
