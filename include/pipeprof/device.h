@@ -104,7 +104,8 @@ void pp_device_close(pp_device *d);
 const char *pp_device_name(const pp_device *d);
 /* For text meant for people: "CPU", "NPU (simulated)". */
 const char *pp_device_label(const pp_device *d);
-/* PP_TRACK_SIMULATED for simulated devices, else 0. */
+/* PP_TRACK_SIMULATED for simulated devices, PP_TRACK_HW_MEAN where hw_ns is a
+ * running mean (OpenVINO CPU), else 0: the flags of its tracks. */
 unsigned pp_device_flags(const pp_device *d);
 /* Reserves `n` stream numbers on the device and returns the first, so that
  * every request slot of every executor on it gets a row of its own. */

@@ -65,6 +65,11 @@ pp_request *pp_executor_acquire(pp_executor *ex);
  * returned. */
 int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_done_fn done,
                       void *ctx);
+/* The part (0..1) of its stage's batch that acquired request `r` carries,
+ * recorded on its exec span as the "share" annotation: the data-parallel
+ * split the analyzer reports and starts its suggestion from. A request
+ * whose share was never set records none. */
+void pp_executor_set_share(pp_executor *ex, pp_request *r, double share);
 /* Hands an acquired request back without starting it, e.g. when a batch is
  * abandoned after another request failed to start. */
 void pp_executor_release(pp_executor *ex, pp_request *r);

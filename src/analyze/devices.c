@@ -103,17 +103,17 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
             sums.host++;
             continue;
         }
-        uint64_t hw = r->c.hw_ns[x->event];
+        int64_t hw = an_hw_of(r->c.hw_ns[x->event]), wall = x->end - x->start;
         if (hw == 0) {
             sums.unknown++;
             continue;
         }
-        sums.above += hw > (uint64_t)(x->end - x->start);
-        sums.same += hw == (uint64_t)(x->end - x->start);
-        sums.hw += (int64_t)hw;
-        sums.xfer += (int64_t)r->c.xfer_ns[x->event];
-        sums.wall_known += x->end - x->start;
-        acc->pen[acc->npen++] = (x->end - x->start) - (int64_t)hw;
+        sums.above += hw > wall;
+        sums.same += hw == wall;
+        sums.hw = an_sat_add(sums.hw, hw);
+        sums.xfer = an_sat_add(sums.xfer, an_hw_of(r->c.xfer_ns[x->event]));
+        sums.wall_known = an_sat_add(sums.wall_known, wall);
+        acc->pen[acc->npen++] = wall - hw; /* both in [0, INT64_MAX]: no overflow */
     }
     size_t merged;
     int rc = an_intervals_merge(r, spans, n, w0, w1, &merged, &t->busy_ns);
@@ -126,8 +126,9 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
     t->hw_util = an_ratio(sums.hw, w1 - w0);
     acc->sums.execs += sums.execs, acc->sums.unknown += sums.unknown;
     acc->sums.above += sums.above, acc->sums.same += sums.same, acc->sums.host += sums.host;
-    acc->sums.hw += sums.hw, acc->sums.xfer += sums.xfer;
-    acc->sums.wall_known += sums.wall_known;
+    acc->sums.hw = an_sat_add(acc->sums.hw, sums.hw);
+    acc->sums.xfer = an_sat_add(acc->sums.xfer, sums.xfer);
+    acc->sums.wall_known = an_sat_add(acc->sums.wall_known, sums.wall_known);
     char device[160];
     an_device_label(r, t->device, device, sizeof device);
     const pp_track_info *info = pp_model_track(r->m, t->track);

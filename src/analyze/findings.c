@@ -96,15 +96,24 @@ static int64_t starvation(const pp_report *r, uint32_t s) {
  * hardware compute, transfer, and the concurrency penalty. */
 static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
     const pp_stage_stats *st = &r->stages[s];
-    int64_t wall = st->hw_ns + st->penalty.total;
+    int64_t wall = an_sat_add(st->hw_ns, st->penalty.total);
     if (st->hw_ns == 0 || wall <= 0) {
         snprintf(buf, len, "; its execs report no hardware time");
         return;
     }
     int is_wall = 1; /* every device of its execs has hw = wall by construction */
+    unsigned quality = 0;
     for (size_t i = 0; i < r->nexecs; i++)
-        if (r->execs[i].stage == s && !r->execs[i].host)
+        if (r->execs[i].stage == s && !r->execs[i].host) {
             is_wall &= (r->devices[r->execs[i].device].hw_quality & PP_HW_IS_WALL) != 0;
+            quality |= r->devices[r->execs[i].device].hw_quality;
+        }
+    if (quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL)) {
+        snprintf(buf, len, "; its hardware time is not each request's own (%s), so its wall "
+                           "is not split into compute and penalty",
+                 quality & PP_HW_RUNNING_MEAN ? "a running mean" : "above wall time");
+        return;
+    }
     if (is_wall) {
         snprintf(buf, len, "; its hardware time is the kernels' own duration in the trace, so "
                            "wall = hardware time by construction (%.0f%% of it data transfer)",
@@ -134,7 +143,7 @@ static int bottleneck(pp_report *r) {
     else
         composition(r, b, what, sizeof what);
     int64_t starved = starvation(r, b);
-    if (starved > 0 && st->time.total > 0) {
+    if (starved > st->time.total / 20 && st->time.total > 0) { /* below 5%: not worth a word */
         char total[32];
         an_format_ns(starved, total, sizeof total);
         snprintf(idle, sizeof idle, "; besides, its devices sat idle %s in total right before "
@@ -206,7 +215,7 @@ static int throughput_gap(pp_report *r) {
     int64_t period = wlen / (int64_t)cy->complete, sum = 0;
     uint32_t before;
     for (size_t i = 0; i < r->ntimes; i++)
-        sum += r->times[i].time_ns;
+        sum = an_sat_add(sum, r->times[i].time_ns);
     sum /= (int64_t)(r->nbatches ? r->nbatches : 1);
     if (outside_stages(r, &outside, &before) != PP_OK)
         return PP_ENOMEM;

@@ -38,14 +38,14 @@ static void set_percentiles(pp_summary *out, const int64_t p[6]) {
     out->p97 = p[3], out->p99 = p[4], out->p999 = p[5];
 }
 
-/* The total of n values, summed modulo 2^64 so that a partial sum may pass
- * the int64 range when the total does not (ascending values put all the
- * negative ones first). */
+/* The total of n values, exact in 128 bits and saturated at the int64
+ * range: a total of hardware times or penalties the input made huge reads
+ * as the largest time, never as a wrapped negative one. */
 static int64_t sum_of(const int64_t *v, size_t n) {
-    uint64_t total = 0;
+    __extension__ __int128 total = 0;
     for (size_t i = 0; i < n; i++)
-        total += (uint64_t)v[i];
-    return (int64_t)total;
+        total += v[i];
+    return total > INT64_MAX ? INT64_MAX : total < INT64_MIN ? INT64_MIN : (int64_t)total;
 }
 
 /* The summary of n > 0 ascending values. */

@@ -267,6 +267,18 @@ void an_hw_quality_words(unsigned flags, char sep, char *buf, size_t len);
 void an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len);
 /* A duration for people: "812 ns", "12.345 us", "1.234 ms", "2.500 s". */
 void an_format_ns(int64_t ns, char *buf, size_t len);
+/* a + b, saturated at the int64 range: sums of hardware times that the
+ * input may make arbitrarily large never wrap. */
+static inline int64_t an_sat_add(int64_t a, int64_t b) {
+    int64_t sum;
+    if (__builtin_add_overflow(a, b, &sum))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return sum;
+}
+/* A recorded hw_ns / xfer_ns as a signed time, saturated. */
+static inline int64_t an_hw_of(uint64_t hw) {
+    return hw > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hw;
+}
 /* num / den as a double (0 when den is 0), for ratios. */
 double an_ratio(int64_t num, int64_t den);
 

@@ -264,25 +264,25 @@ static int stage_exec_figures(pp_report *r) {
         if (!x->inside || x->stage == AN_NONE)
             continue;
         pp_stage_stats *st = &r->stages[x->stage];
-        uint64_t hw = x->host ? 0 : r->c.hw_ns[x->event];
+        int64_t hw = x->host ? 0 : an_hw_of(r->c.hw_ns[x->event]);
         st->execs++;
         host[x->stage] += x->host;
         if (hw == 0) {
             st->hw_unknown++;
             continue;
         }
-        st->hw_ns += (int64_t)hw;
-        st->xfer_ns += (int64_t)r->c.xfer_ns[x->event];
-        wall[x->stage] += x->end - x->start;
+        st->hw_ns = an_sat_add(st->hw_ns, hw);
+        st->xfer_ns = an_sat_add(st->xfer_ns, an_hw_of(r->c.xfer_ns[x->event]));
+        wall[x->stage] = an_sat_add(wall[x->stage], x->end - x->start);
         at[x->stage + 2]++;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++)
         at[s + 2] += at[s + 1];
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) { /* at[s+1] is stage s's cursor */
         const an_exec *x = &r->execs[i];
-        uint64_t hw = x->host ? 0 : r->c.hw_ns[x->event];
+        int64_t hw = x->host ? 0 : an_hw_of(r->c.hw_ns[x->event]);
         if (x->inside && x->stage != AN_NONE && hw != 0)
-            pen[at[x->stage + 1]++] = (x->end - x->start) - (int64_t)hw;
+            pen[at[x->stage + 1]++] = (x->end - x->start) - hw;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++) {
         pp_stage_stats *st = &r->stages[s];

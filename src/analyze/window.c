@@ -98,6 +98,14 @@ int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err) {
                             "the window is empty (%s, from %lld to %lld ns; the trace spans "
                             "%lld to %lld ns)", how, (long long)w0, (long long)w1,
                             (long long)t0, (long long)t1);
+    /* A quarter of the int64 range (73 years) keeps every sum of lengths
+     * inside W, busy and idle times, bubbles, representable. */
+    if ((uint64_t)w1 - (uint64_t)w0 > (uint64_t)INT64_MAX / 4)
+        return pp_set_error(err, PP_EINVAL,
+                            "the window spans %lld to %lld ns, more than 73 years: timestamps "
+                            "that far apart cannot be one recording (a corrupt trace, or clocks "
+                            "mixed?); narrow it with --from/--to",
+                            (long long)w0, (long long)w1);
     r->how = an_strdupf("%s%s", how, (o->has_from || o->has_to) ? ", clipped by --from/--to" : "");
     if (!r->how)
         return pp_set_error(err, PP_ENOMEM, "out of memory");

@@ -19,7 +19,7 @@ static int add_track(pp_session *s, const pp_track_def *def, pp_track *out) {
 
 int pp_track_device(pp_session *s, const char *device, int stream, const char *row,
                     unsigned flags, pp_track *out) {
-    if (!s || !device || !*device || stream < 0 || !out || (flags & ~PP_TRACK_SIMULATED))
+    if (!s || !device || !*device || stream < 0 || !out || (flags & ~(PP_TRACK_SIMULATED | PP_TRACK_HW_MEAN)))
         return PP_EINVAL;
     char label[64];
     if (!row) {

@@ -265,10 +265,11 @@ static int pipeprof_track_field(reader *r, jcur *c, const jstr *key, void *ctx) 
         return string_value(r, c, &t->process);
     if (jstr_eq(key, "device"))
         return string_value(r, c, &t->device);
-    if (jstr_eq(key, "simulated")) {
+    if (jstr_eq(key, "simulated") || jstr_eq(key, "hw_mean")) {
         if ((rc = bool_value(c, &flag)))
             return rc;
-        t->flags = flag ? PP_TRACK_SIMULATED : 0;
+        unsigned bit = key->s[0] == 's' ? PP_TRACK_SIMULATED : PP_TRACK_HW_MEAN;
+        t->flags = flag ? t->flags | bit : t->flags & ~bit;
         return PP_OK;
     }
     if (jstr_eq(key, "stream") || jstr_eq(key, "sort_index")) {

@@ -259,8 +259,9 @@ static int write_track_metadata(writer *w) {
     size_t n = pp_model_track_count(w->m);
     for (uint32_t i = 0; i < n; i++) {
         const pp_track_info *t = pp_model_track(w->m, i);
-        int rc = reserve(w, 2 * EVENT_FIXED_MAX + quoted_len(w, t->name) +
-                                quoted_len(w, t->process) + quoted_len(w, t->device));
+        int rc = reserve(w, 2 * EVENT_FIXED_MAX + sizeof ",\"hw_mean\":true" +
+                                quoted_len(w, t->name) + quoted_len(w, t->process) +
+                                quoted_len(w, t->device));
         if (rc)
             return rc;
         char *p = put_separator(w, w->p);
@@ -276,6 +277,8 @@ static int write_track_metadata(writer *w) {
         p = put_quoted(w, p, t->device);
         PUT_LIT(p, ",\"stream\":");
         p = json_put_i64(p, t->stream);
+        if (t->flags & PP_TRACK_HW_MEAN)
+            PUT_LIT(p, ",\"hw_mean\":true");
         if (t->flags & PP_TRACK_SIMULATED)
             PUT_LIT(p, ",\"simulated\":true,\"pid\":");
         else

@@ -18,6 +18,7 @@ typedef struct exec_slot {
     pp_track track;
     int64_t start_ns; /* written by the starting thread, read by the callback */
     int64_t batch;
+    double share;     /* the part of its stage's batch; negative: none recorded */
     pp_exec_done_fn done;
     void *done_ctx;
 } exec_slot;
@@ -27,7 +28,7 @@ struct pp_executor {
     int level;
     pp_compiled *compiled;
     pp_str name, stage;
-    pp_str key_type, key_exec_type, key_cpu_ns;
+    pp_str key_type, key_exec_type, key_cpu_ns, key_share;
     int nslots;
     exec_slot *slots;
     pthread_mutex_t lock;
@@ -68,6 +69,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_type = pp_intern("type");
     ex->key_exec_type = pp_intern("exec_type");
     ex->key_cpu_ns = pp_intern("cpu_ns");
+    ex->key_share = pp_intern("share");
 
     pp_device *d = cfg->device;
     int first = pp_device_reserve_streams(d, ex->nslots);
@@ -75,6 +77,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
         exec_slot *slot = &ex->slots[i];
         slot->ex = ex;
         slot->index = i;
+        slot->share = -1;
         ex->idle[i] = 1;
         if (!s)
             continue;
@@ -153,7 +156,9 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
         rec.hw_ns = prof.hw_ns;
         rec.xfer_ns = prof.xfer_ns;
     }
-    pp_span(ex->s, &rec);
+    /* annotations go to the thread's last record: only onto a kept span */
+    if (pp_span(ex->s, &rec) == PP_OK && slot->share >= 0)
+        pp_annotate_double(ex->s, ex->key_share, slot->share);
     if (!have_profile || ex->level < 2)
         return;
     for (size_t i = 0; i < prof.nops; i++) {
@@ -197,6 +202,10 @@ static void on_request_done(void *ctx, pp_request *r, int status) {
     ex->inflight--;
     pthread_cond_broadcast(&ex->changed);
     pthread_mutex_unlock(&ex->lock);
+}
+
+void pp_executor_set_share(pp_executor *ex, pp_request *r, double share) {
+    ex->slots[pp_request_index(r)].share = share;
 }
 
 int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_done_fn done,

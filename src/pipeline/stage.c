@@ -155,6 +155,7 @@ static void partition(pp_stage *st, const float *in) {
             memcpy(dst, in + (sd->row0 + row0) * in_dim, (size_t)(rows * in_dim) * sizeof *dst);
             memset(dst + rows * in_dim, 0,
                    (size_t)((sd->per_request - rows) * in_dim) * sizeof *dst);
+            pp_executor_set_share(sd->ex, req, (double)rows / (double)st->cfg.workload.nodes);
             sd->acquired[r] = req;
         }
     }
