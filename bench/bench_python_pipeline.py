@@ -96,7 +96,7 @@ def torch_spans(n):
 
 
 def import_torch():
-    """torch from the bench's own target dir (bench/run installs it there),
+    """torch from its own target folder (bench/run installs it there),
     never from the project venv's required packages; None and why if not."""
     path = os.environ.get("PP_TORCH_PATH")
     if path:
@@ -106,7 +106,7 @@ def import_torch():
         return torch, None
     except ImportError as e:
         return None, f"torch not importable ({e}); bench/run installs torch==2.13.0 into " \
-                     "$PP_BUILD/bench-torch"
+                     ".cache/torch-2.13.0"
 
 
 # ---- pipelines ----
