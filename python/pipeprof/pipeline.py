@@ -21,7 +21,7 @@ import queue
 import threading
 
 from . import _lib
-from .profiler import current_profiler, now
+from .profiler import Role, current_profiler, now
 
 _DONE = object()
 
@@ -68,7 +68,7 @@ class _Step:
             out = out[0]
         if prof is not None:
             prof.add_span(self.name, start, end - start, track=track, stage=self.name,
-                          role=_ROLE_STAGE, batch=batch)
+                          role=Role.STAGE, batch=batch)
         return out, start
 
 
@@ -105,9 +105,6 @@ class Pipeline:
         a stage raises stops the run and is raised here, with a note naming
         the stage and the batch."""
         return _Run(self, self.profiler or current_profiler(), warmup).go(iter(inputs))
-
-
-_ROLE_STAGE = 4  # Role.STAGE, without importing the enum on the per-batch path
 
 
 class _Run:
