@@ -149,7 +149,10 @@ int pp_model_sort_by_time(pp_model *m);
 
 /* Builds a model of everything a stopped (or paused) session recorded:
  * spans, marks, counters, flows; ranges and regions paired into spans;
- * push/pop ranges as spans; annotations; per-thread drop counts. */
+ * push/pop ranges as spans; annotations; per-thread drop counts. A session
+ * still recording under the drop policy gives a snapshot (each thread's
+ * records so far; ranges still open are left out, not counted as
+ * unmatched); a ring session recording is PP_ESTATE (pause it first). */
 int pp_model_from_session(pp_session *s, pp_model **out);
 
 #ifdef __cplusplus

@@ -19,11 +19,15 @@ OpenVINO helpers: pipeprof.openvino (StageExecutor, DataParallelStage).
 from ._lib import LIBRARY_PATH, PipeprofError
 from ._lib import pp_features as _features
 from ._lib import pp_version as _version
-from .profiler import FlowPhase, Profiler, Role, default_profiler, intern, now
+from .profiler import FlowPhase, Profiler, Role, current_profiler, default_profiler, intern, now
+from . import workloads
+from .devices import Device, Stage, device
+from .pipeline import Pipeline
+from .record import record_function
 from .trace import TABLES, Trace, load
 
 __version__ = _version().decode()
 features = _features().decode()
 
-__all__ = ["Profiler", "Role", "FlowPhase", "PipeprofError", "Trace", "TABLES", "load",
-           "default_profiler", "intern", "now", "LIBRARY_PATH", "features"]
+__all__ = ["Pipeline", "Stage", "Device", "device", "workloads", "Profiler", "Role", "FlowPhase", "PipeprofError", "Trace", "TABLES", "load",
+           "default_profiler", "current_profiler", "record_function", "intern", "now", "LIBRARY_PATH", "features"]

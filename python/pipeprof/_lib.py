@@ -206,6 +206,37 @@ SPAN_LAYOUT = struct.Struct("=IIIiqqqQQ")
 assert SPAN_LAYOUT.size == ctypes.sizeof(SpanRec)
 
 
+class Handle:
+    """One C object that Python owns, freed by `free` once the Python object
+    is collected and no C object made on it uses it any more. A C object
+    made on others (a stage on its devices and session) pins them and
+    unpins them once it is freed itself: finalizers run in any order — as
+    the garbage collector runs them over a reference cycle — still free the
+    dependents first. `free` None: the library owns the object."""
+    __slots__ = ("ptr", "free", "pins", "dead")
+
+    def __init__(self, ptr, free):
+        self.ptr, self.free, self.pins, self.dead = ptr, free, 0, False
+
+    def pin(self):
+        self.pins += 1
+
+    def unpin(self):
+        self.pins -= 1
+        if self.dead and self.pins == 0:
+            self._release()
+
+    def _release(self):
+        free, self.free = self.free, None
+        if free is not None:
+            free(self.ptr)
+
+    def __del__(self):
+        self.dead = True
+        if self.pins == 0:
+            self._release()
+
+
 def strerror(code):
     return pp_strerror(code).decode()
 
@@ -222,3 +253,87 @@ def check(code, what, err=None):
 def encode(text):
     """A str or path as bytes for C (None stays NULL)."""
     return None if text is None else os.fsencode(text)
+
+
+# ---- devices and stages (pipeprof/device.h, pipeprof/pipeline.h) ----
+STAGE_MAX_DEVICES = 8
+TRACK_SIMULATED = 1
+
+
+class Workload(Structure):
+    """pp_workload (include/pipeprof/device.h); the model-file inputs stay
+    empty from Python (ninputs 0: one nodes x in_dim input)."""
+    _fields_ = [("kind", c_int), ("nodes", c_int64), ("edges", c_int64), ("in_dim", c_int64),
+                ("out_dim", c_int64), ("layers", c_int), ("seed", c_uint64),
+                ("model_path", c_char_p), ("ninputs", c_size_t), ("inputs", c_void_p)]
+
+
+HOST_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p, c_int64, c_int64,
+                           c_int64)
+
+
+class StageConfig(Structure):
+    _fields_ = [("name", c_char_p), ("ndevices", c_int),
+                ("devices", c_void_p * STAGE_MAX_DEVICES),
+                ("split", c_double * STAGE_MAX_DEVICES), ("requests", c_int),
+                ("workload", Workload), ("host", HOST_FN), ("host_ctx", c_void_p)]
+
+
+class StageTiming(Structure):
+    _fields_ = [("start_ns", c_int64), ("end_ns", c_int64), ("partition_ns", c_int64),
+                ("merge_ns", c_int64), ("device_ns", c_int64 * STAGE_MAX_DEVICES),
+                ("max_device_ns", c_int64), ("total_ns", c_int64)]
+
+
+D = c_void_p   # pp_device *
+ST = c_void_p  # pp_stage *
+pp_workload_init = _proto("pp_workload_init", None, POINTER(Workload))
+pp_workload_check = _proto("pp_workload_check", c_int, POINTER(Workload), ERR)
+pp_device_open = _proto("pp_device_open", c_int, c_char_p, c_void_p, POINTER(D), ERR)
+pp_device_close = _proto("pp_device_close", None, D)
+pp_device_label = _proto("pp_device_label", c_char_p, D)
+pp_device_flags = _proto("pp_device_flags", ctypes.c_uint, D)
+pp_device_name = _proto("pp_device_name", c_char_p, D)
+pp_device_reserve_streams = _proto("pp_device_reserve_streams", c_int, D, c_int)
+pp_stage_create = _proto("pp_stage_create", c_int, S, POINTER(StageConfig), POINTER(ST), ERR)
+pp_stage_free = _proto("pp_stage_free", None, ST)
+pp_stage_run = _proto("pp_stage_run", c_int, ST, c_int64, c_void_p, c_void_p,
+                      POINTER(StageTiming), ERR)
+
+# ---- report renderers (pipeprof/analyze.h) and the libc calls they need ----
+pp_report_write_text = _proto("pp_report_write_text", c_int, R, c_void_p)
+pp_report_write_html = _proto("pp_report_write_html", c_int, R, M, c_char_p, ERR)
+pp_report_write_csv = _proto("pp_report_write_csv", c_int, R, c_char_p, ERR)
+pp_trace_write = _proto("pp_trace_write", c_int, M, c_char_p, ERR)
+_libc = ctypes.CDLL(None)
+open_memstream = _libc.open_memstream
+open_memstream.restype = c_void_p
+open_memstream.argtypes = [POINTER(c_void_p), POINTER(c_size_t)]
+fclose = _libc.fclose
+fclose.restype = c_int
+fclose.argtypes = [c_void_p]
+libc_free = _libc.free
+libc_free.restype = None
+libc_free.argtypes = [c_void_p]
+
+
+class ExecutorConfig(Structure):
+    _fields_ = [("device", c_void_p), ("workload", Workload), ("requests", c_int),
+                ("stage", c_char_p)]
+
+
+class ExecWindow(Structure):
+    _fields_ = [("count", c_int), ("start_ns", c_int64), ("end_ns", c_int64)]
+
+
+EX = c_void_p   # pp_executor *
+RQ = c_void_p   # pp_request *
+pp_executor_create = _proto("pp_executor_create", c_int, S, POINTER(ExecutorConfig), POINTER(EX),
+                            ERR)
+pp_executor_free = _proto("pp_executor_free", None, EX)
+pp_executor_acquire = _proto("pp_executor_acquire", RQ, EX)
+pp_executor_start = _proto("pp_executor_start", c_int, EX, RQ, c_int64, c_void_p, c_void_p)
+pp_executor_release = _proto("pp_executor_release", None, EX, RQ)
+pp_executor_wait_all = _proto("pp_executor_wait_all", c_int, EX, POINTER(ExecWindow), ERR)
+pp_request_input = _proto("pp_request_input", c_void_p, RQ)
+pp_request_output = _proto("pp_request_output", c_void_p, RQ)

@@ -26,7 +26,9 @@ import threading
 import numpy as np
 import openvino as ov
 
-from .profiler import Role, now
+from .devices import Device, DeviceExecutor, reserve_streams
+from .profiler import Profiler, Role, current_profiler, now
+from .workloads import Workload
 
 TRANSFER_TYPES = frozenset(("Reorder", "Convert", "Parameter", "Result"))
 _EXECUTED = ov.ProfilingInfo.Status.EXECUTED
@@ -58,6 +60,13 @@ def request_profile(profiling_info):
     return hw, xfer, ops
 
 
+def _no_profiler_first(cls, first):
+    if first is None or isinstance(first, Profiler):
+        raise TypeError(f"{cls}: the profiler is the keyword argument profiler= now (default: "
+                        "the current profiler when it runs), e.g. "
+                        f"{cls}(model, 'CPU', profiler=prof)")
+
+
 class StageExecutor:
     """One device, `requests` requests in flight (an AsyncInferQueue); one
     exec span per request on the row of its request slot.
@@ -65,37 +74,71 @@ class StageExecutor:
     `model` is an ov.Model (compiled here on `device` with PERF_COUNT=YES),
     an ov.CompiledModel (compiled with PERF_COUNT=YES), or an
     ov.AsyncInferQueue (then `device` names its device and `requests` is its
-    size; the executor sets the queue's callback). `profiler` may be None:
-    then nothing is recorded.
+    size; the executor sets the queue's callback). On a built-in device
+    (`device=pipeprof.device("sim:NPU")`, "cpu", "openvino:CPU") `model` is
+    a pipeprof.workloads model and the executor is the C one
+    (pipeprof.devices.DeviceExecutor), with the same methods. `stage` names the stage
+    of its execs: by default the DataParallelStage it joins, else the
+    model's name. `profiler`: where to record; by default the current
+    profiler (pipeprof.current_profiler()) when a request starts, and
+    nothing when there is none.
     """
 
-    def __init__(self, profiler, model, device="CPU", stage=None, requests=1, core=None):
+    def __new__(cls, model=None, device="CPU", stage=None, requests=1, core=None,
+                profiler=None):
+        # A built-in device (pipeprof.device("sim:NPU")) stands where an
+        # OpenVINO device does: the executor is then the C one.
+        if isinstance(device, Device):
+            if not isinstance(model, Workload):
+                raise TypeError(f"StageExecutor on {device.label}: a built-in device runs a "
+                                "pipeprof.workloads model (matmul, sage), not "
+                                f"{type(model).__name__}")
+            return DeviceExecutor(model, device, stage, requests, profiler)
+        return super().__new__(cls)
+
+    def __init__(self, model, device="CPU", stage=None, requests=1, core=None, profiler=None):
+        _no_profiler_first("StageExecutor", model)
         if isinstance(model, ov.AsyncInferQueue):
             self.queue = model
+            default_name = "infer"
+            self._perf_count = True   # the queue's compile is the caller's; its profile says
         else:
             if isinstance(model, ov.Model):
+                default_name = model.friendly_name
                 model = (core or ov.Core()).compile_model(model, device, {"PERF_COUNT": "YES"})
-            if profiler is not None and profiler.level >= 1 and not _perf_count_on(model):
+            else:
+                default_name = model.get_runtime_model().friendly_name
+            self._perf_count = _perf_count_on(model)
+            if profiler is not None and profiler.level >= 1 and not self._perf_count:
                 raise ValueError(f"StageExecutor {stage or ''}: the model on {device} was "
                                  "compiled without PERF_COUNT=YES: no hardware time to record")
             self.queue = ov.AsyncInferQueue(model, requests)
         self.profiler = profiler
         self.device = device
         self.stage = stage
-        self.name = stage or "infer"
+        self._default_name = default_name or "infer"
         self.requests = len(self.queue)
-        self._level = profiler.level if profiler is not None else 0
         self._results = {}
         self._errors = []
         self._window = None
         self._lock = threading.Lock()
         self._next_key = 0
-        self._tracks = []
-        if profiler is not None:
-            first = profiler.reserve_streams(device, self.requests)
-            self._tracks = [profiler.device_track(device, first + i, f"req {first + i}")
-                            for i in range(self.requests)]
+        self._tracks_of = (None, [])   # (profiler, its device tracks of this executor's slots)
         self.queue.set_callback(self._done)
+
+    @property
+    def name(self):
+        """The stage name its execs carry."""
+        return self.stage or self._default_name
+
+    def _tracks(self, prof):
+        owner, tracks = self._tracks_of
+        if owner is not prof:
+            first = reserve_streams(prof, self.device, self.requests)
+            tracks = [prof.device_track(self.device, first + i, f"req {first + i}")
+                      for i in range(self.requests)]
+            self._tracks_of = (prof, tracks)
+        return tracks
 
     def start(self, inputs, batch=-1, share=None):
         """Starts one request on `inputs` (what start_async takes) for
@@ -103,18 +146,20 @@ class StageExecutor:
         `share`: the part of the batch's work this request does (0..1),
         recorded as the exec's "share" annotation, from which the analyzer
         computes data-parallel rates and the balanced split."""
+        prof = self.profiler or current_profiler()
+        tracks = self._tracks(prof) if prof is not None else None
         slot = self.queue.get_idle_request_id()
         key = self._next_key
         self._next_key += 1
-        self.queue.start_async(inputs, (key, slot, batch, share, now()))
+        self.queue.start_async(inputs, (key, slot, batch, share, prof, tracks, now()))
         return key
 
     def _done(self, request, userdata):
         end = now()
-        key, slot, batch, share, start = userdata
+        key, slot, batch, share, prof, tracks, start = userdata
         try:
-            if self.profiler is not None:
-                self._record(request, slot, batch, share, start, end)
+            if prof is not None and not prof.closed:
+                self._record(prof, tracks[slot], request, batch, share, start, end)
             self._results[key] = [t.data.copy() for t in request.output_tensors]
         except Exception as e:  # surfaced by wait_all on the caller's thread
             self._errors.append(e)
@@ -122,17 +167,16 @@ class StageExecutor:
             w = self._window
             self._window = (start, end) if w is None else (min(w[0], start), max(w[1], end))
 
-    def _record(self, request, slot, batch, share, start, end):
-        prof = self.profiler
+    def _record(self, prof, track, request, batch, share, start, end):
+        level = prof.level
         hw = xfer = 0
         ops = []
-        if self._level >= 1:
+        if level >= 1 and self._perf_count:
             hw, xfer, ops = request_profile(request.profiling_info)
-        track = self._tracks[slot]
-        kept = prof.add_span(self.name, start, end - start, track=track, stage=self.stage,
+        kept = prof.add_span(self.name, start, end - start, track=track, stage=self.name,
                              role=Role.EXEC, batch=batch, hw_ns=hw, xfer_ns=xfer,
                              annotations=None if share is None else {"share": float(share)})
-        if not kept or self._level < 2:
+        if not kept or level < 2:
             return
         t = start
         for info in ops:
@@ -141,7 +185,7 @@ class StageExecutor:
             cpu = _ns(info.cpu_time)
             if cpu:
                 annotations["cpu_ns"] = cpu
-            prof.add_span(info.node_name, t, real, track=track, stage=self.stage, role=Role.OP,
+            prof.add_span(info.node_name, t, real, track=track, stage=self.name, role=Role.OP,
                           batch=batch, hw_ns=real,
                           xfer_ns=real if info.node_type in TRANSFER_TYPES else 0,
                           annotations=annotations)
@@ -187,10 +231,14 @@ class DataParallelStage:
     "share" of the batch's rows, so the report's rates and suggested split
     follow the split actually used. One executor makes a
     plain single-device stage. `partition(data) -> [rows per device]` and
-    `merge([output per request]) -> output` replace the defaults.
+    `merge([output per request]) -> output` replace the defaults. Executors
+    without a stage name take this stage's; `profiler` (default: the current
+    one when a batch runs) is theirs too unless they name one.
     """
+    records_stage = True  # a Pipeline adds no stage span of its own
 
-    def __init__(self, profiler, name, executors, split=None, partition=None, merge=None):
+    def __init__(self, name, executors, split=None, partition=None, merge=None, profiler=None):
+        _no_profiler_first("DataParallelStage", name)
         if not executors:
             raise ValueError(f"DataParallelStage {name}: needs at least one executor")
         if split is not None and (len(split) != len(executors) or min(split) < 0 or
@@ -200,6 +248,9 @@ class DataParallelStage:
         self.profiler = profiler
         self.name = name
         self.executors = list(executors)
+        for ex in self.executors:
+            ex.stage = ex.stage or name
+            ex.profiler = ex.profiler or profiler
         self.split = list(split) if split is not None else [1] * len(executors)
         self._partition = partition or (lambda data: _split_rows(data, self.split))
         self._merge = merge or (lambda outputs: np.concatenate(outputs, axis=0))
@@ -210,7 +261,7 @@ class DataParallelStage:
         """Runs one batch; returns the merged output. last_timing holds
         start_ns, end_ns, partition_ns, device_ns (per executor),
         max_device_ns, merge_ns and total_ns."""
-        prof = self.profiler
+        prof = self.profiler or current_profiler()
         track = prof.thread_track(self.name) if prof is not None else None
         start = now()
         chunks = [[c for c in np.array_split(part, ex.requests) if len(c)]
@@ -233,12 +284,11 @@ class DataParallelStage:
             t["merge_ns"] = end - merge_start
             t["total_ns"] = t["partition_ns"] + t["max_device_ns"] + t["merge_ns"]
         if prof is not None:
-            self._record(track, batch, t, partitioned, merge_start)
+            self._record(prof, track, batch, t, partitioned, merge_start)
         self.last_timing = t
         return out
 
-    def _record(self, track, batch, t, partitioned, merge_start):
-        prof = self.profiler
+    def _record(self, prof, track, batch, t, partitioned, merge_start):
         if self.slots > 1:
             prof.add_span("partition", t["start_ns"], partitioned - t["start_ns"], track=track,
                           stage=self.name, role=Role.PARTITION, batch=batch)

@@ -4,11 +4,20 @@ Every call goes straight to the C recording API (include/pipeprof/trace.h)
 with the same semantics: records made while paused are ignored, records
 past the budget are dropped and counted (never raised), calls out of the
 session's order raise PipeprofError with PP_ESTATE.
+
+Ownership: the C session belongs to a handle (_lib.Handle) that every user
+of it holds (the Profiler, each span, each executor) and that C objects
+made on it pin; it is freed when the last of them is gone, so no call can
+reach a freed session. close() lets go
+of the Profiler's hold: its methods then raise PipeprofError, while a span
+already open still ends into memory that is alive.
 """
 import ctypes
 import enum
+import operator
 import struct
 import threading
+import weakref
 from contextlib import contextmanager
 
 from . import _lib
@@ -54,6 +63,16 @@ def now():
     return _lib.pp_now()
 
 
+def _Session(ptr, owned):
+    """The handle of one C session (for the env default session, owned by
+    the library, which writes and frees it at exit)."""
+    return _lib.Handle(ptr, _lib.pp_session_close if owned else None)
+
+
+def _closed(what):
+    return PipeprofError(_lib.PP_ESTATE, f"{what}: the Profiler is closed")
+
+
 def _recorded(code, what):
     # A drop (PP_EFULL) is counted by the session and shown in every output;
     # raising for it would turn a full budget into a crash of the program.
@@ -80,8 +99,7 @@ class Profiler:
                                 f"Profiler: overflow={overflow!r}: must be 'drop' or 'ring'")
         if not isinstance(level, int) or isinstance(level, bool):
             raise PipeprofError(_lib.PP_EINVAL, f"Profiler: level={level!r}: must be 0, 1 or 2")
-        self._owned = True
-        self._handle = None
+        self._session = None
         self._output = None if output is None else str(output)
         if output is not None and _lib.pp_format_from_path(_lib.encode(output)) == 0:
             raise PipeprofError(_lib.PP_EINVAL,
@@ -99,14 +117,13 @@ class Profiler:
         if rc == _lib.PP_EINVAL and not 0 <= level <= 2:
             raise PipeprofError(rc, f"Profiler: level={level}: must be 0, 1 or 2")
         check(rc, "Profiler: cannot open the session")
-        self._handle = handle
+        self._session = _Session(handle, owned=True)
         self._init_common()
 
     @classmethod
     def _wrap(cls, handle):
         self = cls.__new__(cls)
-        self._owned = False
-        self._handle = ctypes.c_void_p(handle)
+        self._session = _Session(ctypes.c_void_p(handle), owned=False)
         self._output = None
         self._init_common()
         return self
@@ -118,30 +135,50 @@ class Profiler:
         self._streams_lock = threading.Lock()
         self._subscriptions = []
 
+    def _live(self, what):
+        """The session, held by the caller for the length of its C call."""
+        s = self._session
+        if s is None:
+            raise _closed(what)
+        return s
+
+    @property
+    def _handle(self):
+        return self._live("Profiler").ptr
+
     # ---- lifecycle ----
 
     def start(self):
-        check(_lib.pp_session_start(self._handle), "Profiler.start")
+        """Starts recording; this profiler becomes the current one
+        (current_profiler(), record_function) until it stops."""
+        s = self._live("Profiler.start")
+        check(_lib.pp_session_start(s.ptr), "Profiler.start")
+        _make_current(self)
         return self
 
     def pause(self):
         """Stops recording until resume(): every recording call in between
         records nothing (and costs one C call that returns at once)."""
-        check(_lib.pp_session_pause(self._handle), "Profiler.pause: not recording")
+        s = self._live("Profiler.pause")
+        check(_lib.pp_session_pause(s.ptr), "Profiler.pause: not recording")
 
     def resume(self):
-        check(_lib.pp_session_resume(self._handle), "Profiler.resume: not paused")
+        s = self._live("Profiler.resume")
+        check(_lib.pp_session_resume(s.ptr), "Profiler.resume: not paused")
 
     def stop(self):
         """Ends recording and writes the output; PipeprofError with the C
         message when the write fails (no partial file is left)."""
+        s = self._live("Profiler.stop")
+        _drop_current(self)
         err = _lib.Error()
-        check(_lib.pp_session_stop(self._handle, ctypes.byref(err)), "Profiler.stop", err)
+        check(_lib.pp_session_stop(s.ptr, ctypes.byref(err)), "Profiler.stop", err)
 
     def write(self, path):
         """Writes the records (after stop) to `path`, format by extension."""
+        s = self._live("Profiler.write")
         err = _lib.Error()
-        check(_lib.pp_session_write(self._handle, _lib.encode(path), ctypes.byref(err)),
+        check(_lib.pp_session_write(s.ptr, _lib.encode(path), ctypes.byref(err)),
               f"Profiler.write {path}", err)
 
     def subscribe(self, roles=("exec", "op"), device=None, stage=None, callback=None, **options):
@@ -149,33 +186,37 @@ class Profiler:
         an iterator, or callback(record) on the library's consumer thread.
         roles from "exec", "op", "stage", "partition", "merge", "user"."""
         from .subscribe import Subscription
-        sub = Subscription(self._handle, roles, device, stage, callback, **options)
+        session = self._live("subscribe")
+        sub = Subscription(session.ptr, roles, device, stage, callback, **options)
+        sub._session = session  # the session outlives its subscription
         self._subscriptions.append(sub)
         return sub
 
     def close(self):
-        """Frees the session (stopping it first, without raising), after
-        closing its subscriptions."""
+        """Closes its subscriptions and lets go of the session: every method
+        raises PipeprofError from now on. The session stops (without writing)
+        and is freed once the spans still open on it have ended. Closing twice
+        is harmless."""
         for sub in getattr(self, "_subscriptions", ()):
             sub.close()
-        if self._owned and self._handle:
-            _lib.pp_session_close(self._handle)
-        self._handle = None
+        _drop_current(self)
+        self._session = None
+
+    @property
+    def closed(self):
+        return self._session is None
 
     def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc):
-        self.stop()
+        if self._session is not None:
+            self.stop()
         return False
-
-    def __del__(self):
-        if getattr(self, "_handle", None) is not None:
-            self.close()
 
     @property
     def level(self):
-        return _lib.pp_session_level(self._handle)
+        return _lib.pp_session_level(self._live("Profiler.level").ptr)
 
     @property
     def output(self):
@@ -183,23 +224,33 @@ class Profiler:
 
     def stats(self):
         """{"recorded", "dropped", "threads"} over all threads so far."""
+        s = self._live("Profiler.stats")
         st = _lib.SessionStats()
-        check(_lib.pp_session_stats_get(self._handle, ctypes.byref(st)), "Profiler.stats")
+        check(_lib.pp_session_stats_get(s.ptr, ctypes.byref(st)), "Profiler.stats")
         return {"recorded": st.recorded, "dropped": st.dropped, "threads": st.threads}
 
     def trace(self):
-        """The records so far as a Trace (analysis, DataFrames), without a file."""
+        """The records so far as a Trace (analysis, DataFrames), without a
+        file: at any time, also while threads record (a snapshot; spans still
+        open are not in it). A ring-mode profiler is read while paused or
+        after stop, because it recycles its buffers while it records."""
         from .trace import Trace
+        s = self._live("Profiler.trace")
         model = ctypes.c_void_p()
-        check(_lib.pp_model_from_session(self._handle, ctypes.byref(model)), "Profiler.trace")
+        rc = _lib.pp_model_from_session(s.ptr, ctypes.byref(model))
+        if rc == _lib.PP_ESTATE:
+            raise PipeprofError(rc, "Profiler.trace: a ring-mode profiler overwrites its oldest "
+                                    "records while it records: pause() or stop() it first")
+        check(rc, "Profiler.trace")
         return Trace(model, source="(session)")
 
     # ---- tracks ----
 
     def device_track(self, device, stream, row=None, simulated=False):
         """The track of one device stream ("GPU.0", 1): same arguments, same track."""
+        s = self._live("Profiler.device_track")
         t = ctypes.c_uint32()
-        check(_lib.pp_track_device(self._handle, device.encode(), stream, _lib.encode(row),
+        check(_lib.pp_track_device(s.ptr, device.encode(), stream, _lib.encode(row),
                                    1 if simulated else 0, ctypes.byref(t)),
               f"device track {device}/{stream}")
         return t.value
@@ -207,6 +258,7 @@ class Profiler:
     def reserve_streams(self, device, n):
         """The first of `n` stream numbers of `device` no one in this profiler
         used yet, so that two executors on one device get distinct rows."""
+        self._live("Profiler.reserve_streams")
         with self._streams_lock:
             first = self._streams.get(device, 0)
             self._streams[device] = first + n
@@ -214,18 +266,20 @@ class Profiler:
 
     def thread_track(self, name=None):
         """The calling thread's host track; `name` names it the first time."""
+        s = self._live("Profiler.thread_track")
         track = getattr(self._local, "track", None)
         if track is None:
             t = ctypes.c_uint32()
-            check(_lib.pp_track_thread(self._handle, _lib.encode(name), ctypes.byref(t)),
+            check(_lib.pp_track_thread(s.ptr, _lib.encode(name), ctypes.byref(t)),
                   "thread track")
             track = self._local.track = t.value
         return track
 
     def regions_track(self):
+        s = self._live("Profiler.regions_track")
         if self._regions is None:
             t = ctypes.c_uint32()
-            check(_lib.pp_track_regions(self._handle, ctypes.byref(t)), "regions track")
+            check(_lib.pp_track_regions(s.ptr, ctypes.byref(t)), "regions track")
             self._regions = t.value
         return self._regions
 
@@ -235,34 +289,47 @@ class Profiler:
     def record(self, label):
         """A labeled region ("warm up") on the regions track; analyze a window
         with load(...).summary(region=...) or exclude_region=...."""
+        s = self._live("Profiler.record")
         rid = ctypes.c_uint64()
-        _recorded(_lib.pp_region_begin(self._handle, intern(label), ctypes.byref(rid)),
+        _recorded(_lib.pp_region_begin(s.ptr, intern(label), ctypes.byref(rid)),
                   f"region {label!r}")
         try:
             yield
         finally:
-            _recorded(_lib.pp_region_end(self._handle, rid.value), f"region {label!r}")
+            _recorded(_lib.pp_region_end(s.ptr, rid.value), f"region {label!r}")
 
-    def span(self, name, track=None):
-        """A span on the calling thread's track (or `track`), timed by the C
-        library at enter and exit (pp_push / pp_pop): `with prof.span("x"):`."""
-        return _Span(self._handle, self.thread_track() if track is None else track, intern(name))
+    def span(self, name, stage=None, batch=None, track=None):
+        """A span on the calling thread's track (or `track`), as a context:
+        `with prof.span("x"):`. Without stage or batch it is timed by the C
+        library at enter and exit (pp_push / pp_pop). With a stage it is that
+        stage's work on `batch` (role stage): host work the analyzer times
+        like a device's exec when no exec of the (stage, batch) exists
+        (docs/analysis.md); with a batch only, a user span of that batch."""
+        s = self._session
+        if s is None:
+            raise _closed("Profiler.span")
+        if track is None:
+            track = getattr(self._local, "track", None)
+            if track is None:
+                track = self.thread_track()
+        if stage is None and batch is None:
+            return _Span(s, track, intern(name))
+        return _BatchSpan(self, s, track, name, stage, -1 if batch is None else batch)
 
     def add_span(self, name, ts_ns, dur_ns, track=None, stage=None, role=Role.USER, batch=-1,
                  hw_ns=0, xfer_ns=0, annotations=None):
         """One finished span with the pipeline fields (pp_span). Annotations
         ({key: int | float | str}) go onto this span. Returns False when the
         record was dropped because the budget is spent."""
-        rec = getattr(self._local, "rec", None)
-        if rec is None:
-            rec = self._local.rec = ctypes.create_string_buffer(_lib.SPAN_LAYOUT.size)
+        s = self._live("Profiler.add_span")
+        rec = self._rec()
         try:
             _lib.SPAN_LAYOUT.pack_into(rec, 0, self.thread_track() if track is None else track,
                                        intern(name), intern(stage) if stage else 0, role, ts_ns,
                                        dur_ns, batch, hw_ns, xfer_ns)
         except struct.error as e:
             raise PipeprofError(_lib.PP_EINVAL, f"span {name!r}: {e}") from None
-        rc = _lib.hot_span(self._handle, rec)
+        rc = _lib.hot_span(s.ptr, rec)
         _recorded(rc, f"span {name!r}")
         if rc != _lib.PP_OK:
             return False
@@ -271,70 +338,166 @@ class Profiler:
                 self.annotate(key, value)
         return True
 
+    def _rec(self):
+        """The calling thread's buffer for one packed pp_span_rec."""
+        rec = getattr(self._local, "rec", None)
+        if rec is None:
+            rec = self._local.rec = ctypes.create_string_buffer(_lib.SPAN_LAYOUT.size)
+        return rec
+
     def annotate(self, key, value):
         """A key/value on the calling thread's last record."""
+        s = self._live("Profiler.annotate")
         k = intern(key)
         if isinstance(value, str):
-            rc = _lib.pp_annotate_str(self._handle, k, intern(value))
+            rc = _lib.pp_annotate_str(s.ptr, k, intern(value))
         elif isinstance(value, float):
-            rc = _lib.pp_annotate_double(self._handle, k, value)
+            rc = _lib.pp_annotate_double(s.ptr, k, value)
         else:
-            rc = _lib.pp_annotate_int(self._handle, k, int(value))
+            rc = _lib.pp_annotate_int(s.ptr, k, int(value))
         _recorded(rc, f"annotation {key!r}")
 
     def mark(self, name, ts_ns=None, track=None):
-        _recorded(_lib.pp_mark(self._handle, self.thread_track() if track is None else track,
+        s = self._live("Profiler.mark")
+        _recorded(_lib.pp_mark(s.ptr, self.thread_track() if track is None else track,
                                intern(name), now() if ts_ns is None else ts_ns),
                   f"mark {name!r}")
 
     def counter(self, name, value, ts_ns=None, track=None):
-        _recorded(_lib.pp_counter(self._handle, self.thread_track() if track is None else track,
+        s = self._live("Profiler.counter")
+        _recorded(_lib.pp_counter(s.ptr, self.thread_track() if track is None else track,
                                   intern(name), now() if ts_ns is None else ts_ns, value),
                   f"counter {name!r}")
 
     def flow(self, name, flow_id, phase, ts_ns=None, track=None):
         """One step of flow `flow_id`, bound to the span enclosing ts_ns."""
-        _recorded(_lib.pp_flow(self._handle, self.thread_track() if track is None else track,
+        s = self._live("Profiler.flow")
+        _recorded(_lib.pp_flow(s.ptr, self.thread_track() if track is None else track,
                                intern(name), now() if ts_ns is None else ts_ns, flow_id,
                                int(phase)), f"flow {name!r}")
 
     def range_start(self, name):
         """A range that may end on another thread: returns its id for range_stop."""
+        s = self._live("Profiler.range_start")
         rid = ctypes.c_uint64()
-        _recorded(_lib.pp_range_start(self._handle, intern(name), ctypes.byref(rid)),
+        _recorded(_lib.pp_range_start(s.ptr, intern(name), ctypes.byref(rid)),
                   f"range {name!r}")
         return rid.value
 
     def range_stop(self, range_id):
-        _recorded(_lib.pp_range_stop(self._handle, range_id), "range_stop")
+        s = self._live("Profiler.range_stop")
+        _recorded(_lib.pp_range_stop(s.ptr, range_id), "range_stop")
 
 
 class _Span:
     """The context manager of Profiler.span: a class rather than a generator,
-    because this is the per-span hot path (bench/bench_python.py)."""
-    __slots__ = ("handle", "track", "name")
+    because this is the per-span hot path (bench/bench_python.py). It holds
+    the session, so the session outlives the span whatever else is closed or
+    collected meanwhile."""
+    __slots__ = ("session", "track", "name")
 
-    def __init__(self, handle, track, name):
-        self.handle, self.track, self.name = handle, track, name
+    def __init__(self, session, track, name):
+        self.session, self.track, self.name = session, track, name
 
     def __enter__(self):
-        rc = _push(self.handle, self.track, self.name)
+        rc = _push(self.session.ptr, self.track, self.name)
         if rc:
             _recorded(rc, "span")
         return self
 
     def __exit__(self, *exc):
-        rc = _pop(self.handle)
+        rc = _pop(self.session.ptr)
         if rc:
             _recorded(rc, "span")
         return False
 
 
-_push, _pop = _lib.hot_push, _lib.hot_pop
+class _BatchSpan:
+    """A span with a stage and / or a batch: timed here, recorded at exit as
+    one finished span (pp_span), since pp_push carries neither field. It
+    holds the session until it ends, like _Span; a span whose profiler was
+    closed meanwhile still ends into live memory."""
+    __slots__ = ("session", "rec", "track", "name", "stage", "role", "batch", "start")
+
+    def __init__(self, prof, session, track, name, stage, batch):
+        try:
+            self.batch = operator.index(batch)
+        except TypeError:
+            raise PipeprofError(_lib.PP_EINVAL, f"span {name!r}: batch={batch!r}: "
+                                "expected an integer") from None
+        self.session, self.track = session, track
+        self.rec = prof._rec()
+        self.name, self.stage = intern(name), intern(stage) if stage else 0
+        self.role = Role.STAGE if stage is not None else Role.USER
+
+    def __enter__(self):
+        self.start = _now()
+        return self
+
+    def __exit__(self, *exc):
+        start = self.start
+        _lib.SPAN_LAYOUT.pack_into(self.rec, 0, self.track, self.name, self.stage, self.role,
+                                   start, _now() - start, self.batch, 0, 0)
+        rc = _lib.hot_span(self.session.ptr, self.rec)
+        if rc:
+            _recorded(rc, "span")
+        return False
+
+
+_push, _pop, _now = _lib.hot_push, _lib.hot_pop, _lib.pp_now
 
 
 def default_profiler():
     """The session env activation started (PIPEPROF_OUTPUT set when the
     package was imported), or None. It is written by the library at exit."""
-    handle = _lib.pp_default_session()
-    return Profiler._wrap(handle) if handle else None
+    global _default
+    if _default is None:
+        handle = _lib.pp_default_session()
+        _default = Profiler._wrap(handle) if handle else False
+    return _default or None
+
+
+_default = None
+# Profilers started and not yet stopped or closed, most recent last (weak
+# references: being current keeps no profiler alive). The last one alive is
+# what record_function and executors without a profiler record into.
+# Process-wide rather than per context, so that threads a program starts
+# record into it too, as with torch.profiler.
+_started = []
+# Reentrant: a weakref callback (_forget) may run from a garbage collection
+# that starts while this thread holds the lock.
+_started_lock = threading.RLock()
+_current = None   # the last of _started, read without the lock
+
+
+def _set_started(refs):
+    global _current
+    _started[:] = refs
+    _current = refs[-1] if refs else None
+
+
+def _forget(dead_ref):
+    with _started_lock:
+        _set_started([r for r in _started if r is not dead_ref])
+
+
+def _make_current(prof):
+    with _started_lock:
+        _set_started([r for r in _started if r() is not prof] + [weakref.ref(prof, _forget)])
+
+
+def _drop_current(prof):
+    with _started_lock:
+        _set_started([r for r in _started if r() is not prof])
+
+
+def current_profiler():
+    """The profiler that recording calls without one go to: the most
+    recently started Profiler not yet stopped or closed, else the env
+    default session (default_profiler()), else None."""
+    ref = _current
+    prof = ref() if ref is not None else None
+    if prof is None and _started:
+        with _started_lock:
+            prof = next((p for p in (r() for r in reversed(_started)) if p is not None), None)
+    return prof if prof is not None else default_profiler()

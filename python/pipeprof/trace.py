@@ -6,11 +6,12 @@ into a dict; every metric table of to_dataframe() is built from it, and the
 events table is built from the model's columns. No figure is computed here.
 """
 import ctypes
+import html
 import json
 import warnings
 
-from . import _lib
-from ._lib import check
+from . import _lib, reports
+from ._lib import PipeprofError, check
 
 KINDS = ("span", "instant", "counter", "flow", "range", "region")
 ROLES = ("none", "exec", "partition", "merge", "stage", "op", "user")
@@ -44,6 +45,28 @@ def load(path):
     return Trace(model, source=str(path))
 
 
+class _Model:
+    """Owns one C trace model: freed when the Trace and every reader that
+    holds it are gone."""
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __del__(self, _free=_lib.pp_model_free):
+        _free(self.ptr)
+
+
+def _string(model, sid):
+    return _lib.pp_model_string(model, sid).decode(errors="replace")
+
+
+def _strings(model):
+    import numpy as np
+    n = _lib.pp_model_string_count(model)
+    return np.array([_string(model, i) for i in range(n)], dtype=object)
+
+
 def _column(ptr, ctype, n):
     import numpy as np
     if n == 0:
@@ -61,18 +84,26 @@ class Trace:
     and batches, docs/analysis.md)."""
 
     def __init__(self, model, source):
-        self._model = model
+        self._held = _Model(model)
         self.source = source
         self._reports = {}
 
     def close(self):
-        if self._model:
-            _lib.pp_model_free(self._model)
-        self._model = None
+        """Frees the model; every method raises PipeprofError from now on.
+        Closing twice is harmless."""
+        self._held = None
+        self._reports = {}
 
-    def __del__(self):
-        if getattr(self, "_model", None):
-            self.close()
+    @property
+    def closed(self):
+        return self._held is None
+
+    def _live(self, what):
+        """The model, held by the caller for as long as it reads it."""
+        held = self._held
+        if held is None:
+            raise PipeprofError(_lib.PP_ESTATE, f"Trace.{what}: the trace is closed")
+        return held
 
     def __enter__(self):
         return self
@@ -89,75 +120,84 @@ class Trace:
         stages, stage_times, batches, cycles, data_parallel, ops, op_types —
         the numbers of `pipeprof analyze --json` for the same options."""
         key = (region, exclude_region, from_ns, to_ns, batch_pattern, stage_pattern)
+        held = self._live("summary")  # a closed trace raises, cached report or not
         if key not in self._reports:
-            self._reports[key] = self._report_json(*key)
+            self._reports[key] = self._report_json(held.ptr, *key)
         return json.loads(self._reports[key])  # a fresh dict: the caller may change it
 
     def findings(self, **window):
         """The ranked findings (plain statements), data loss first."""
         return list(self.summary(**window)["findings"])
 
-    def _report_json(self, region, exclude_region, from_ns, to_ns, batch_pattern, stage_pattern):
-        opt = _lib.AnalyzeOptions()
-        _lib.pp_analyze_options_init(ctypes.byref(opt))
-        opt.region = _lib.encode(region)
-        opt.exclude_region = _lib.encode(exclude_region)
-        opt.has_from, opt.from_ns = (from_ns is not None), from_ns or 0
-        opt.has_to, opt.to_ns = (to_ns is not None), to_ns or 0
-        opt.batch_pattern = _lib.encode(batch_pattern)
-        opt.stage_pattern = _lib.encode(stage_pattern)
-        opt.source = _lib.encode(self.source)
-        report = ctypes.c_void_p()
-        err = _lib.Error()
-        check(_lib.pp_report_build(self._model, ctypes.byref(opt), ctypes.byref(report),
-                                   ctypes.byref(err)), f"analyze {self.source}", err)
-        text = ctypes.c_void_p()
-        size = ctypes.c_size_t()
+    def _report_json(self, model, *window):
+        with reports.built(model, self.source, *window) as report:
+            return reports.as_json(report, self.source)
+
+    def table(self, by=None, row_limit=None, **window):
+        """The report as text: by=None, the text report of `pipeprof
+        analyze` (findings first); by="stages", "devices" or "ops", a
+        torch-style table of those rows (key_averages().table())."""
+        held = self._live("table")
+        if by is None:
+            with reports.built(held.ptr, self.source, **window) as report:
+                return reports.as_text(report, self.source)
+        return reports.table(self.summary(**window), by, row_limit)
+
+    def to_html(self, path, **window):
+        """Writes the self-contained HTML report (docs/report-html.md) to
+        `path`, atomically; returns the path."""
+        held = self._live("to_html")
+        with reports.built(held.ptr, self.source, **window) as report:
+            reports.write_html(report, held.ptr, path)
+        return path
+
+    def report(self, directory, **window):
+        """Writes summary.txt, report.json, report.html, the CSV tables and
+        trace.pptrace into `directory` (made if missing); returns the names
+        of the files there."""
+        held = self._live("report")
+        with reports.built(held.ptr, self.source, **window) as report:
+            return reports.write_dir(report, held.ptr, self.source, directory)
+
+    def _repr_html_(self):
+        """Jupyter's view of a trace: a compact summary (the report over
+        the whole trace), or why there is none."""
         try:
-            check(_lib.pp_report_json(report, ctypes.byref(text), ctypes.byref(size)),
-                  f"analyze {self.source}: rendering the report")
-            return ctypes.string_at(text, size.value).decode()
-        finally:
-            _lib.pp_report_json_free(text)
-            _lib.pp_report_free(report)
+            return reports.repr_html(self.summary(), self.source)
+        except PipeprofError as e:
+            return f"<div><b>pipeprof trace</b> {html.escape(self.source)}: " \
+                   f"{html.escape(str(e))}</div>"
 
     # ---- the model ----
 
     def meta(self):
         """Recording level (-1: foreign) and what was lost on the way."""
-        m = _lib.pp_model_meta_get(self._model).contents
-        return {"level": m.level, "process_name": self._string(m.process_name),
+        held = self._live("meta")
+        m = _lib.pp_model_meta_get(held.ptr).contents
+        return {"level": m.level, "process_name": _string(held.ptr, m.process_name),
                 "dropped_records": m.dropped_records, "truncated_bytes": m.truncated_bytes,
                 "ignored_events": m.ignored_events, "unmatched_ends": m.unmatched_ends}
 
-    def _string(self, sid):
-        return _lib.pp_model_string(self._model, sid).decode(errors="replace")
-
-    def _strings(self):
-        import numpy as np
-        n = _lib.pp_model_string_count(self._model)
-        return np.array([self._string(i) for i in range(n)], dtype=object)
-
-    def _tracks(self):
+    def _tracks(self, m):
         rows = []
-        for i in range(_lib.pp_model_track_count(self._model)):
-            t = _lib.pp_model_track(self._model, i).contents
-            process, name = self._string(t.process), self._string(t.name)
+        for i in range(_lib.pp_model_track_count(m)):
+            t = _lib.pp_model_track(m, i).contents
+            process, name = _string(m, t.process), _string(m, t.name)
             rows.append({"track": i, "kind": TRACK_KINDS[t.kind],
                          "track_name": f"{process}/{name}" if process else name,
-                         "process": process, "name": name, "device": self._string(t.device),
+                         "process": process, "name": name, "device": _string(m, t.device),
                          "stream": t.stream, "pid": t.pid, "tid": t.tid,
                          "simulated": bool(t.flags & 1), "sort_index": t.sort_index})
         return rows
 
-    def _events(self, pd):
+    def _events(self, m, pd):
         import numpy as np
         c = _lib.EventColumns()
-        _lib.pp_model_columns(self._model, ctypes.byref(c))
+        _lib.pp_model_columns(m, ctypes.byref(c))
         n = c.count
         i64, u64, u32, u8 = ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint8
-        strings = self._strings()
-        tracks = self._tracks()
+        strings = _strings(m)
+        tracks = self._tracks(m)
         track = _column(c.track, u32, n)
         track_names = np.array([t["track_name"] for t in tracks], dtype=object)
         devices = np.array([t["device"] for t in tracks], dtype=object)
@@ -179,14 +219,14 @@ class Trace:
             "phase": _column(c.phase, u8, n),
         })
 
-    def _annotations(self, pd):
+    def _annotations(self, m, pd):
         count = ctypes.c_size_t()
-        table = _lib.pp_model_annotations(self._model, ctypes.byref(count))
+        table = _lib.pp_model_annotations(m, ctypes.byref(count))
         rows = []
         for i in range(count.value):
             a = table[i]
-            value = (a.v.i, a.v.d, self._string(a.v.s))[a.type]
-            rows.append({"event": a.event, "key": self._string(a.key), "value": value})
+            value = (a.v.i, a.v.d, _string(m, a.v.s))[a.type]
+            rows.append({"event": a.event, "key": _string(m, a.key), "value": value})
         return pd.DataFrame(rows, columns=["event", "key", "value"])
 
     # ---- DataFrames ----
@@ -205,14 +245,15 @@ class Trace:
           findings     rank and text
         Report tables take the window options of summary()."""
         import pandas as pd
+        held = self._live("to_dataframe")
         if table not in TABLES:
             raise ValueError(f"to_dataframe: unknown table {table!r}; one of {', '.join(TABLES)}")
         if table == "events":
-            return self._events(pd)
+            return self._events(held.ptr, pd)
         if table == "annotations":
-            return self._annotations(pd)
+            return self._annotations(held.ptr, pd)
         if table == "track_info":
-            return pd.DataFrame(self._tracks())
+            return pd.DataFrame(self._tracks(held.ptr))
         report = self.summary(**window)
         if table == "cycles":
             return pd.json_normalize(report["cycles"], sep="_")

@@ -8,10 +8,12 @@
 int pp_session_write(pp_session *s, const char *path, pp_error *err) {
     if (!s || !path)
         return pp_set_error(err, PP_EINVAL, "no session or no output path");
+    /* A file is what was recorded, not a snapshot of a session still going. */
+    if (pp_session_recording(s))
+        return pp_set_error(err, PP_ESTATE,
+                            "%s: the session is still recording (stop or pause it first)", path);
     pp_model *m = NULL;
     int rc = pp_model_from_session(s, &m);
-    if (rc == PP_ESTATE)
-        return pp_set_error(err, rc, "%s: the session is still recording (stop or pause it first)", path);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "%s: cannot collect the records: %s", path, pp_strerror(rc));
     rc = pp_trace_write(m, path, err);

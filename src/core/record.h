@@ -69,11 +69,18 @@ typedef struct pp_thread_meta {
 typedef int (*pp_record_visit_fn)(void *ctx, const pp_thread_meta *thread,
                                   const pp_record *recs, size_t n);
 
-/* Visits every thread's records. Call after stop or while paused. */
+/* Visits every thread's records: after stop, while paused, or, under the
+ * drop policy, while the session records (a snapshot): chunks are then only
+ * appended and each record is published by a release store, so a reader
+ * sees complete records only. A ring session recycles its chunks while it
+ * records: PP_ESTATE until it is paused or stopped. */
 int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx);
-/* The session's tracks, indexed by pp_track. Valid until the next track is
- * created or the session is closed. */
-const pp_track_def *pp_session_tracks(pp_session *s, size_t *count);
+/* Whether the session is recording now (running, not paused or stopped). */
+int pp_session_recording(const pp_session *s);
+/* A copy of the session's tracks, indexed by pp_track, taken under the
+ * session lock so that a track created meanwhile cannot move them; the
+ * caller frees *out (NULL when there are none). PP_ENOMEM or PP_OK. */
+int pp_session_tracks_copy(pp_session *s, pp_track_def **out, size_t *count);
 const char *pp_session_process_name(const pp_session *s);
 int64_t pp_session_pid(const pp_session *s);
 

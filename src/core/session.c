@@ -151,7 +151,7 @@ int pp_session_stats_get(pp_session *s, pp_session_stats *out) {
 int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx) {
     if (!s || !fn)
         return PP_EINVAL;
-    if (atomic_load(&s->state) == PP_STATE_RUNNING)
+    if (atomic_load(&s->state) == PP_STATE_RUNNING && s->overflow == PP_OVERFLOW_RING)
         return PP_ESTATE;
     int rc = PP_OK;
     pthread_mutex_lock(&s->lock);
@@ -175,7 +175,20 @@ int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx) {
     return rc;
 }
 
-const pp_track_def *pp_session_tracks(pp_session *s, size_t *count) {
-    *count = s->ntracks;
-    return s->tracks;
+int pp_session_recording(const pp_session *s) {
+    return atomic_load(&s->state) == PP_STATE_RUNNING;
+}
+
+int pp_session_tracks_copy(pp_session *s, pp_track_def **out, size_t *count) {
+    pthread_mutex_lock(&s->lock);
+    size_t n = s->ntracks;
+    pp_track_def *copy = n ? malloc(n * sizeof *copy) : NULL;
+    if (copy)
+        memcpy(copy, s->tracks, n * sizeof *copy);
+    pthread_mutex_unlock(&s->lock);
+    if (n && !copy)
+        return PP_ENOMEM;
+    *out = copy;
+    *count = n;
+    return PP_OK;
 }

@@ -4,7 +4,11 @@
  * region begins and ends (they may begin and end on different threads) and
  * gives each range a lane: an async track on which it overlaps no other, so
  * viewers can nest it. The second emits events in each thread's recording
- * order, annotations after their event. */
+ * order, annotations after their event.
+ *
+ * A session still recording (drop policy) is read as a snapshot: the second
+ * pass stops each thread at the records the first pass saw, so both passes
+ * and the tracks agree, and a range still open is in progress, not lost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,10 @@ typedef struct builder {
     uint32_t thread_index;
     int have_event;       /* an event of the current thread can take annotations */
     uint64_t unmatched;
+    int live;             /* the session was recording: a snapshot */
+    size_t *seen;         /* records of each thread (by visit index) in pass 1 */
+    size_t nseen;
+    size_t left;          /* pass 2: records of the current thread still to emit */
 } builder;
 
 /* Maps a process-wide name id to this model's id. */
@@ -77,7 +85,14 @@ static uint32_t intern(builder *b, const char *text) {
 
 static int collect_ranges(void *ctx, const pp_thread_meta *t, const pp_record *recs, size_t n) {
     builder *b = ctx;
-    (void)t;
+    if (t->index >= b->nseen) {
+        size_t cap = b->nseen;
+        if ((b->rc = pp_grow((void **)&b->seen, &cap, t->index, sizeof *b->seen)))
+            return 1;
+        memset(b->seen + b->nseen, 0, (cap - b->nseen) * sizeof *b->seen);
+        b->nseen = cap;
+    }
+    b->seen[t->index] += n;
     for (size_t i = 0; i < n && b->rc == PP_OK; i++) {
         const pp_record *r = &recs[i];
         if (r->kind == PP_REC_RANGE_BEGIN || r->kind == PP_REC_REGION_BEGIN) {
@@ -135,7 +150,7 @@ static int pair_and_assign_lanes(builder *b) {
     size_t n = 0;
     for (size_t i = 0; i < b->nranges; i++) {
         if (b->ranges[i].end_ns < 0)
-            b->unmatched++;
+            b->unmatched += !b->live;
         else if (!b->ranges[i].is_region)
             order[n++] = &b->ranges[i];
     }
@@ -162,12 +177,15 @@ static void add_track(builder *b, const pp_track_info *t, uint32_t *index) {
 
 static void add_tracks(builder *b, pp_session *s) {
     size_t n;
-    const pp_track_def *defs = pp_session_tracks(s, &n);
+    pp_track_def *defs = NULL;
+    if ((b->rc = pp_session_tracks_copy(s, &defs, &n)) != PP_OK)
+        return;
     uint32_t process = intern(b, pp_session_process_name(s));
     b->ntracks = n;
     b->track_map = calloc(n ? n : 1, sizeof *b->track_map);
     b->lane_tracks = calloc(b->nlanes ? b->nlanes : 1, sizeof *b->lane_tracks);
     if (!b->track_map || !b->lane_tracks) {
+        free(defs);
         b->rc = PP_ENOMEM;
         return;
     }
@@ -188,6 +206,7 @@ static void add_tracks(builder *b, pp_session *s) {
         if (t.kind == PP_TRACK_KIND_REGIONS)
             b->regions_track = b->track_map[i];
     }
+    free(defs);
     int has_regions = 0;
     for (size_t i = 0; i < b->nranges; i++)
         has_regions |= b->ranges[i].is_region && b->ranges[i].end_ns >= 0;
@@ -303,10 +322,14 @@ static int emit_thread_records(void *ctx, const pp_thread_meta *t, const pp_reco
                                .recorded = t->recorded, .dropped = t->dropped};
         b->thread_index = t->index;
         b->have_event = 0;
+        b->left = t->index < b->nseen ? b->seen[t->index] : 0;
         if (b->rc == PP_OK && pp_model_add_thread(b->m, &info) != PP_OK)
             b->rc = PP_ENOMEM;
         pp_model_meta_mut(b->m)->dropped_records += t->dropped;
     }
+    if (n > b->left)
+        n = b->left;
+    b->left -= n;
     for (size_t i = 0; i < n && b->rc == PP_OK; i++)
         emit_record(b, &recs[i]);
     return b->rc != PP_OK;
@@ -320,6 +343,7 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
     pp_model_meta *meta = pp_model_meta_mut(b.m);
     meta->level = pp_session_level(s);
     meta->process_name = intern(&b, pp_session_process_name(s));
+    b.live = pp_session_recording(s);
     rc = pp_session_visit_records(s, collect_ranges, &b);
     if (rc == PP_OK)
         rc = b.rc ? b.rc : pair_and_assign_lanes(&b);
@@ -337,6 +361,7 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
     free(b.track_map);
     free(b.lane_tracks);
     free(b.name_map);
+    free(b.seen);
     if (rc != PP_OK) {
         pp_model_free(b.m);
         return rc;

@@ -2,6 +2,7 @@
  * is lost silently. recorded + dropped = emitted, exactly, per thread and in
  * total, under both overflow policies. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "pipeprof/model.h"
@@ -103,8 +104,93 @@ static void test_ring_policy_counts_every_record(void) {
     run_policy(PP_OVERFLOW_RING);
 }
 
+typedef struct {
+    pp_session *s;
+    long events;
+    _Atomic int *running;
+} snapshot_worker;
+
+/* Each thread makes its own track (while snapshots are taken) and records
+ * spans with batch = ts = 0, 1, 2, ... inside one range it ends last. */
+static void *record_numbered(void *p) {
+    snapshot_worker *w = p;
+    pp_track t;
+    uint64_t range;
+    pp_track_thread(w->s, NULL, &t);
+    pp_range_start(w->s, pp_intern("whole run"), &range);
+    pp_span_rec r;
+    pp_span_rec_init(&r);
+    r.track = t;
+    r.name = pp_intern("numbered");
+    for (long i = 0; i < w->events; i++) {
+        r.ts_ns = r.batch = i;
+        r.dur_ns = 1;
+        pp_span(w->s, &r);
+    }
+    pp_range_stop(w->s, range);
+    atomic_fetch_sub(w->running, 1);
+    return NULL;
+}
+
+/* A model built while threads record (drop policy) is a snapshot: every
+ * thread's spans so far, in order, without a gap (a prefix of 0, 1, 2, ...),
+ * and a range still open is in progress, not an unmatched end. A ring
+ * session, whose chunks are recycled while it records, refuses. */
+static void test_snapshot_while_recording(void) {
+    long per_thread = events_per_thread() / 4;
+    pp_session_config cfg;
+    pp_session *s;
+    pp_session_config_init(&cfg);
+    cfg.max_records = (uint64_t)(THREADS * per_thread * 2);
+    EXPECT_EQ_I64(pp_session_open(&cfg, &s), PP_OK);
+    pp_session_start(s);
+    _Atomic int running = THREADS;
+    snapshot_worker w[THREADS];
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (snapshot_worker){.s = s, .events = per_thread, .running = &running};
+        pthread_create(&th[i], NULL, record_numbered, &w[i]);
+    }
+    int snapshots = 0, bad_prefix = 0;
+    uint64_t unmatched = 0;
+    while (atomic_load(&running) > 0 || snapshots == 0) {
+        pp_model *m;
+        EXPECT_EQ_I64(pp_model_from_session(s, &m), PP_OK);
+        size_t ntracks = pp_model_track_count(m);
+        int64_t *next = calloc(ntracks ? ntracks : 1, sizeof *next);
+        for (size_t i = 0; i < pp_model_event_count(m); i++) {
+            pp_event e;
+            pp_model_event(m, i, &e);
+            if (e.kind != PP_EV_SPAN)
+                continue;
+            bad_prefix += e.batch != next[e.track];
+            next[e.track] = e.batch + 1;
+        }
+        unmatched += pp_model_meta_get(m)->unmatched_ends;
+        free(next);
+        pp_model_free(m);
+        snapshots++;
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    EXPECT_EQ_I64(bad_prefix, 0);
+    EXPECT_EQ_U64(unmatched, 0);
+    pp_session_close(s);
+
+    cfg.overflow = PP_OVERFLOW_RING;
+    EXPECT_EQ_I64(pp_session_open(&cfg, &s), PP_OK);
+    pp_session_start(s);
+    pp_model *m = NULL;
+    EXPECT_EQ_I64(pp_model_from_session(s, &m), PP_ESTATE);
+    pp_session_pause(s);
+    EXPECT_EQ_I64(pp_model_from_session(s, &m), PP_OK);
+    pp_model_free(m);
+    pp_session_close(s);
+}
+
 int main(void) {
     RUN(test_drop_policy_counts_every_record);
     RUN(test_ring_policy_counts_every_record);
+    RUN(test_snapshot_while_recording);
     return pp_test_finish();
 }

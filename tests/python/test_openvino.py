@@ -47,7 +47,7 @@ def assert_close(got, x, w):
 
 def test_executor_records_one_exec_per_request_with_hw_time(core, weights):
     prof = pipeprof.Profiler(None, level=1).start()
-    ex = StageExecutor(prof, dense_relu(weights), "CPU", stage="embed", requests=2, core=core)
+    ex = StageExecutor(dense_relu(weights), "CPU", stage="embed", requests=2, core=core, profiler=prof)
     x = np.random.default_rng(2).standard_normal((32, 16)).astype(np.float32)
     keys = [ex.start({0: x}, batch=b) for b in range(4)]
     window = ex.wait_all()
@@ -82,7 +82,7 @@ def test_hw_and_transfer_follow_the_rule(core, weights):
 
 def test_level_2_records_op_spans_inside_each_exec(core, weights):
     prof = pipeprof.Profiler(None, level=2).start()
-    ex = StageExecutor(prof, dense_relu(weights), "CPU", stage="embed", core=core)
+    ex = StageExecutor(dense_relu(weights), "CPU", stage="embed", core=core, profiler=prof)
     ex.run({0: np.ones((8, 16), np.float32)}, batch=0)
     prof.stop()
     trace = prof.trace()
@@ -102,13 +102,14 @@ def test_level_2_records_op_spans_inside_each_exec(core, weights):
 
 def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     """Two devices: OpenVINO's CPU plugin and its AUTO plugin over the CPU
-    (the only hardware here), so the stage is data parallel in the report."""
+    (the only hardware here), so the stage is data parallel in the report.
+    The executors name neither the profiler (the current one records) nor
+    the stage (they take the DataParallelStage's)."""
     prof = pipeprof.Profiler(None, level=1).start()
-    cpu = StageExecutor(prof, dense_relu(weights), "CPU", stage="embed", requests=2, core=core)
-    auto = StageExecutor(prof, core.compile_model(dense_relu(weights), "AUTO:CPU",
-                                                  {"PERF_COUNT": "YES"}),
-                         "AUTO:CPU", stage="embed", core=core)
-    stage = DataParallelStage(prof, "embed", [cpu, auto], split=[3, 1])
+    cpu = StageExecutor(dense_relu(weights), "CPU", requests=2, core=core)
+    auto = StageExecutor(core.compile_model(dense_relu(weights), "AUTO:CPU",
+                                            {"PERF_COUNT": "YES"}), "AUTO:CPU", core=core)
+    stage = DataParallelStage("embed", [cpu, auto], split=[3, 1])
     rng = np.random.default_rng(3)
     for batch in range(3):
         x = rng.standard_normal((40, 16)).astype(np.float32)
@@ -126,6 +127,7 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     execs = df[df["role"] == "exec"]
     assert len(execs) == 9  # per batch: 2 requests on CPU, 1 on AUTO:CPU
     assert set(execs["track_name"]) == {"CPU/req 0", "CPU/req 1", "AUTO:CPU/req 0"}
+    assert set(execs["stage"]) == {"embed"}
     report = trace.summary()
     (dp,) = report["data_parallel"]
     assert dp["stage"] == "embed" and dp["batches"] == 3
@@ -139,8 +141,8 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
 
 def test_single_executor_stage_has_no_partition_or_merge(core, weights):
     prof = pipeprof.Profiler(None).start()
-    stage = DataParallelStage(prof, "classify", [StageExecutor(prof, dense_relu(weights), "CPU",
-                                                               stage="classify", core=core)])
+    stage = DataParallelStage("classify", [StageExecutor(dense_relu(weights), "CPU", core=core)],
+                              profiler=prof)
     stage.run(np.ones((5, 16), np.float32), 0)
     prof.stop()
     roles = set(prof.trace().to_dataframe()["role"])
@@ -153,9 +155,9 @@ def test_model_compiled_without_perf_count_is_refused(core, weights):
     prof = pipeprof.Profiler(None).start()
     compiled = core.compile_model(dense_relu(weights), "CPU")
     with pytest.raises(ValueError, match="without PERF_COUNT=YES"):
-        StageExecutor(prof, compiled, "CPU", stage="embed")
+        StageExecutor(compiled, "CPU", stage="embed", profiler=prof)
     with pytest.raises(ValueError, match="one non-negative share per executor"):
-        DataParallelStage(prof, "embed", [StageExecutor(None, compiled, "CPU")], split=[1, 1])
+        DataParallelStage("embed", [StageExecutor(compiled, "CPU")], split=[1, 1])
     prof.stop()
     prof.close()
 
@@ -163,7 +165,7 @@ def test_model_compiled_without_perf_count_is_refused(core, weights):
 def test_executor_wraps_an_existing_async_infer_queue(core, weights):
     prof = pipeprof.Profiler(None).start()
     compiled = core.compile_model(dense_relu(weights), "CPU", {"PERF_COUNT": "YES"})
-    ex = StageExecutor(prof, ov.AsyncInferQueue(compiled, 3), "CPU", stage="q")
+    ex = StageExecutor(ov.AsyncInferQueue(compiled, 3), "CPU", stage="q")
     assert ex.requests == 3
     x = np.ones((6, 16), np.float32)
     assert_close(ex.run({0: x}, batch=9)[0], x, weights)
@@ -173,3 +175,45 @@ def test_executor_wraps_an_existing_async_infer_queue(core, weights):
     assert execs[["stage", "batch"]].values.tolist() == [["q", 9]]
     assert len(prof.trace().to_dataframe("track_info").query("device == 'CPU'")) == 3
     prof.close()
+
+
+def test_single_executor_is_a_stage_named_after_its_model(core, weights):
+    # No DataParallelStage and no stage=: the execs carry the model's name
+    # as their stage, so the report has the stage and its execs.
+    with pipeprof.Profiler(None) as prof:
+        ex = StageExecutor(dense_relu(weights), "CPU", core=core)
+        for batch in range(3):
+            ex.run({0: np.ones((4, 16), np.float32)}, batch)
+    report = prof.trace().summary()
+    assert [s["name"] for s in report["stages"]] == ["dense_relu"]
+    assert [s["execs"] for s in report["stages"]] == [3]
+
+
+def test_profiler_as_first_argument_says_it_is_a_keyword_now(core, weights):
+    prof = pipeprof.Profiler(None)
+    with pytest.raises(TypeError, match="profiler= now"):
+        StageExecutor(prof, dense_relu(weights), "CPU")
+    with pytest.raises(TypeError, match="profiler= now"):
+        DataParallelStage(prof, "embed", [])
+
+
+def test_simulated_device_stands_where_an_openvino_device_does(core):
+    # The document's CPU -> NPU data-parallel stage on a CPU-only machine:
+    # OpenVINO's CPU beside a simulated NPU, in one DataParallelStage.
+    w = pipeprof.workloads.matmul(nodes=20, in_dim=16, out_dim=8)
+    with pipeprof.Profiler(None) as prof:
+        npu = StageExecutor(w, pipeprof.device("sim:NPU"))
+        stage = DataParallelStage("embed", [StageExecutor(w.to_openvino(), "CPU", core=core), npu])
+        for batch in range(3):
+            out = stage.run(np.ones((40, 16), np.float32), batch)
+            assert out.shape == (40, 8)
+    assert isinstance(npu, pipeprof.devices.DeviceExecutor) and npu.name == "embed"
+    report = prof.trace().summary()
+    (dp,) = report["data_parallel"]
+    assert dp["stage"] == "embed" and dp["batches"] == 3
+    assert {d["name"]: d["simulated"] for d in report["devices"]} == {"CPU": False, "NPU": True}
+    assert {t["name"] for t in report["tracks"]} == {"CPU/req 0", "NPU (simulated)/req 0"}
+    with pytest.raises(TypeError, match="runs a pipeprof.workloads model"):
+        StageExecutor(w.to_openvino(), pipeprof.device("sim:NPU"))
+    with pytest.raises(pipeprof.PipeprofError, match=r"input of shape \(21, 16\), expected 1..20"):
+        npu.run(np.ones((21, 16), np.float32))
