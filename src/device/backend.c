@@ -323,15 +323,19 @@ void pp_request_finish(pp_request *r, int status) {
     void *ctx = r->done_ctx;
     r->status = status;
     r->state = PP_REQ_FINISHED;
-    r->callbacks += done != NULL;
     struct pp_stream_mark *marks = r->marks;
     r->marks = NULL;
+    /* pp_request_wait returns once the marks are recorded and the callback
+     * has run: a caller that stops its session right after sees them all */
+    int after = done != NULL || marks != NULL;
+    r->callbacks += after;
     pthread_cond_broadcast(&r->changed);
     pthread_mutex_unlock(&r->lock);
     pp_request_record_marks(r, marks);
-    if (!done)
+    if (!after)
         return;
-    done(ctx, r, status);
+    if (done)
+        done(ctx, r, status);
     pthread_mutex_lock(&r->lock);
     r->callbacks--;
     pthread_cond_broadcast(&r->changed);

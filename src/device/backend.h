@@ -84,7 +84,7 @@ struct pp_request {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int state;         /* PP_REQ_*, guarded by lock */
-    int callbacks;     /* completion callbacks still running, guarded by lock */
+    int callbacks;     /* completions (marks, callback) still running, guarded by lock */
     int status;        /* of the last run */
     pp_request_done_fn done;
     void *done_ctx;
