@@ -1,5 +1,5 @@
 /* pipeprof/device.h — devices that run dummy inference models, and what each
- * request reports about itself (../shared/DESIGN.md §5).
+ * request reports about itself (docs/architecture.md §5).
  *
  * A device comes from a backend named by a spec string:
  *   "cpu"      real compute on worker threads of this process (one per request)

@@ -1,7 +1,7 @@
 /* pipeprof/model.h — the in-memory trace model.
  *
  * Every reader produces a pp_model and every analyzer and writer consumes one
- * (../shared/DESIGN.md §2-§3). Events are stored column by column (one array
+ * (docs/architecture.md §2-§3). Events are stored column by column (one array
  * per field) so that an analysis touches only the fields it needs; tracks,
  * recording threads and annotations are small side tables; strings are
  * interned per model (ids are model-local, 0 is the empty string).

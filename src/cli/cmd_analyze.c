@@ -1,4 +1,4 @@
-/* pipeprof analyze: read a trace, compute the metrics of DESIGN.md §4 over a
+/* pipeprof analyze: read a trace, compute the metrics of docs/architecture.md §4 over a
  * window and print them: text for people, --json for programs, --csv DIR for
  * pandas. All the work is pp_report_build and the renderers; this file turns
  * flags into options and statuses into messages and exit codes. */

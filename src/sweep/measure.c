@@ -15,7 +15,7 @@ uint64_t sw_bytes(const pp_workload *w) {
 
 /* mean (floor, as every pipeprof mean), population std, min, max and p50
  * (nearest rank) of n values; sorts them. NULL (unknown) when every value is
- * 0, as DESIGN §4 reads a hardware time of 0. */
+ * 0, as docs/architecture.md §4 reads a hardware time of 0. */
 static json_t *stats(int64_t *v, size_t n, int zero_is_unknown) {
     pp_summary s;
     pp_summary_compute(v, n, &s);
