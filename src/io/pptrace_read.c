@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "io/pptrace_format.h"
+#include "io/trace_read.h"
 #include "pipeprof/io.h"
 
 #define BLOCK_DONE 1 /* read_block: the END block was read */
@@ -434,15 +435,10 @@ static int read_block(reader *r) {
     return rc;
 }
 
-/* Opens the file and checks it is one we can read block by block: a
- * regular file, whose size bounds every length field. O_NONBLOCK keeps a
- * FIFO from blocking the open; it changes nothing for regular files. */
-static int reader_open(reader *r) {
+/* Checks that fd is one we can read block by block: a regular file, whose
+ * size bounds every length field (pp_trace_read copies a pipe into one). */
+static int reader_open(reader *r, int fd) {
     struct stat st;
-    int fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return pp_set_error(r->err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
-                            r->path, strerror(errno));
     const char *why = NULL;
     if (fstat(fd, &st) != 0)
         why = strerror(errno);
@@ -461,9 +457,19 @@ static int reader_open(reader *r) {
 int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
     if (!path || !out)
         return pp_set_error(err, PP_EINVAL, "pp_pptrace_read: path and out are required");
+    /* O_NONBLOCK keeps a FIFO from blocking the open (reader_open refuses
+     * it); it changes nothing for regular files. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
+                            path, strerror(errno));
+    return pp_pptrace_read_fd(fd, path, out, err);
+}
+
+int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
     *out = NULL;
     reader r = {.path = path, .err = err};
-    int rc = reader_open(&r);
+    int rc = reader_open(&r, fd);
     if (rc == PP_OK)
         rc = read_header(&r);
     while (rc == PP_OK)

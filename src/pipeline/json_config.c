@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "pipeline/json_config.h"
@@ -123,14 +124,20 @@ int pp_json_load_file(const char *path, json_t **root, pp_error *err) {
     if (!f)
         return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
                             path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return pp_set_error(err, PP_EINVAL, "%s: is a directory, not a JSON file", path);
+    }
     json_error_t jerr;
+    errno = 0;
     *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    int read_failed = ferror(f);
+    int read_failed = ferror(f), e = errno;
     fclose(f);
     if (read_failed) {
         json_decref(*root);
         *root = NULL;
-        return pp_set_error(err, PP_EIO, "%s: read error", path);
+        return pp_set_error(err, PP_EIO, "%s: read failed: %s", path, strerror(e ? e : EIO));
     }
     if (!*root)
         return pp_set_error(err, PP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column,
