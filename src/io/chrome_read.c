@@ -252,7 +252,7 @@ static int close_open(reader *r, jcur *c, const pp_event *end, int async, uint32
         ev.dur_ns = end->ts_ns - ev.ts_ns;
         if (ev.role == PP_ROLE_EXEC && ev.hw_ns == 0)
             ev.hw_ns = (uint64_t)ev.dur_ns; /* a foreign GPU B/E pair */
-        int rc = chrome_add_event(r, &ev, r->open_anns + o->first_ann, o->nann);
+        int rc = chrome_add_event(r, &ev, o->nann ? r->open_anns + o->first_ann : NULL, o->nann);
         /* drop it (annotations of later entries stay where they are) */
         memmove(o, o + 1, (r->nopen - k - 1) * sizeof *o);
         r->nopen--;

@@ -158,8 +158,8 @@ static int decode_meta(reader *r, const unsigned char *p) {
         return fail(r, r->block_at, "a second META block (a file has at most one)");
     r->seen_meta = 1;
     int32_t level = (int32_t)pptrace_get32(p);
-    if (level < -1)
-        return fail(r, at(r, p), "recording level %d is below -1 (unknown)", (int)level);
+    if (level < -1 || level > 2)
+        return fail(r, at(r, p), "recording level %d is not -1 (unknown), 0, 1 or 2", (int)level);
     int rc = check_string(r, p + 4, "META", NO_ROW, "process_name", pptrace_get32(p + 4));
     if (rc)
         return rc;
@@ -247,6 +247,9 @@ static int bad_event(reader *r, const pp_event *e, const unsigned char *const *c
     if (e->dur_ns < 0)
         return fail(r, field_at(r, col, C_DUR, i), "event %zu: negative duration %lld ns", idx,
                     (long long)e->dur_ns);
+    if (e->ts_ns == INT64_MIN) /* -INT64_MIN does not exist: no text form reads it back */
+        return fail(r, field_at(r, col, C_TS, i), "event %zu: time %lld ns is out of range (the "
+                    "earliest is %lld)", idx, (long long)e->ts_ns, (long long)-INT64_MAX);
     if (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
         return fail(r, field_at(r, col, C_DUR, i), "event %zu: ends past the largest time (%lld + %lld ns)",
                     idx, (long long)e->ts_ns, (long long)e->dur_ns);
@@ -287,7 +290,7 @@ static int decode_events(reader *r, const unsigned char *p, uint32_t n) {
         e.kind = col[C_KIND][i];
         e.role = col[C_ROLE][i];
         e.phase = col[C_PHASE][i];
-        if (e.dur_ns < 0 || (e.ts_ns > 0 && e.dur_ns > INT64_MAX - e.ts_ns) || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
+        if (e.dur_ns < 0 || e.ts_ns == INT64_MIN || (e.ts_ns > 0 && e.dur_ns > INT64_MAX - e.ts_ns) || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
             e.kind > PP_EV_REGION || e.role > PP_ROLE_USER || e.phase > PP_FLOW_END)
             return bad_event(r, &e, col, i);
         int rc = pp_model_add_event(r->m, &e);
