@@ -57,6 +57,11 @@ uint64_t sw_bytes(const pp_workload *w);
 int sw_measure(const pp_sweep_config *c, size_t i, pp_device *dev, const char *why, json_t **rec,
                pp_error *err);
 
+/* 1 when rec is a record of combination *index of config c, written as
+ * sw_measure writes one (every field present with its type and this
+ * combination's value); else 0 with the first problem in why. */
+int sw_record_check(const pp_sweep_config *c, json_t *rec, size_t *index, char *why, size_t len);
+
 /* ---- the sweep directory ---- */
 
 #define SW_RAW "raw.jsonl"
