@@ -55,6 +55,7 @@ struct pp_session {
     char *process_name;
     int64_t pid;
     pthread_mutex_t lock;      /* guards threads and tracks (slow paths only) */
+    struct pp_session *next_open; /* the registry of open sessions (fork.c) */
     pp_thread_buf *threads;
     uint32_t nthreads;
     pp_track_def *tracks;
