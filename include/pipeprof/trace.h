@@ -16,7 +16,7 @@
  *
  * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
  * libpipeprof gets a default session (pp_default_session()) that runs from
- * load to exit and is written to FILE on exit, SIGINT or SIGTERM; see
+ * load to exit and is written to FILE on exit, SIGINT, SIGTERM, SIGHUP or SIGQUIT; see
  * docs/recording.md. Every recording call accepts a NULL session and then
  * does nothing, so instrumented code can pass pp_default_session() as is.
  *
