@@ -176,8 +176,11 @@ int sw_raw_append(int fd, const char *path, json_t *rec, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
     }
     line[len++] = '\n'; /* no NUL needed: written by length */
+    sigset_t mask;
+    pp_xfsz_block(&mask); /* past ulimit -f: EFBIG and a message, not SIGXFSZ */
     ssize_t put = write(fd, line, len);
     int saved = errno;
+    pp_xfsz_restore(&mask);
     free(line);
     /* A short write leaves a cut-off line, which reading drops; a record
      * that is half on disk is never taken as measured. */
