@@ -48,7 +48,7 @@ static int read_id(reader *r, jcur *c, chrome_id *out) {
     jcur_ws(c);
     if (c->p < c->end && *c->p == '"') {
         jstr s;
-        uint32_t id;
+        uint32_t id = 0;
         int rc = jcur_string(c, &s);
         if (!rc)
             rc = chrome_intern(r, c, &s, &id);

@@ -90,6 +90,11 @@ int pp_trace_read(const char *path, pp_model **out, pp_error *err) {
         close(fd);
         return pp_set_error(err, PP_EINVAL, "%s: is a directory, not a trace file", path);
     }
+    if (statted && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+        /* a device (/dev/zero, a terminal) is no trace, and may never end */
+        close(fd);
+        return pp_set_error(err, PP_EINVAL, "%s: not a file or a pipe", path);
+    }
     if (!statted || (!S_ISREG(st.st_mode) && (fd = spool(fd)) < 0)) {
         int e = errno;
         if (!statted)

@@ -55,6 +55,11 @@ gzip -c small.json >small.json.gz
 run "$P" convert <(cat small.json.gz) piped.json
 expect "convert reads gzip JSON from a pipe" 0 "-> piped.json"
 
+# A device is no trace and may never end (found by fuzz_cli: /dev/full
+# was read into memory forever).
+run "$P" analyze /dev/zero
+expect "analyze /dev/zero is refused" 2 "pipeprof: /dev/zero: not a file or a pipe"
+
 # A UTF-8 byte order mark before valid JSON is not part of the trace.
 printf '\xef\xbb\xbf' >bom.json
 cat small.json >>bom.json
