@@ -7,7 +7,7 @@
  * Prints one BENCH line per level:
  *   BENCH pipeline_level1 value=<batches/s> unit=batches/s
  *         baseline=no_recording:<batches/s> ratio=<on / off>
- * (a rate: above 1 is better, as DESIGN §8 has it); 1 - ratio is the
+ * (a rate: above 1 is better, as docs/architecture.md §8 has it); 1 - ratio is the
  * overhead (target: <= 0.02 at level 1).
  *
  * Throughput on a 2-core machine moves by several percent from run to run

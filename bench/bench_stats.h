@@ -1,6 +1,6 @@
 /* bench_stats.h — what several benchmarks measure the same way: the CPU
  * time the whole process has used, and the median of a run of samples
- * (DESIGN §8: each figure beside its baseline, taken in the same run). */
+ * (docs/architecture.md §8: each figure beside its baseline, taken in the same run). */
 #ifndef PP_BENCH_STATS_H
 #define PP_BENCH_STATS_H
 

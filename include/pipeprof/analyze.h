@@ -1,6 +1,6 @@
 /* pipeprof/analyze.h — metrics, cycle analysis and findings of a trace model.
  *
- * pp_report_build() computes every figure of ../shared/DESIGN.md §4 (as
+ * pp_report_build() computes every figure of docs/architecture.md §4 (as
  * implemented: docs/analysis.md) from a model over one time window W, and
  * keeps them in an opaque pp_report. The tables are read through accessors
  * that return read-only arrays owned by the report; the renderers write the
@@ -221,7 +221,7 @@ const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);
 const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n);
 const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n);
 /* contention factor(s, d) = mean hw_ns of stage s's execs on d inside W /
- * its isolated hw_ns (DESIGN §4), for each pp_analyze_options.isolated
+ * its isolated hw_ns (docs/architecture.md §4), for each pp_analyze_options.isolated
  * entry that has execs with known hw_ns, in that order. */
 typedef struct pp_contention_stats {
     uint32_t stage;            /* index into the stage table */

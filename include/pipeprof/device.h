@@ -1,5 +1,5 @@
 /* pipeprof/device.h — devices that run dummy inference models, and what each
- * request reports about itself (../shared/DESIGN.md §5).
+ * request reports about itself (docs/architecture.md §5).
  *
  * A device comes from a backend named by a spec string:
  *   "cpu"      real compute on worker threads of this process (one per request)
@@ -108,9 +108,18 @@ typedef struct pp_sim_device_params {
 
 #define PP_SIM_BUS_GBPS_DEFAULT 12.0
 
+/* The ranges a simulated device and bus accept: any value outside them
+ * (1e-300 GFLOP/s, say) would make one request take longer than a run can
+ * wait, so it is refused (PP_EINVAL) rather than slept on. */
+#define PP_SIM_GFLOPS_MIN 0.01
+#define PP_SIM_GFLOPS_MAX 1e7
+#define PP_SIM_BUS_GBPS_MIN 0.01
+#define PP_SIM_BUS_GBPS_MAX 1e5
+#define PP_SIM_LAUNCH_NS_MAX 10000000000LL /* 10 s */
+
 typedef struct pp_device_options {
     /* Bandwidth of the memory bus that all simulated devices share, in 1e9
-     * bytes/s; 0 uses PP_SIM_BUS_GBPS_DEFAULT. */
+     * bytes/s; 0 uses PP_SIM_BUS_GBPS_DEFAULT, else PP_SIM_BUS_GBPS_MIN..MAX. */
     double sim_bus_gbps;
     /* Simulated device definitions that add to or replace the built-in ones. */
     size_t nsim;

@@ -1,7 +1,7 @@
 /* pipeprof/model.h — the in-memory trace model.
  *
  * Every reader produces a pp_model and every analyzer and writer consumes one
- * (../shared/DESIGN.md §2-§3). Events are stored column by column (one array
+ * (docs/architecture.md §2-§3). Events are stored column by column (one array
  * per field) so that an analysis touches only the fields it needs; tracks,
  * recording threads and annotations are small side tables; strings are
  * interned per model (ids are model-local, 0 is the empty string).
@@ -120,7 +120,8 @@ pp_track_info *pp_model_track_mut(pp_model *m, uint32_t index);
 void pp_track_info_init(pp_track_info *t);
 
 /* Appends one event. PP_EINVAL when its track or strings are out of range,
- * dur_ns is negative, or ts_ns + dur_ns would pass INT64_MAX (so every
+ * dur_ns is negative, ts_ns is INT64_MIN (which has no text form: -ts_ns
+ * does not exist), or ts_ns + dur_ns would pass INT64_MAX (so every
  * consumer may compute an event's end without overflow). */
 int pp_model_add_event(pp_model *m, const pp_event *e);
 size_t pp_model_event_count(const pp_model *m);

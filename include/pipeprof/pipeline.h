@@ -1,5 +1,5 @@
 /* pipeprof/pipeline.h — running multi-stage inference pipelines on devices
- * and recording what their user needs to see (../shared/DESIGN.md §6).
+ * and recording what their user needs to see (docs/architecture.md §6).
  *
  * Three levels, each usable on its own:
  *   executor  one device, N requests in flight (an async infer queue); one
@@ -105,7 +105,7 @@ typedef struct pp_stage_config {
 
 /* What one run of a stage took, in session nanoseconds. For a stage with
  * more than one request slot, total_ns = partition_ns + max_device_ns +
- * merge_ns (the DESIGN §4 stage time); otherwise the partition and merge
+ * merge_ns (the docs/architecture.md §4 stage time); otherwise the partition and merge
  * figures are 0 and total_ns is the measured span. */
 typedef struct pp_stage_timing {
     int64_t start_ns, end_ns; /* the stage span: partition start to merge end */

@@ -1,5 +1,5 @@
 /* pipeprof/sweep.h — calibration sweeps, lookup tables, bandwidth fits and
- * plan search (../shared/DESIGN.md §2, docs/sweep.md).
+ * plan search (docs/architecture.md §2, docs/sweep.md).
  *
  * A sweep measures every stage (a workload: matmul or sage with its
  * parameters) on every device over a grid of graph sizes, alone, and keeps

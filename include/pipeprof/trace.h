@@ -16,7 +16,7 @@
  *
  * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
  * libpipeprof gets a default session (pp_default_session()) that runs from
- * load to exit and is written to FILE on exit, SIGINT or SIGTERM; see
+ * load to exit and is written to FILE on exit, SIGINT, SIGTERM, SIGHUP or SIGQUIT; see
  * docs/recording.md. Every recording call accepts a NULL session and then
  * does nothing, so instrumented code can pass pp_default_session() as is.
  *
@@ -35,7 +35,7 @@ typedef struct pp_session pp_session;
 typedef uint32_t pp_str;   /* interned string id; 0 is the empty string ("none") */
 typedef uint32_t pp_track; /* track index within a session */
 
-/* What a span is, for the analyzer (../shared/DESIGN.md §3.1). */
+/* What a span is, for the analyzer (docs/architecture.md §3.1). */
 typedef enum pp_role {
     PP_ROLE_NONE = 0,
     PP_ROLE_EXEC = 1,      /* one inference request on a device stream */

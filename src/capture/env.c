@@ -1,7 +1,7 @@
 /* Env activation: with PIPEPROF_OUTPUT=FILE set, a program linked with
  * libpipeprof gets a default session from load to exit, written to FILE (the
- * format its extension names) at exit, or on SIGINT/SIGTERM when the program
- * has not installed handlers of its own.
+ * format its extension names) at exit, or on SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT when the program has not installed handlers of its own.
  *
  *   PIPEPROF_OUTPUT       file to write (.pptrace, .json or .pftrace)
  *   PIPEPROF_LEVEL        0, 1 (default) or 2
@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@
 
 static pp_session *default_session;
 static pid_t default_pid;
-static atomic_flag flushed = ATOMIC_FLAG_INIT;
+static pthread_once_t flush_once = PTHREAD_ONCE_INIT;
 
 pp_session *pp_default_session(void) {
     /* A forked child must not write its parent's file. */
@@ -86,14 +85,20 @@ static int env_config(pp_session_config *cfg) {
     return 0;
 }
 
-static void flush_default_session(void) {
-    pp_session *s = pp_default_session();
-    if (!s || atomic_flag_test_and_set(&flushed))
-        return;
+static void write_default_session(void) {
     pp_error err = {{0}};
-    if (pp_session_stop(s, &err) != PP_OK)
+    if (pp_session_stop(default_session, &err) != PP_OK)
         fprintf(stderr, "pipeprof: %s\n", err.msg);
     pp_env_live_close();
+}
+
+/* Writes the trace once. Whoever comes second (exit while the watcher
+ * writes, a signal during the exit-time write) waits until the write is
+ * done: returning at once would let the process end mid-write, leaving no
+ * trace or a FILE.tmp.PID. */
+static void flush_default_session(void) {
+    if (pp_default_session())
+        pthread_once(&flush_once, write_default_session);
 }
 
 /* The signal handler only wakes this thread (write() is async-signal-safe;
@@ -172,5 +177,7 @@ __attribute__((constructor)) static void env_activate(void) {
     if (start_signal_watcher() == 0) {
         install_if_default(SIGINT);
         install_if_default(SIGTERM);
+        install_if_default(SIGHUP);
+        install_if_default(SIGQUIT);
     }
 }

@@ -41,6 +41,9 @@ int cli_option(int argc, char **argv, int *i, const char *name, const char **val
  * prints an error and returns -1 otherwise. */
 int cli_parse_u64(const char *cmd, const char *option, const char *text, uint64_t min,
                   uint64_t max, uint64_t *out);
+/* True when `out` names the same existing file as `in` (also through
+ * another path or a link): writing it would destroy the input. */
+int cli_same_file(const char *in, const char *out);
 /* Prints "<cmd>: unknown option ..." and returns CLI_BADINPUT. */
 int cli_unknown_option(const char *cmd, const char *arg);
 

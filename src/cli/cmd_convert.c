@@ -54,6 +54,10 @@ static int convert_run(int argc, char **argv) {
         return CLI_BADINPUT;
     }
     const char *in = paths[0], *out = paths[1];
+    if (cli_same_file(in, out)) {
+        cli_error("convert: %s is IN itself: writing it would destroy the input", out);
+        return CLI_BADINPUT;
+    }
     /* Fail before reading what may be a large input. Known formats without
      * a writer are left to pp_trace_write, which names them. */
     if (pp_format_from_path(out) == PP_FORMAT_UNKNOWN) {

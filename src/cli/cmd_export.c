@@ -118,6 +118,10 @@ static char *output_path(const export_args *a) {
             cli_error("export: -o %s: a %s trace's name ends in %s", a->out, a->to->name, ext);
             return NULL;
         }
+        if (cli_same_file(a->trace, a->out)) {
+            cli_error("export: -o %s is TRACE itself: writing it would destroy the input", a->out);
+            return NULL;
+        }
         return strdup(a->out);
     }
     size_t stem = stem_length(a->trace);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,9 +25,10 @@ static void record_help(FILE *out) {
             "Runs CMD with recording switched on: a program linked with libpipeprof\n"
             "records into its default session from start to exit and writes FILE\n"
             "(.pptrace, .json or .pftrace). pipeprof sets PIPEPROF_OUTPUT, PIPEPROF_LEVEL,\n"
-            "PIPEPROF_MAX_RECORDS, PIPEPROF_OVERFLOW, PIPEPROF_COLLECT and\n"
-            "PIPEPROF_DEVICES for CMD, passes SIGINT and\n"
-            "SIGTERM on to it, and exits with its status (128+N if signal N killed it).\n"
+            "PIPEPROF_MAX_RECORDS, PIPEPROF_OVERFLOW, PIPEPROF_COLLECT and PIPEPROF_DEVICES\n"
+            "for CMD, passes SIGINT, SIGTERM, SIGHUP and SIGQUIT on to it, and exits with\n"
+            "its status (128+N if signal N killed it). If pipeprof itself dies (even of\n"
+            "SIGKILL), CMD gets SIGTERM.\n"
             "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
             "CMD need not link libpipeprof: its NVTX ranges (nvtxRangePush, torch.cuda.nvtx)\n"
             "and ITT tasks (torch.profiler.itt, emit_itt) are recorded through pipeprof's\n"
@@ -236,7 +238,7 @@ static int stamp_changed(const file_stamp *before, const file_stamp *after) {
 /* ---- running the child ---- */
 
 static volatile sig_atomic_t child_pid;
-static const int forwarded[] = {SIGINT, SIGTERM};
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
 
 /* A signal typed at the terminal already reaches the child, which is in the
@@ -248,10 +250,14 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx) {
         kill((pid_t)child_pid, sig);
 }
 
-/* In the child: back to the dispositions pipeprof was started with, then
- * exec. On failure the errno goes up the close-on-exec pipe. */
+/* In the child: dies with pipeprof (SIGTERM, which lets it write its
+ * trace, when pipeprof itself is killed: no orphan recording on to its
+ * budget), back to the dispositions pipeprof was started with, then exec.
+ * On failure the errno goes up the close-on-exec pipe. */
 static void exec_child(char **command, int report_fd, const struct sigaction *saved,
-                       const sigset_t *saved_mask) {
+                       const sigset_t *saved_mask, pid_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+        _exit(127); /* pipeprof is already gone */
     for (size_t k = 0; k < NFORWARDED; k++)
         sigaction(forwarded[k], &saved[k], NULL);
     sigprocmask(SIG_SETMASK, saved_mask, NULL);
@@ -287,9 +293,10 @@ static int run_child(char **command, int *status) {
     }
     sigprocmask(SIG_BLOCK, &block, &saved_mask);
 
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        exec_child(command, fds[1], saved, &saved_mask);
+        exec_child(command, fds[1], saved, &saved_mask, parent);
     close(fds[1]);
     if (pid < 0) {
         cli_error("record: cannot start %s: %s", command[0], strerror(errno));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "pipeprof/common.h"
@@ -83,6 +84,11 @@ int cli_parse_u64(const char *cmd, const char *option, const char *text, uint64_
         return -1;
     *out = (uint64_t)v;
     return 0;
+}
+
+int cli_same_file(const char *in, const char *out) {
+    struct stat a, b;
+    return stat(in, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int cli_unknown_option(const char *cmd, const char *arg) {

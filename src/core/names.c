@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "core/fork.h"
 #include "core/strtab.h"
 #include "pipeprof/trace.h"
 
@@ -14,6 +15,7 @@ pp_str pp_intern(const char *text) {
     uint32_t id = 0;
     if (!text || !*text)
         return 0;
+    pp_fork_handlers_register();
     pthread_mutex_lock(&names_lock);
     if (!names_ready)
         names_ready = pp_strtab_init(&names) == 0;
@@ -30,4 +32,12 @@ const char *pp_str_text(pp_str id) {
         text = pp_strtab_text(&names, id);
     pthread_mutex_unlock(&names_lock);
     return text;
+}
+
+void pp_names_fork_lock(void) {
+    pthread_mutex_lock(&names_lock);
+}
+
+void pp_names_fork_unlock(void) {
+    pthread_mutex_unlock(&names_lock);
 }

@@ -5,9 +5,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fork.h"
 #include "core/session.h"
 
 static _Atomic uint64_t next_session_id = 1;
+
+/* Every open session, so that fork can take their locks (fork.c). */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pp_session *registry;
+
+void pp_sessions_fork_lock(void) {
+    pthread_mutex_lock(&registry_lock);
+    for (pp_session *s = registry; s; s = s->next_open)
+        pthread_mutex_lock(&s->lock);
+}
+
+void pp_sessions_fork_unlock(void) {
+    for (pp_session *s = registry; s; s = s->next_open)
+        pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&registry_lock);
+}
 
 void pp_session_config_init(pp_session_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
@@ -53,6 +70,11 @@ int pp_session_open(const pp_session_config *cfg, pp_session **out) {
     atomic_init(&s->reserved, 0);
     atomic_init(&s->next_id, 1);
     pthread_mutex_init(&s->lock, NULL);
+    pp_fork_handlers_register();
+    pthread_mutex_lock(&registry_lock);
+    s->next_open = registry;
+    registry = s;
+    pthread_mutex_unlock(&registry_lock);
     int rc = pp_session_settings_init(s, cfg);
     if (rc != PP_OK) {
         pp_session_close(s);
@@ -97,6 +119,12 @@ void pp_session_close(pp_session *s) {
     if (!s)
         return;
     pp_session_halt(s);
+    pthread_mutex_lock(&registry_lock);
+    pp_session **p = &registry;
+    while (*p != s)
+        p = &(*p)->next_open;
+    *p = s->next_open;
+    pthread_mutex_unlock(&registry_lock);
     pp_thread_buf *tb = s->threads;
     while (tb) {
         pp_thread_buf *next_tb = tb->next;

@@ -60,6 +60,7 @@ struct pp_session {
     char *process_name;
     int64_t pid;
     pthread_mutex_t lock;      /* guards threads and tracks (slow paths only) */
+    struct pp_session *next_open; /* the registry of open sessions (fork.c) */
     _Atomic(pp_thread_buf *) threads; /* appended under lock, read lock-free by followers */
     uint32_t nthreads;
     pp_track_def *tracks;

@@ -1,5 +1,5 @@
 /* backend.h — what a backend implements, and the device, compiled-model and
- * request structures every backend shares (../shared/DESIGN.md §5).
+ * request structures every backend shares (docs/architecture.md §5).
  *
  * backend.c owns the public functions: it parses specs, keeps the registry of
  * open devices, allocates compiled models and requests with their tensors and

@@ -187,12 +187,15 @@ static int sim_check(const char *name, const pp_device_options *opt, pp_error *e
         return pp_set_error(err, PP_ENOTFOUND, "sim: no simulated device \"%s\" (have: %s)", name,
                             have);
     }
-    if (p.launch_ns < 0 || !(p.gflops > 0) || p.units < 1 || p.units > 64)
+    if (p.launch_ns < 0 || p.launch_ns > PP_SIM_LAUNCH_NS_MAX || !(p.gflops >= PP_SIM_GFLOPS_MIN) ||
+        !(p.gflops <= PP_SIM_GFLOPS_MAX) || p.units < 1 || p.units > 64)
         return pp_set_error(err, PP_EINVAL,
-                            "sim: device \"%s\" needs launch >= 0, gflops > 0 and units 1..64", name);
-    if (!(opt->sim_bus_gbps >= 0))
-        return pp_set_error(err, PP_EINVAL, "sim: the bus needs a bandwidth > 0 GB/s (got %g)",
-                            opt->sim_bus_gbps);
+                            "sim: device \"%s\" needs launch 0..%lld ns, gflops %g..%g and units 1..64",
+                            name, (long long)PP_SIM_LAUNCH_NS_MAX, PP_SIM_GFLOPS_MIN, PP_SIM_GFLOPS_MAX);
+    if (opt->sim_bus_gbps != 0 &&
+        !(opt->sim_bus_gbps >= PP_SIM_BUS_GBPS_MIN && opt->sim_bus_gbps <= PP_SIM_BUS_GBPS_MAX))
+        return pp_set_error(err, PP_EINVAL, "sim: the bus needs a bandwidth of %g..%g GB/s (got %g)",
+                            PP_SIM_BUS_GBPS_MIN, PP_SIM_BUS_GBPS_MAX, opt->sim_bus_gbps);
     return PP_OK;
 }
 

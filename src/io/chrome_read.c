@@ -5,11 +5,15 @@
  * with a JSON package: the readers in Debian (jansson, json-c, yajl) either
  * build a whole DOM (a 2 GB trace would not fit) or convert numbers through
  * double, which loses nanoseconds at epoch-scale microsecond timestamps. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "io/chrome_read.h"
+#include "io/trace_read.h"
 #include "pipeprof/io.h"
 
 /* Names repeat (every exec of a stage has the same name and stage): a small
@@ -44,7 +48,7 @@ static int read_id(reader *r, jcur *c, chrome_id *out) {
     jcur_ws(c);
     if (c->p < c->end && *c->p == '"') {
         jstr s;
-        uint32_t id;
+        uint32_t id = 0;
         int rc = jcur_string(c, &s);
         if (!rc)
             rc = chrome_intern(r, c, &s, &id);
@@ -248,7 +252,7 @@ static int close_open(reader *r, jcur *c, const pp_event *end, int async, uint32
         ev.dur_ns = end->ts_ns - ev.ts_ns;
         if (ev.role == PP_ROLE_EXEC && ev.hw_ns == 0)
             ev.hw_ns = (uint64_t)ev.dur_ns; /* a foreign GPU B/E pair */
-        int rc = chrome_add_event(r, &ev, r->open_anns + o->first_ann, o->nann);
+        int rc = chrome_add_event(r, &ev, o->nann ? r->open_anns + o->first_ann : NULL, o->nann);
         /* drop it (annotations of later entries stay where they are) */
         memmove(o, o + 1, (r->nopen - k - 1) * sizeof *o);
         r->nopen--;
@@ -488,12 +492,20 @@ static int finish(reader *r) {
 }
 
 int pp_chrome_read(const char *path, pp_model **out, pp_error *err) {
-    reader r;
-    memset(&r, 0, sizeof r);
     if (!path || !out)
         return pp_set_error(err, PP_EINVAL, "no path or no output model");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s", path,
+                            strerror(errno));
+    return pp_chrome_read_fd(fd, path, out, err);
+}
+
+int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
+    reader r;
+    memset(&r, 0, sizeof r);
     *out = NULL;
-    int rc = jreader_open(&r.j, path, err);
+    int rc = jreader_open(&r.j, fd, path, err);
     if (rc)
         return rc;
     if ((rc = pp_model_create(&r.m))) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/chrome_arg_keys.h"
 #include "io/chrome_read.h"
 #include "pipeprof/io.h"
 
@@ -119,6 +120,10 @@ static const char *const role_names[] = {"none", "exec", "partition", "merge", "
 static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_event *ev = ctx;
     char ch = peek(c);
+    if (chrome_key_prefixed(key->s, key->len)) {
+        jstr own = {key->s + ANNOTATION_PREFIX_LEN, key->len - ANNOTATION_PREFIX_LEN, key->escaped};
+        return annotation_value(r, c, &own);
+    }
     if (jstr_eq(key, "stage") && ch == '"')
         return string_value(r, c, &ev->stage);
     if ((jstr_eq(key, "batch_id") || jstr_eq(key, "batch")) && is_number_start(ch))
@@ -191,8 +196,10 @@ static int counter_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
         const char *kt, *nt;
         size_t kn, nn;
         jscratch tmp = {0};
-        if (jstr_text(cc->name, &r->scratch, &nt, &nn) || jstr_text(key, &tmp, &kt, &kn))
+        if (jstr_text(cc->name, &r->scratch, &nt, &nn) || jstr_text(key, &tmp, &kt, &kn)) {
+            free(tmp.buf);
             return jcur_fail(c, "bad escape in string");
+        }
         char buf[512];
         int len = snprintf(buf, sizeof buf, "%.*s.%.*s", (int)nn, nt, (int)kn, kt);
         free(tmp.buf);

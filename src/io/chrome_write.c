@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/chrome_arg_keys.h"
 #include "io/json_emit.h"
 #include "io/outfile.h"
 #include "pipeprof/io.h"
@@ -55,6 +56,18 @@ static size_t quoted_len(const writer *w, uint32_t id) {
 static char *put_quoted(const writer *w, char *p, uint32_t id) {
     size_t n = quoted_len(w, id);
     memcpy(p, w->quoted + w->quoted_at[id], n);
+    return p + n;
+}
+
+/* An annotation's key, quoted, with ANNOTATION_PREFIX when it needs one
+ * (chrome_arg_keys.h): the prefix goes after the opening quote. */
+static char *put_annotation_key(const writer *w, char *p, uint32_t key) {
+    const char *text = pp_model_string(w->m, key);
+    if (!chrome_key_needs_prefix(text, strlen(text)))
+        return put_quoted(w, p, key);
+    PUT_LIT(p, "\"" ANNOTATION_PREFIX);
+    size_t n = quoted_len(w, key) - 1;
+    memcpy(p, w->quoted + w->quoted_at[key] + 1, n);
     return p + n;
 }
 
@@ -332,7 +345,7 @@ static char *put_args(const writer *w, char *p, const pp_event_columns *c, size_
     }
     for (; a < a_end; a++) {
         *p++ = ',';
-        p = put_quoted(w, p, a->key);
+        p = put_annotation_key(w, p, a->key);
         *p++ = ':';
         if (a->type == PP_VALUE_INT)
             p = json_put_i64(p, a->v.i);
@@ -414,7 +427,7 @@ static size_t event_max(const writer *w, const pp_event_columns *c, size_t i,
                         const pp_annotation *a, const pp_annotation *a_end) {
     size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, c->stage[i]);
     for (; a < a_end; a++)
-        need += 2 + quoted_len(w, a->key) +
+        need += 2 + ANNOTATION_PREFIX_LEN + quoted_len(w, a->key) +
                 (a->type == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);
     return need;
 }

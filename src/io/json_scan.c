@@ -14,22 +14,20 @@
 
 #define READ_CHUNK (1u << 20)
 
-int jreader_open(jreader *r, const char *path, pp_error *err) {
+int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
     memset(r, 0, sizeof *r);
     r->path = path;
     r->err = err;
     r->line = 1;
-    r->fd = -1;
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0)
-        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s", path,
-                            strerror(errno));
+    r->fd = fd;
     /* gzip by content, whatever the name; plain files are read directly
      * (zlib's transparent mode would copy every byte once more) */
     unsigned char magic[2] = {0, 0};
     ssize_t got = pread(r->fd, magic, 2, 0);
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         r->gz = gzdopen(r->fd, "rb");
+        if (!r->gz)
+            close(r->fd);
         r->fd = -1;
         if (r->gz)
             gzbuffer(r->gz, READ_CHUNK);
@@ -40,6 +38,15 @@ int jreader_open(jreader *r, const char *path, pp_error *err) {
         jreader_close(r);
         return pp_set_error(err, PP_ENOMEM, "%s: cannot open: out of memory", path);
     }
+    /* A UTF-8 byte order mark (some editors and Windows tools write one) is
+     * not JSON, but it says nothing either: skip it. */
+    int rc = jreader_ensure(r, 3);
+    if (rc != PP_OK) {
+        jreader_close(r);
+        return rc;
+    }
+    if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
+        r->pos = 3;
     return PP_OK;
 }
 
@@ -223,6 +230,10 @@ int jreader_value(jreader *r, size_t *start, size_t *end) {
                 goto done;
         }
         size_t rel = i - s;
+        if (rel > JSON_MAX_VALUE_BYTES)
+            return jreader_fail(r, s, "the value that starts here is longer than %u MiB (no trace "
+                                "event is that large; the file is damaged or not a trace)",
+                                JSON_MAX_VALUE_BYTES >> 20);
         long n = refill(r, s);
         if (n < 0)
             return r->rc;

@@ -36,7 +36,14 @@ typedef struct jreader {
     int rc;
 } jreader;
 
-int jreader_open(jreader *r, const char *path, pp_error *err);
+/* The largest single JSON value (an event, or a top-level member other than
+ * traceEvents) the reader holds in its window: a bound on the memory a small
+ * (compressed) file can make the reader take. */
+#define JSON_MAX_VALUE_BYTES (64u << 20)
+
+/* Starts reading the open descriptor `fd` (the jreader owns it from now on,
+ * also on failure); `path` names it in messages. */
+int jreader_open(jreader *r, int fd, const char *path, pp_error *err);
 void jreader_close(jreader *r);
 
 /* Reports an error at buffer index `at`: "path:L:C (byte N): message". */

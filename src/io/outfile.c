@@ -1,21 +1,47 @@
 #include "io/outfile.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define OUTFILE_BUFFER (1 << 20)
 
+void pp_xfsz_block(sigset_t *saved) {
+    sigset_t xfsz;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, saved);
+}
+
+void pp_xfsz_restore(const sigset_t *saved) {
+    if (!sigismember(saved, SIGXFSZ)) {
+        sigset_t xfsz;
+        sigemptyset(&xfsz);
+        sigaddset(&xfsz, SIGXFSZ);
+        const struct timespec now = {0, 0};
+        while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
 static void outfile_release(pp_outfile *o) {
+    sigset_t saved = o->saved_mask;
+    int masked = o->masked;
     free(o->path);
     free(o->tmp_path);
     free(o->buf);
     memset(o, 0, sizeof *o);
+    if (masked)
+        pp_xfsz_restore(&saved);
 }
 
 int pp_outfile_open(pp_outfile *o, const char *path, pp_error *err) {
     memset(o, 0, sizeof *o);
+    pp_xfsz_block(&o->saved_mask);
+    o->masked = 1;
     size_t n = strlen(path) + 32;
     o->path = strdup(path);
     o->tmp_path = malloc(n);

@@ -4,11 +4,22 @@
 #ifndef PP_IO_OUTFILE_H
 #define PP_IO_OUTFILE_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "core/error.h"
 
+/* A write past the file size limit (ulimit -f) raises SIGXFSZ, whose
+ * default action kills the process mid-write. Between these two calls the
+ * calling thread has SIGXFSZ blocked, so such a write fails with EFBIG
+ * instead and the writer reports it; the restore drops the SIGXFSZ that
+ * was left pending. */
+void pp_xfsz_block(sigset_t *saved);
+void pp_xfsz_restore(const sigset_t *saved);
+
 typedef struct pp_outfile {
+    sigset_t saved_mask; /* the thread's mask before open blocked SIGXFSZ */
+    int masked;          /* SIGXFSZ blocked until commit or abort */
     FILE *f;
     char *path;
     char *tmp_path;

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "io/pptrace_format.h"
+#include "io/trace_read.h"
 #include "pipeprof/io.h"
 
 #define BLOCK_DONE 1 /* read_block: the END block was read */
@@ -157,8 +158,8 @@ static int decode_meta(reader *r, const unsigned char *p) {
         return fail(r, r->block_at, "a second META block (a file has at most one)");
     r->seen_meta = 1;
     int32_t level = (int32_t)pptrace_get32(p);
-    if (level < -1)
-        return fail(r, at(r, p), "recording level %d is below -1 (unknown)", (int)level);
+    if (level < -1 || level > 2)
+        return fail(r, at(r, p), "recording level %d is not -1 (unknown), 0, 1 or 2", (int)level);
     int rc = check_string(r, p + 4, "META", NO_ROW, "process_name", pptrace_get32(p + 4));
     if (rc)
         return rc;
@@ -246,6 +247,9 @@ static int bad_event(reader *r, const pp_event *e, const unsigned char *const *c
     if (e->dur_ns < 0)
         return fail(r, field_at(r, col, C_DUR, i), "event %zu: negative duration %lld ns", idx,
                     (long long)e->dur_ns);
+    if (e->ts_ns == INT64_MIN) /* -INT64_MIN does not exist: no text form reads it back */
+        return fail(r, field_at(r, col, C_TS, i), "event %zu: time %lld ns is out of range (the "
+                    "earliest is %lld)", idx, (long long)e->ts_ns, (long long)-INT64_MAX);
     if (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
         return fail(r, field_at(r, col, C_DUR, i), "event %zu: ends past the largest time (%lld + %lld ns)",
                     idx, (long long)e->ts_ns, (long long)e->dur_ns);
@@ -286,7 +290,7 @@ static int decode_events(reader *r, const unsigned char *p, uint32_t n) {
         e.kind = col[C_KIND][i];
         e.role = col[C_ROLE][i];
         e.phase = col[C_PHASE][i];
-        if (e.dur_ns < 0 || (e.ts_ns > 0 && e.dur_ns > INT64_MAX - e.ts_ns) || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
+        if (e.dur_ns < 0 || e.ts_ns == INT64_MIN || (e.ts_ns > 0 && e.dur_ns > INT64_MAX - e.ts_ns) || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
             e.kind > PP_EV_REGION || e.role > PP_ROLE_USER || e.phase > PP_FLOW_END)
             return bad_event(r, &e, col, i);
         int rc = pp_model_add_event(r->m, &e);
@@ -434,15 +438,10 @@ static int read_block(reader *r) {
     return rc;
 }
 
-/* Opens the file and checks it is one we can read block by block: a
- * regular file, whose size bounds every length field. O_NONBLOCK keeps a
- * FIFO from blocking the open; it changes nothing for regular files. */
-static int reader_open(reader *r) {
+/* Checks that fd is one we can read block by block: a regular file, whose
+ * size bounds every length field (pp_trace_read copies a pipe into one). */
+static int reader_open(reader *r, int fd) {
     struct stat st;
-    int fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return pp_set_error(r->err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
-                            r->path, strerror(errno));
     const char *why = NULL;
     if (fstat(fd, &st) != 0)
         why = strerror(errno);
@@ -461,9 +460,19 @@ static int reader_open(reader *r) {
 int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
     if (!path || !out)
         return pp_set_error(err, PP_EINVAL, "pp_pptrace_read: path and out are required");
+    /* O_NONBLOCK keeps a FIFO from blocking the open (reader_open refuses
+     * it); it changes nothing for regular files. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
+                            path, strerror(errno));
+    return pp_pptrace_read_fd(fd, path, out, err);
+}
+
+int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
     *out = NULL;
     reader r = {.path = path, .err = err};
-    int rc = reader_open(&r);
+    int rc = reader_open(&r, fd);
     if (rc == PP_OK)
         rc = read_header(&r);
     while (rc == PP_OK)

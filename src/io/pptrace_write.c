@@ -269,9 +269,9 @@ int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
     if (!m || !path)
         return pp_set_error(err, PP_EINVAL, "pp_pptrace_write: model and path are required");
     int level = pp_model_meta_get(m)->level;
-    if (level < -1) /* the reader rejects it: the writer must not produce it */
-        return pp_set_error(err, PP_EINVAL, "%s: recording level %d is below -1 (unknown)", path,
-                            level);
+    if (level < -1 || level > 2) /* the reader rejects it: the writer must not produce it */
+        return pp_set_error(err, PP_EINVAL, "%s: recording level %d is not -1 (unknown), 0, 1 or 2",
+                            path, level);
     writer w = {0};
     int rc = pp_outfile_open(&w.out, path, err);
     if (rc)

@@ -132,7 +132,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
 int pp_model_add_event(pp_model *m, const pp_event *ev) {
     event_store *e = &m->ev;
     if (ev->track >= m->ntracks || ev->name >= m->strings.count ||
-        ev->stage >= m->strings.count || ev->dur_ns < 0 ||
+        ev->stage >= m->strings.count || ev->dur_ns < 0 || ev->ts_ns == INT64_MIN ||
         (ev->ts_ns > 0 && ev->dur_ns > INT64_MAX - ev->ts_ns) || ev->kind > PP_EV_REGION ||
         ev->role > PP_ROLE_USER || ev->phase > PP_FLOW_END)
         return PP_EINVAL;
@@ -209,8 +209,11 @@ int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
 }
 
 const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
+    /* Never NULL, so that callers may compute `annotations + count` (NULL + 0
+     * is undefined behaviour in C) for a model without any. */
+    static const pp_annotation none[1];
     *count = m->nanns;
-    return m->anns;
+    return m->anns ? m->anns : none;
 }
 
 void pp_model_annotations_of(const pp_model *m, size_t i, size_t *first, size_t *n) {

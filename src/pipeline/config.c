@@ -35,7 +35,7 @@ static int read_config(pp_json_loader *ld, json_t *root, pp_pipeline_config *cfg
     if (rc == PP_OK)
         rc = pp_json_get_int(ld, root, "", "seed", &seed);
     if (rc == PP_OK)
-        rc = pp_json_get_number(ld, root, "", "sim_bus_gbps", &cfg->devices.sim_bus_gbps);
+        rc = pp_json_get_sim_bus(ld, root, &cfg->devices.sim_bus_gbps);
     json_t *list = json_object_get(root, "sim_devices");
     if (rc == PP_OK && list)
         rc = pp_json_read_sim_devices(ld, list, sim, &cfg->devices.nsim);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "pipeline/json_config.h"
@@ -78,6 +79,14 @@ int pp_json_get_string(pp_json_loader *ld, json_t *obj, const char *where, const
     return PP_OK;
 }
 
+int pp_json_get_sim_bus(pp_json_loader *ld, json_t *root, double *gbps) {
+    int rc = pp_json_get_number(ld, root, "", "sim_bus_gbps", gbps);
+    if (rc == PP_OK && *gbps != 0 && !(*gbps >= PP_SIM_BUS_GBPS_MIN && *gbps <= PP_SIM_BUS_GBPS_MAX))
+        rc = pp_set_error(ld->err, PP_EINVAL, "%s: sim_bus_gbps: %g (expected 0 for the default, "
+                          "or %g..%g)", ld->path, *gbps, PP_SIM_BUS_GBPS_MIN, PP_SIM_BUS_GBPS_MAX);
+    return rc;
+}
+
 int pp_json_read_sim_devices(pp_json_loader *ld, json_t *list, pp_sim_device_params *sim,
                              size_t *n) {
     static const char *const keys[] = {"name", "launch_ns", "gflops", "units", NULL};
@@ -110,6 +119,15 @@ int pp_json_read_sim_devices(pp_json_loader *ld, json_t *list, pp_sim_device_par
             return pp_set_error(ld->err, PP_EINVAL, "%s: %s.name: expected 1..%zu characters",
                                 ld->path, where, sizeof p->name - 1);
         snprintf(p->name, sizeof p->name, "%s", name);
+        if (launch < 0 || launch > PP_SIM_LAUNCH_NS_MAX)
+            return pp_set_error(ld->err, PP_EINVAL, "%s: %s.launch_ns: %lld (expected 0..%lld)",
+                                ld->path, where, (long long)launch, (long long)PP_SIM_LAUNCH_NS_MAX);
+        if (!(p->gflops >= PP_SIM_GFLOPS_MIN && p->gflops <= PP_SIM_GFLOPS_MAX))
+            return pp_set_error(ld->err, PP_EINVAL, "%s: %s.gflops: %g (expected %g..%g)", ld->path,
+                                where, p->gflops, PP_SIM_GFLOPS_MIN, PP_SIM_GFLOPS_MAX);
+        if (p->units < 1 || p->units > 64)
+            return pp_set_error(ld->err, PP_EINVAL, "%s: %s.units: %d (expected 1..64)", ld->path,
+                                where, p->units);
         p->launch_ns = launch;
     }
     *n = json_array_size(list);
@@ -123,14 +141,20 @@ int pp_json_load_file(const char *path, json_t **root, pp_error *err) {
     if (!f)
         return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
                             path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return pp_set_error(err, PP_EINVAL, "%s: is a directory, not a JSON file", path);
+    }
     json_error_t jerr;
+    errno = 0;
     *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    int read_failed = ferror(f);
+    int read_failed = ferror(f), e = errno;
     fclose(f);
     if (read_failed) {
         json_decref(*root);
         *root = NULL;
-        return pp_set_error(err, PP_EIO, "%s: read error", path);
+        return pp_set_error(err, PP_EIO, "%s: read failed: %s", path, strerror(e ? e : EIO));
     }
     if (!*root)
         return pp_set_error(err, PP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column,

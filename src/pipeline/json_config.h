@@ -35,6 +35,9 @@ int pp_json_get_number(pp_json_loader *ld, json_t *obj, const char *where, const
                        double *out);
 int pp_json_get_string(pp_json_loader *ld, json_t *obj, const char *where, const char *key,
                        const char **out);
+/* Reads "sim_bus_gbps" of `root` into *gbps when present: 0 (the default
+ * bus) or PP_SIM_BUS_GBPS_MIN..MAX, else PP_EINVAL naming the range. */
+int pp_json_get_sim_bus(pp_json_loader *ld, json_t *root, double *gbps);
 /* Reads a "sim_devices" list (at most PP_JSON_MAX_SIM_DEVICES) into sim. */
 int pp_json_read_sim_devices(pp_json_loader *ld, json_t *list, pp_sim_device_params *sim,
                              size_t *n);

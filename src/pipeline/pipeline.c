@@ -215,7 +215,7 @@ int pp_pipeline_demo_backend(const char *backend, pp_pipeline **out, pp_error *e
     else if (strcmp(backend, "openvino") == 0)
         cpu = "openvino:CPU";
     else
-        return pp_set_error(err, PP_ENOTFOUND, "demo: unknown backend \"%s\" (have: cpu, openvino)",
+        return pp_set_error(err, PP_ENOTFOUND, "unknown backend \"%s\" for the demo (have: cpu, openvino)",
                             backend);
     pp_pipeline_config cfg;
     pp_pipeline_config_init(&cfg);

@@ -216,7 +216,7 @@ static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int ch
     if (rc == PP_OK)
         rc = pp_json_get_int(ld, root, "", "seed", &seed);
     if (rc == PP_OK)
-        rc = pp_json_get_number(ld, root, "", "sim_bus_gbps", &c->devopt.sim_bus_gbps);
+        rc = pp_json_get_sim_bus(ld, root, &c->devopt.sim_bus_gbps);
     json_t *sim = json_object_get(root, "sim_devices");
     if (rc == PP_OK && sim)
         rc = pp_json_read_sim_devices(ld, sim, c->sim, &c->devopt.nsim);
@@ -233,8 +233,6 @@ static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int ch
     if (c->iterations < 1 || c->iterations > 1000000)
         return pp_set_error(ld->err, PP_EINVAL, "%s: iterations: %d (expected 1..1000000)",
                             ld->path, c->iterations);
-    if (c->devopt.sim_bus_gbps < 0)
-        return pp_set_error(ld->err, PP_EINVAL, "%s: sim_bus_gbps: negative", ld->path);
     c->seed = (uint64_t)seed;
     rc = read_sizes(ld, json_object_get(root, "sizes"), c, features);
     if (rc == PP_OK)

@@ -29,7 +29,7 @@ uint64_t sw_bytes(const pp_workload *w) {
 
 /* mean (floor, as every pipeprof mean), population std, min, max and p50
  * (nearest rank) of n values; sorts them. NULL (unknown) when every value is
- * 0, as DESIGN §4 reads a hardware time of 0. */
+ * 0, as docs/architecture.md §4 reads a hardware time of 0. */
 static json_t *stats(int64_t *v, size_t n, int zero_is_unknown) {
     pp_summary s;
     pp_summary_compute(v, n, &s);
@@ -75,8 +75,7 @@ static json_t *base_record(const pp_sweep_config *c, size_t i, const pp_workload
     json_t *rec = json_pack(
         "{sIsssIsIsIsssssssIsIsi}", "index", (json_int_t)i, "key", key, "nodes",
         (json_int_t)w->nodes, "edges", (json_int_t)w->edges, "in_dim", (json_int_t)w->in_dim,
-        "device", c->devices[d], "stage", c->stages[t].name, "model",
-        w->model_path ? "file" : pp_workload_kind_name(w->kind), "out_dim", (json_int_t)w->out_dim, "bytes",
+        "device", c->devices[d], "stage", c->stages[t].name, "model", sw_model_name(w), "out_dim", (json_int_t)w->out_dim, "bytes",
         (json_int_t)sw_bytes(w), "layers", w->layers);
     if (rec && w->model_path)
         json_object_set_new(rec, "model_path", json_string(w->model_path));

@@ -105,6 +105,13 @@ int pp_sweep_merge(const char *const *dirs, size_t n, const char *out, pp_error 
             rc = pp_set_error(err, PP_EINVAL, "%s: not a sweep directory (no %s)", dirs[i],
                               SW_STATE);
     }
+    /* Every shard is one of the directories given, so their count bounds N
+     * before anything is allocated from it. */
+    if (rc == PP_OK && (size_t)st[0].shards > n)
+        rc = pp_set_error(err, PP_EINVAL,
+                          "%s/%s: shard %d/%d, but only %zu director%s given: merge all %d shards",
+                          dirs[0], SW_STATE, st[0].shard, st[0].shards, n, n == 1 ? "y" : "ies",
+                          st[0].shards);
     size_t *dir_of = rc == PP_OK ? calloc((size_t)st[0].shards, sizeof *dir_of) : NULL;
     if (rc == PP_OK && !dir_of)
         rc = pp_set_error(err, PP_ENOMEM, "out of memory");

@@ -96,20 +96,6 @@ int sw_state_read(const char *dir, sw_state *st, pp_error *err) {
     return PP_OK;
 }
 
-/* Whether rec is a record of combination index of config c. */
-static int record_matches(const pp_sweep_config *c, json_t *rec, size_t *index) {
-    json_int_t i = -1;
-    const char *key = NULL, *status = NULL;
-    if (json_unpack(rec, "{s:I, s:s, s:s}", "index", &i, "key", &key, "status", &status) != 0 ||
-        i < 0 || (size_t)i >= pp_sweep_config_combinations(c))
-        return 0;
-    char want[256];
-    pp_sweep_config_key(c, (size_t)i, want, sizeof want);
-    *index = (size_t)i;
-    return strcmp(want, key) == 0 &&
-           (strcmp(status, "ok") == 0 || strcmp(status, "failed") == 0);
-}
-
 static int read_all(const char *path, char **text, size_t *len, pp_error *err) {
     FILE *f = fopen(path, "rb");
     *text = NULL;
@@ -155,18 +141,19 @@ int sw_raw_read(const char *dir, const pp_sweep_config *c, json_t **recs, size_t
     for (size_t line = 1; rc == PP_OK && pos < len; line++) {
         char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
-        json_t *rec = json_loadb(text + pos, end - pos, 0, NULL);
+        json_t *rec = json_loadb(text + pos, end - pos, JSON_REJECT_DUPLICATES, NULL);
         size_t index = 0;
-        int ok = rec && record_matches(c, rec, &index);
+        char why[200] = "not JSON";
+        int ok = rec && sw_record_check(c, rec, &index, why, sizeof why);
         if (!nl || (!ok && end + 1 == len)) {
             json_decref(rec); /* the last line, cut off by a kill: measured again */
             break;
         }
         if (!ok || recs[index]) {
             json_decref(rec);
-            rc = pp_set_error(err, PP_EINVAL, "%s:%zu: %s", path, line,
+            rc = pp_set_error(err, PP_EINVAL, "%s:%zu: %s%s", path, line,
                               ok ? "a second record of the same combination"
-                                 : "not a record of this sweep's config");
+                                 : "not a record of this sweep's config: ", ok ? "" : why);
             break;
         }
         recs[index] = rec;
@@ -189,8 +176,11 @@ int sw_raw_append(int fd, const char *path, json_t *rec, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
     }
     line[len++] = '\n'; /* no NUL needed: written by length */
+    sigset_t mask;
+    pp_xfsz_block(&mask); /* past ulimit -f: EFBIG and a message, not SIGXFSZ */
     ssize_t put = write(fd, line, len);
     int saved = errno;
+    pp_xfsz_restore(&mask);
     free(line);
     /* A short write leaves a cut-off line, which reading drops; a record
      * that is half on disk is never taken as measured. */

@@ -72,6 +72,11 @@ void sw_combination(const pp_sweep_config *c, size_t i, size_t *size, size_t *de
 /* Combination i's workload (unchecked); a model file's inputs are set to
  * the size's shapes in `inputs` (room for PP_MODEL_INPUTS_MAX). */
 void sw_workload(const pp_sweep_config *c, size_t i, pp_workload *w, pp_model_input *inputs);
+/* The "model" of a raw record: "file" for a model file, else the dummy's
+ * kind ("matmul", "sage"); measure.c writes it, record_check.c checks it. */
+static inline const char *sw_model_name(const pp_workload *w) {
+    return w->model_path ? "file" : pp_workload_kind_name(w->kind);
+}
 /* Reads a stage's "model_path", "inputs" and "fallback" (sw_model.c); the
  * fallback is a device spec added to c->devices when not swept. */
 int sw_model_read(pp_json_loader *ld, json_t *o, const char *where, pp_sweep_config *c,
@@ -92,6 +97,11 @@ uint64_t sw_bytes(const pp_workload *w);
  * file is what is compiled and measured. */
 int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, const char *why,
                const char *dir, json_t **rec, pp_error *err);
+
+/* 1 when rec is a record of combination *index of config c, written as
+ * sw_measure writes one (every field present with its type and this
+ * combination's value); else 0 with the first problem in why. */
+int sw_record_check(const pp_sweep_config *c, json_t *rec, size_t *index, char *why, size_t len);
 
 /* ---- the sweep directory ---- */
 

@@ -1,6 +1,6 @@
 /* Running a plan: the pipeline with its stages mapped as the plan says, and
  * its mean cycle latency measured the way `pipeprof analyze` computes it
- * (DESIGN §4), so predicted and measured figures mean the same thing. */
+ * (docs/architecture.md §4), so predicted and measured figures mean the same thing. */
 #include <stdio.h>
 #include <string.h>
 

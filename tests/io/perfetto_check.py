@@ -53,14 +53,19 @@ def load_proto():
     except ImportError as e:
         print(f"skipped: {e.name} is not installed (run scripts/setup)")
         sys.exit(77)
-    out = tempfile.mkdtemp(prefix="pp_proto_")
-    rc = protoc.main(["protoc", f"-I{HERE}", f"--python_out={out}",
-                      os.path.join(HERE, "perfetto_subset.proto")])
-    if rc != 0:
-        print("perfetto_subset.proto does not compile")
-        sys.exit(1)
-    sys.path.insert(0, out)
-    return importlib.import_module("perfetto_subset_pb2")
+    # The generated module is needed only until it is imported: the folder
+    # goes at once, so that no run leaves a pp_proto_* behind in /tmp.
+    with tempfile.TemporaryDirectory(prefix="pp_proto_") as out:
+        rc = protoc.main(["protoc", f"-I{HERE}", f"--python_out={out}",
+                          os.path.join(HERE, "perfetto_subset.proto")])
+        if rc != 0:
+            print("perfetto_subset.proto does not compile")
+            sys.exit(1)
+        sys.path.insert(0, out)
+        try:
+            return importlib.import_module("perfetto_subset_pb2")
+        finally:
+            sys.path.remove(out)
 
 
 def value_of(a, strings):

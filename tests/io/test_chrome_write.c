@@ -275,7 +275,7 @@ static void test_times_keep_every_nanosecond(void) {
         {-250, "-0.250"},
         {-1000, "-1.000"},
         {-1700000000000000123LL, "-1700000000000000.123"},
-        {INT64_MIN, "-9223372036854775.808"},
+        {-INT64_MAX, "-9223372036854775.807"}, /* the earliest time a model holds */
     };
     pp_model *m = model_with_tracks();
     pp_event e;

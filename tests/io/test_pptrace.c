@@ -145,7 +145,7 @@ static pp_model *full_model(void) {
         event(m, PP_EV_SPAN, role, 0, role % 2 ? npu : gpu, -5 + role * 1000, 999 + role,
               role == 3 ? -7 : (int64_t)role, role ? 900 : 0, role ? 45 : 0, 0, 0.0, "infer",
               role ? "Embedding" : "");
-    event(m, PP_EV_SPAN, PP_ROLE_EXEC, 0, gpu, INT64_MIN, INT64_MAX, INT64_MAX, UINT64_MAX,
+    event(m, PP_EV_SPAN, PP_ROLE_EXEC, 0, gpu, -INT64_MAX, INT64_MAX, INT64_MAX, UINT64_MAX,
           UINT64_MAX, 0, 0.0, "extreme", "Embedding");
     event(m, PP_EV_INSTANT, 0, 0, host, 7, 0, -1, 0, 0, 0, 0.0, "tick", "");
     const double values[] = {-0.125, 3.75, 1e300, -0.0, -1e-300, NAN, INFINITY};
@@ -468,7 +468,12 @@ static void test_damaged_fields_are_refused(void) {
          "annotation 4: event 2 is before the previous annotation's event 3"},
         {an, an.at + 12 + 8, 4, 77777, "annotation 0: key string id 77777 out of range"},
         {th, th.at + 12 + 28 + 8, 4, 5000, "thread 1: name string id 5000 out of range"},
-        {me, me.at + 8, 4, (uint32_t)-2, "recording level -2 is below -1 (unknown)"},
+        {me, me.at + 8, 4, (uint32_t)-2, "recording level -2 is not -1 (unknown), 0, 1 or 2"},
+        /* a level the writers would then refuse to write */
+        {me, me.at + 8, 4, 16777217, "recording level 16777217 is not -1 (unknown), 0, 1 or 2"},
+        /* INT64_MIN has no decimal microsecond form that reads back */
+        {ev, cols + 8 * 3, 8, (uint64_t)INT64_MIN,
+         "event 3: time -9223372036854775808 ns is out of range (the earliest is -9223372036854775807)"},
         {me, me.at + 12, 4, 7000, "META: process_name string id 7000 out of range"},
         {an, an.at + 12 + 21 * 2 + 13, 8, (uint64_t)1 << 32,
          "annotation 2: value string id 4294967296 out of range"},
@@ -605,7 +610,7 @@ static void test_write_to_missing_directory_fails_cleanly(void) {
     EXPECT(access(path, F_OK) != 0);
     pp_model_meta_mut(m)->level = -2;
     EXPECT_EQ_I64(pp_pptrace_write(m, pp_test_path("level.pptrace"), &err), PP_EINVAL);
-    EXPECT_CONTAINS(err.msg, "level.pptrace: recording level -2 is below -1");
+    EXPECT_CONTAINS(err.msg, "level.pptrace: recording level -2 is not -1 (unknown), 0, 1 or 2");
     EXPECT(access(pp_test_path("level.pptrace"), F_OK) != 0);
     pp_model_free(m);
 }

@@ -20,7 +20,7 @@ expect "devices refuses an unknown backend" 2 "pipeprof: devices: unknown backen
 check "devices prints no table for an unknown backend" \
     test -z "$("$P" devices --backend opnvino 2>/dev/null)"
 run "$P" demo --backend tpu
-expect "demo refuses an unknown backend" 2 "demo: unknown backend \"tpu\" (have: cpu, openvino)"
+expect "demo refuses an unknown backend" 2 "pipeprof: demo: unknown backend \"tpu\" for the demo (have: cpu, openvino)"
 
 if [[ $("$P" --version) != *openvino* ]]; then
     run "$P" demo --backend openvino --out d

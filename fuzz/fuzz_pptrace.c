@@ -1,0 +1,60 @@
+/* libFuzzer harness: the .pptrace reader on any bytes (pp_pptrace_read; a
+ * truncated file's partial model too); the model it gives is walked and
+ * must survive a round trip through Chrome JSON. Every input is read twice:
+ * as is, and with each block's CRC recomputed, so that mutations reach the
+ * block decoders instead of stopping at the checksum. */
+#include <string.h>
+#include <zlib.h>
+
+#include "fuzz_input.h"
+#include "fuzz_model.h"
+#include "io/pptrace_format.h"
+
+static void read_once(const uint8_t *data, size_t size) {
+    char path[64];
+    int fd = fuzz_input_file(data, size, path);
+    if (fd < 0)
+        return;
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    int rc = pp_pptrace_read(path, &m, &err);
+    if (m) {
+        fuzz_walk_model(m);
+        if (rc == PP_OK)
+            fuzz_round_trip(m, ".json");
+    }
+    pp_model_free(m);
+    close(fd);
+}
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Recomputes the CRC of every whole block (head, payload, crc32). */
+static void fix_crcs(uint8_t *d, size_t size) {
+    size_t at = PPTRACE_HEADER_LEN;
+    while (at + PPTRACE_BLOCK_HEAD_LEN + PPTRACE_BLOCK_TAIL_LEN <= size) {
+        uint32_t len = get32(d + at + 4);
+        if (len > size - at - PPTRACE_BLOCK_HEAD_LEN - PPTRACE_BLOCK_TAIL_LEN)
+            return;
+        size_t covered = PPTRACE_BLOCK_HEAD_LEN + (size_t)len;
+        uint32_t crc = (uint32_t)crc32(0L, d + at, (uInt)covered);
+        for (int i = 0; i < 4; i++)
+            d[at + covered + (size_t)i] = (uint8_t)(crc >> 8 * i);
+        at += covered + PPTRACE_BLOCK_TAIL_LEN;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    read_once(data, size);
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy)
+        return 0;
+    memcpy(copy, data, size);
+    fix_crcs(copy, size);
+    if (memcmp(copy, data, size) != 0)
+        read_once(copy, size);
+    free(copy);
+    return 0;
+}
