@@ -16,8 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t n = pp_sweep_config_combinations(c);
         for (size_t i = 0; i < n && i < 4096; i++) {
             pp_workload w;
+            pp_model_input inputs[PP_MODEL_INPUTS_MAX];
             pp_sweep_config_key(c, i, key, sizeof key);
-            sw_workload(c, i, &w);
+            sw_workload(c, i, &w, inputs);
         }
         pp_sweep_config_free(c);
     }
