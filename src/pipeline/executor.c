@@ -58,9 +58,10 @@ struct pp_executor {
 /* The device's clock alignment as a mark with its method and error bound,
  * once per executor, at the start of its first exec (so that it lies in
  * the exec's window); nothing for devices that stamp with the session
- * clock. */
+ * clock, or when hardware times are not collected. */
 static void mark_clock(pp_executor *ex, const exec_slot *slot) {
-    if (!ex->clock.method || atomic_exchange(&ex->clock_marked, 1))
+    if (!ex->clock.method || !(ex->collect & PP_COLLECT_HW) ||
+        atomic_exchange(&ex->clock_marked, 1))
         return;
     if (pp_mark(ex->s, slot->track, ex->key_clock, slot->start_ns) != PP_OK)
         return;
@@ -240,7 +241,8 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
     if (recorded && slot->share >= 0)
         pp_annotate_double(ex->s, ex->key_share, slot->share);
     int64_t shift = 0;
-    if (recorded && have_profile && prof.queued_ns != 0) {
+    /* the split is hardware information: it follows the hw setting */
+    if (recorded && have_profile && (want & PP_COLLECT_HW) && prof.queued_ns != 0) {
         int64_t submit, queue, completion;
         shift = fit_shift(rec.ts_ns, end, &prof);
         split_wall(rec.ts_ns, end, &prof, shift, &submit, &queue, &completion);

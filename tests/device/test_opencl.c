@@ -7,6 +7,7 @@
 
 #include "device/workload.h"
 #include "pipeprof/device.h"
+#include "pipeprof/model.h"
 #include "reference.h"
 #include "testutil.h"
 
@@ -188,6 +189,73 @@ static void test_requests_in_flight_restart_from_callbacks(void) {
     pp_device_close(d);
 }
 
+/* The "clock" annotation of the first instant named `name`; its time in *ts. */
+static const char *mark_clock_of(const pp_model *m, const char *name, int64_t *ts) {
+    size_t count;
+    const pp_annotation *a = pp_model_annotations(m, &count);
+    for (size_t i = 0; i < pp_model_event_count(m); i++) {
+        pp_event e;
+        pp_model_event(m, i, &e);
+        if (e.kind != PP_EV_INSTANT || strcmp(pp_model_string(m, e.name), name) != 0)
+            continue;
+        *ts = e.ts_ns;
+        size_t first, k;
+        pp_model_annotations_of(m, i, &first, &k);
+        for (size_t j = first; j < first + k; j++)
+            if (strcmp(pp_model_string(m, a[j].key), "clock") == 0)
+                return pp_model_string(m, a[j].v.s);
+    }
+    return "(no such mark)";
+}
+
+/* A mark placed on an OpenCL stream while its request runs takes the
+ * device time at which the run ended: the mapped END of its last command,
+ * the request's dev_end_ns. At level 0 the queue keeps no timestamps, and
+ * the mark takes host time and says so. */
+static void test_mark_takes_the_end_of_the_last_command(void) {
+    pp_workload w;
+    pp_workload_init(&w);
+    w.nodes = 1024, w.in_dim = 256, w.out_dim = 256, w.layers = 3; /* runs for a while */
+    pp_device *d = open_cl();
+    for (int level = 1; level >= 0; level--) {
+        pp_compiled *c = NULL;
+        EXPECT_EQ_I64(pp_compiled_create_level(d, &w, 1, level, &c, NULL), PP_OK);
+        pp_session_config cfg;
+        pp_session_config_init(&cfg);
+        pp_session *s = NULL;
+        EXPECT_EQ_I64(pp_session_open(&cfg, &s), PP_OK);
+        EXPECT_EQ_I64(pp_session_start(s), PP_OK);
+        pp_track t;
+        EXPECT_EQ_I64(pp_track_device(s, "opencl:0", 0, "req 0", 0, &t), PP_OK);
+        pp_request *r = pp_compiled_request(c, 0);
+        EXPECT_EQ_I64(pp_request_start(r, NULL, NULL), PP_OK);
+        pp_mark_clock clock = PP_MARK_HOST;
+        EXPECT_EQ_I64(pp_request_mark(r, s, t, pp_intern("done"), &clock), PP_OK);
+        EXPECT_EQ_I64(clock, PP_MARK_DEVICE);
+        int running = pp_request_poll(r) == 0;
+        EXPECT(running); /* the mark waited for the run */
+        EXPECT_EQ_I64(pp_request_wait(r), PP_OK);
+        pp_request_profile prof;
+        EXPECT_EQ_I64(pp_request_profile_get(r, &prof), PP_OK);
+        EXPECT_EQ_I64(pp_session_stop(s, NULL), PP_OK);
+        pp_model *m = NULL;
+        EXPECT_EQ_I64(pp_model_from_session(s, &m), PP_OK);
+        int64_t ts = -1;
+        const char *how = m ? mark_clock_of(m, "done", &ts) : "";
+        if (level == 1) {
+            EXPECT_STR(how, "device");
+            if (running)
+                EXPECT_EQ_I64(ts, prof.dev_end_ns);
+        } else {
+            EXPECT_STR(how, "host");
+        }
+        pp_model_free(m);
+        pp_session_close(s);
+        pp_compiled_free(c);
+    }
+    pp_device_close(d);
+}
+
 static void expect_open_error(const char *spec, int code, const char *msg) {
     pp_device *d = NULL;
     pp_error err = {{0}};
@@ -236,6 +304,7 @@ int main(void) {
     RUN(test_profile_is_the_commands_device_times);
     RUN(test_level_0_reports_no_profile);
     RUN(test_requests_in_flight_restart_from_callbacks);
+    RUN(test_mark_takes_the_end_of_the_last_command);
     RUN(test_bad_specs_say_what_exists);
     RUN(test_list_names_what_opens);
     return pp_test_finish();

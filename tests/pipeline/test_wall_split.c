@@ -12,9 +12,10 @@
 /* The NPU's built-in launch overhead (include/pipeprof/device.h defaults). */
 #define NPU_LAUNCH_NS 250000
 
-static pp_model *run_two_at_once(const char *spec) {
+static pp_model *run_two_collecting(const char *spec, unsigned collect) {
     pp_session_config cfg;
     pp_session_config_init(&cfg);
+    cfg.collect = collect;
     pp_session *s = NULL;
     EXPECT_EQ_I64(pp_session_open(&cfg, &s), PP_OK);
     EXPECT_EQ_I64(pp_session_start(s), PP_OK);
@@ -32,6 +33,10 @@ static pp_model *run_two_at_once(const char *spec) {
     pp_model *m = recorded_model(s);
     pp_session_close(s);
     return m;
+}
+
+static pp_model *run_two_at_once(const char *spec) {
+    return run_two_collecting(spec, 0);
 }
 
 static const pp_exec_parts *parts(pp_report **r, const pp_model *m, size_t *n) {
@@ -89,8 +94,25 @@ static void test_cpu_handoff_parts_fit_the_wall(void) {
     pp_model_free(m);
 }
 
+/* The split is hardware information: a session collecting spans but not
+ * hardware times records none (nor any hw_ns), and every exec reads as
+ * unattributed. */
+static void test_no_split_without_hardware_times(void) {
+    pp_model *m = run_two_collecting("sim:NPU", PP_COLLECT_SPANS);
+    EXPECT_EQ_I64(pp_model_find_string(m, "submit_ns"), 0);
+    pp_report *r = NULL;
+    size_t n = 0;
+    const pp_exec_parts *x = parts(&r, m, &n);
+    EXPECT_EQ_U64(n, 2);
+    for (size_t i = 0; i < n; i++)
+        EXPECT_EQ_I64(x[i].parts.unattributed_ns, x[i].parts.wall_ns);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_sim_launch_is_submit_and_a_busy_unit_is_queue);
     RUN(test_cpu_handoff_parts_fit_the_wall);
+    RUN(test_no_split_without_hardware_times);
     return pp_test_finish();
 }

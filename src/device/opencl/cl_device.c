@@ -215,4 +215,5 @@ const pp_backend pp_backend_opencl = {
     .start = pp_cl_start,
     .clock = cl_clock,
     .list = cl_list,
+    .run_device_end = pp_cl_run_device_end,
 };

@@ -34,5 +34,8 @@ const char *pp_cl_status_text(cl_int rc, char buf[48]);
 int pp_cl_compile(pp_compiled *c, pp_error *err);
 void pp_cl_free_compiled(pp_compiled *c);
 int pp_cl_start(pp_request *r);
+/* Marks on a device stream (backend.h): the mapped END of the last run's
+ * last command, unshifted; PP_ENOTFOUND after a run at level 0. */
+int pp_cl_run_device_end(const pp_request *r, int64_t *end_ns);
 
 #endif

@@ -378,6 +378,13 @@ static int req_create(pp_compiled *c, const cl_model *m, pp_request *r, pp_error
     return PP_OK;
 }
 
+int pp_cl_run_device_end(const pp_request *r, int64_t *end_ns) {
+    if (r->dev_end_ns == 0)
+        return PP_ENOTFOUND; /* a run without profiling (level 0) has no device times */
+    *end_ns = r->dev_end_ns;
+    return PP_OK;
+}
+
 void pp_cl_free_compiled(pp_compiled *c) {
     for (int i = 0; i < c->nrequests; i++)
         req_free(&c->requests[i]);
