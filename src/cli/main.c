@@ -1,5 +1,6 @@
 /* pipeprof: the command-line tool. Dispatches to one file per subcommand. */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "io/outfile.h"
 #include "pipeprof/common.h"
 
 static const pp_command *const commands[] = {
@@ -96,6 +98,23 @@ int cli_unknown_option(const char *cmd, const char *arg) {
     return CLI_BADINPUT;
 }
 
+/* SIGINT, SIGTERM or SIGHUP while pipeprof writes a file: the half-written
+ * FILE.tmp.PID goes, then pipeprof dies of the signal as it would have. */
+static void on_terminating_signal(int sig) {
+    pp_outfile_remove_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void remove_partial_files_on_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) /* nohup stays */
+            signal(sigs[i], on_terminating_signal);
+    }
+}
+
 static void usage(FILE *out) {
     fprintf(out,
             "pipeprof %s: where does the time of a multi-stage inference pipeline go?\n\n"
@@ -108,6 +127,7 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+    remove_partial_files_on_signals();
     if (argc < 2) {
         usage(stderr);
         return CLI_BADINPUT;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,9 +28,33 @@ void pp_xfsz_restore(const sigset_t *saved) {
     pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+/* The temporary files being written now, for pp_outfile_remove_pending
+ * (a signal handler): a slot is filled before the file is created and
+ * emptied before its path is freed. */
+#define PENDING_MAX 16
+static _Atomic(char *) pending[PENDING_MAX];
+
+static void pending_set(const char *from, char *to) {
+    for (int i = 0; i < PENDING_MAX; i++) {
+        char *expected = (char *)from;
+        if (atomic_compare_exchange_strong(&pending[i], &expected, to))
+            return;
+    }
+}
+
+void pp_outfile_remove_pending(void) {
+    for (int i = 0; i < PENDING_MAX; i++) {
+        char *path = atomic_load(&pending[i]);
+        if (path)
+            unlink(path);
+    }
+}
+
 static void outfile_release(pp_outfile *o) {
     sigset_t saved = o->saved_mask;
     int masked = o->masked;
+    if (o->tmp_path)
+        pending_set(o->tmp_path, NULL);
     free(o->path);
     free(o->tmp_path);
     free(o->buf);
@@ -51,6 +76,7 @@ int pp_outfile_open(pp_outfile *o, const char *path, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
     }
     snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+    pending_set(NULL, o->tmp_path);
     o->f = fopen(o->tmp_path, "wb");
     if (!o->f) {
         int e = errno;

@@ -27,6 +27,10 @@ typedef struct pp_outfile {
     int failed; /* a write failed; commit will refuse */
 } pp_outfile;
 
+/* Removes every temporary file being written now. Async-signal-safe: for a
+ * program's SIGTERM / SIGINT handler (the CLI's), so that a killed write
+ * leaves nothing behind. (SIGKILL cannot be caught: its FILE.tmp.PID stays.) */
+void pp_outfile_remove_pending(void);
 /* Opens the temporary file; PP_EIO with a message naming `path` in err. */
 int pp_outfile_open(pp_outfile *o, const char *path, pp_error *err);
 /* Appends bytes; errors are remembered and reported by commit. */

@@ -1,24 +1,29 @@
 /* Many threads recording at once against a budget that forces drops: nothing
- * is lost silently. recorded + dropped = emitted, exactly, per thread and in
- * total, under both overflow policies. */
+ * is lost silently. recorded + dropped = emitted, exactly, per thread (each
+ * thread makes a different number, so a count given to the wrong thread
+ * shows) and in total, under both overflow policies; the ring keeps each
+ * thread's newest records. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pipeprof/model.h"
 #include "testutil.h"
 
-#define THREADS 8
+#define THREADS 16
 
 typedef struct {
     pp_session *s;
     long events;
     long refused; /* calls that returned PP_EFULL */
     long failed;  /* calls that returned anything else but PP_OK */
+    int64_t tid;
 } worker;
 
 static void *record_spans(void *p) {
     worker *w = p;
+    w->tid = (int64_t)gettid();
     pp_track t;
     pp_track_thread(w->s, NULL, &t);
     pp_span_rec r;
@@ -41,7 +46,12 @@ static void *record_spans(void *p) {
 static long events_per_thread(void) {
     /* 1M per thread normally; fewer under sanitizers, which slow every store. */
     const char *san = getenv("PP_SANITIZE");
-    return san && *san ? 200000 : 1000000;
+    return san && *san ? 100000 : 1000000;
+}
+
+/* Thread i makes a few thousand more records than thread i - 1. */
+static long events_of(long per_thread, int i) {
+    return per_thread + 3001L * i;
 }
 
 static void run_policy(pp_overflow overflow) {
@@ -50,13 +60,15 @@ static void run_policy(pp_overflow overflow) {
     pp_session *s;
     pp_session_config_init(&cfg);
     cfg.max_records = (uint64_t)(THREADS * per_thread / 3);
+    uint64_t made = 0;
     cfg.overflow = overflow;
     EXPECT_EQ_I64(pp_session_open(&cfg, &s), PP_OK);
     pp_session_start(s);
     worker w[THREADS];
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker){.s = s, .events = per_thread};
+        w[i] = (worker){.s = s, .events = events_of(per_thread, i)};
+        made += (uint64_t)w[i].events;
         pthread_create(&th[i], NULL, record_spans, &w[i]);
     }
     for (int i = 0; i < THREADS; i++)
@@ -66,7 +78,7 @@ static void run_policy(pp_overflow overflow) {
     pp_session_stats st;
     pp_session_stats_get(s, &st);
     EXPECT_EQ_U64(st.threads, THREADS);
-    EXPECT_EQ_U64(st.recorded + st.dropped, (uint64_t)THREADS * per_thread);
+    EXPECT_EQ_U64(st.recorded + st.dropped, made);
     /* the ring gives a thread that came too late one chunk of its own */
     EXPECT(st.recorded <= cfg.max_records + (overflow == PP_OVERFLOW_RING ? THREADS * 4096 : 0));
     EXPECT(st.dropped > 0);
@@ -87,10 +99,45 @@ static void run_policy(pp_overflow overflow) {
     uint64_t dropped = 0;
     for (size_t i = 0; i < pp_model_thread_count(m); i++) {
         const pp_thread_info *t = pp_model_thread(m, i);
-        EXPECT_EQ_U64(t->recorded + t->dropped, (uint64_t)per_thread);
+        const worker *own = NULL;
+        for (int k = 0; k < THREADS; k++)
+            own = w[k].tid == t->tid ? &w[k] : own;
+        EXPECT(own != NULL);
+        if (!own)
+            continue;
+        EXPECT_EQ_U64(t->recorded + t->dropped, (uint64_t)own->events);
+        if (overflow == PP_OVERFLOW_DROP)
+            EXPECT_EQ_U64(t->dropped, (uint64_t)own->refused);
         dropped += t->dropped;
     }
     EXPECT_EQ_U64(dropped, st.dropped);
+    /* which records a thread kept: its first ones under drop, its newest
+     * under the ring (batch = the record's index in its thread) */
+    int64_t lo[THREADS], hi[THREADS];
+    uint64_t kept[THREADS] = {0};
+    for (int k = 0; k < THREADS; k++)
+        lo[k] = INT64_MAX, hi[k] = -1;
+    for (size_t i = 0; i < pp_model_event_count(m); i++) {
+        pp_event e;
+        pp_model_event(m, i, &e);
+        const pp_track_info *t = pp_model_track(m, e.track);
+        for (int k = 0; k < THREADS; k++) {
+            if (w[k].tid != t->tid)
+                continue;
+            lo[k] = e.batch < lo[k] ? e.batch : lo[k];
+            hi[k] = e.batch > hi[k] ? e.batch : hi[k];
+            kept[k]++;
+        }
+    }
+    for (int k = 0; k < THREADS; k++) {
+        if (kept[k] == 0)
+            continue;
+        EXPECT_EQ_I64(hi[k] - lo[k] + 1, (int64_t)kept[k]); /* no gap */
+        if (overflow == PP_OVERFLOW_DROP)
+            EXPECT_EQ_I64(lo[k], 0);
+        else
+            EXPECT_EQ_I64(hi[k], w[k].events - 1);
+    }
     EXPECT_EQ_U64(pp_model_meta_get(m)->dropped_records, st.dropped);
     pp_model_free(m);
     pp_session_close(s);
