@@ -87,8 +87,16 @@ else
     done
     check "top ends with status 0 after the demo" grep -q "TOP-EXIT=0" <<<"$done_screen"
     check "the final view stays on the screen" grep -q "finished after" <<<"$done_screen"
-    check "a window longer than the run holds its 2000 measured and 2 warm-up batches" \
-        grep -q "over 2002 complete batches" <<<"$done_screen"
+    # exact when the view kept up; on a loaded machine it may lag, and then
+    # it must say how many spans it lost and count fewer batches
+    if grep -q "loss: 0 lost by this view" <<<"$done_screen"; then
+        check "a window longer than the run holds its 2000 measured and 2 warm-up batches" \
+            grep -q "over 2002 complete batches" <<<"$done_screen"
+    else
+        complete=$(grep -o "over [0-9]* complete batches" <<<"$done_screen" | tail -1 | tr -dc 0-9)
+        check "a view that lagged says so and counts fewer than 2002 batches" \
+            test -n "$complete" -a "${complete:-9999}" -lt 2002
+    fi
     tmux -S "$sock" kill-server 2>/dev/null
 fi
 

@@ -45,6 +45,12 @@ def assert_close(got, x, w):
     np.testing.assert_allclose(got, expected(x, w), rtol=2e-2, atol=0.1)
 
 
+def us(delta):
+    """A timedelta in whole microseconds, exactly (total_seconds() * 1e6 is
+    a float, and int() of 3993.9999 is 3993)."""
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
 def test_executor_records_one_exec_per_request_with_hw_time(core, weights):
     prof = pipeprof.Profiler(None, level=1).start()
     ex = StageExecutor(dense_relu(weights), "CPU", stage="embed", requests=2, core=core, profiler=prof)
@@ -74,8 +80,8 @@ def test_hw_and_transfer_follow_the_rule(core, weights):
     info = request.profiling_info
     hw, xfer, ops_run = request_profile(info)
     executed = [i for i in info if i.status == ov.ProfilingInfo.Status.EXECUTED]
-    assert hw == sum(int(i.real_time.total_seconds() * 1e6) * 1000 for i in executed)
-    assert xfer == sum(int(i.real_time.total_seconds() * 1e6) * 1000 for i in executed
+    assert hw == sum(us(i.real_time) * 1000 for i in executed)
+    assert xfer == sum(us(i.real_time) * 1000 for i in executed
                        if i.node_type in TRANSFER_TYPES)
     assert [i.node_name for i in ops_run] == [i.node_name for i in executed]
 
