@@ -233,8 +233,9 @@ class DeviceExecutor:
 
     def start(self, inputs, batch=-1, share=None):
         """Starts one request on `inputs` (rows x in_dim, or {0: rows}) for
-        `batch`; returns the key of its result. `share` is accepted for the
-        StageExecutor interface; the C executor records no share."""
+        `batch`; returns the key of its result. `share` (0..1, the part of
+        the batch's work this request does) is recorded as the exec's "share"
+        annotation, from which the analyzer starts its data-parallel split."""
         w = self.workload
         x = np.ascontiguousarray(inputs[0] if isinstance(inputs, dict) else inputs,
                                  dtype=np.float32)
@@ -248,6 +249,7 @@ class DeviceExecutor:
             (ctypes.c_float * (w.nodes * w.in_dim)).from_address(_lib.pp_request_input(req)))
         buf[:x.size] = x.ravel()
         buf[x.size:] = 0
+        _lib.pp_executor_set_share(ex, req, -1.0 if share is None else float(share))
         rc = _lib.pp_executor_start(ex, req, batch, None, None)
         check(rc, f"executor {self.name} on {self.device_obj.label}: batch {batch}")
         key = self._next_key

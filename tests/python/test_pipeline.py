@@ -200,3 +200,42 @@ def test_a_failing_stage_stops_the_run_and_names_itself():
     with pytest.raises(ValueError, match="bad batch") as info:
         pipe.run(np.arange(40.0).reshape(20, 2))   # batch b: [2b, 2b + 1], halved first
     assert "stage 'broken' on batch 3" in "".join(info.value.__notes__)
+
+
+def dp_parts(report, stage):
+    (dp,) = [d for d in report["data_parallel"] if d["stage"] == stage]
+    return {p["device"]: p for p in dp["devices"]}
+
+
+def test_configured_split_is_recorded_and_reported():
+    """A data-parallel stage records each request's part of the batch, so the
+    report's shares are the configured split (1:3), not an assumed even one."""
+    cpu, npu = pipeprof.device("cpu"), pipeprof.device("sim:NPU")
+    with pipeprof.Profiler() as prof:
+        stage = pipeprof.Stage("Embed", [cpu, npu], workloads.matmul(NODES, 16, 16), split=[1, 3])
+        for b in range(3):
+            stage.run(np.zeros((NODES, 16), np.float32), batch=b)
+    parts = dp_parts(prof.trace().summary(), "Embed")
+    assert parts["CPU"]["share"] == pytest.approx(0.25)
+    assert parts["NPU"]["share"] == pytest.approx(0.75)
+    assert all(p["share_recorded"] for p in parts.values())
+
+
+def test_builtin_executors_record_the_share_they_are_given():
+    """StageExecutors over built-in devices in a DataParallelStage record the
+    share of the rows each gets, as OpenVINO executors do."""
+    if ASAN:
+        pytest.skip("OpenVINO cannot run under AddressSanitizer (see test_openvino.py)")
+    pytest.importorskip("openvino", reason="openvino is not installed (run scripts/setup)")
+    from pipeprof.openvino import DataParallelStage, StageExecutor
+    w = workloads.matmul(NODES, 16, 16)
+    with pipeprof.Profiler() as prof:
+        stage = DataParallelStage("Embed", [StageExecutor(w, pipeprof.device("cpu")),
+                                            StageExecutor(w, pipeprof.device("sim:NPU"))],
+                                  split=[3, 1])
+        for b in range(3):
+            stage.run(np.zeros((NODES, 16), np.float32), batch=b)
+    parts = dp_parts(prof.trace().summary(), "Embed")
+    assert parts["CPU"]["share"] == pytest.approx(0.75, abs=0.01)
+    assert parts["NPU"]["share"] == pytest.approx(0.25, abs=0.01)
+    assert all(p["share_recorded"] for p in parts.values())
