@@ -84,7 +84,7 @@ check "convert killed at random points: no partial output, no .tmp after SIGTERM
     test "$bad_convert" = 0
 
 # A program recording until killed (tests/capture's child: 1000 spans at
-# once, then one a millisecond).
+# once, then one a millisecond), killed once it has begun.
 child=$PP_BINARY_DIR/tests/capture_test_env
 bad_record=0
 if [[ ${PP_SANITIZE:-} == thread ]]; then
@@ -94,9 +94,13 @@ else
         for sig in KILL TERM INT; do
             for ((k = 0; k < rounds; k++)); do
                 rm -f "rec.$ext" "rec.$ext".tmp.*
-                PIPEPROF_OUTPUT=$tmp/rec.$ext spawn "$child" child -1 -1
+                # the child says on fd 3 when its first 1000 spans are in
+                rm -f ready && mkfifo ready
+                exec 4<>ready # a reader first, so that the child's open does not block
+                PIPEPROF_OUTPUT=$tmp/rec.$ext spawn "$child" child -1 3 3>ready
                 pid=$!
-                sleep 0.1
+                read -r -n 1 -t 20 _ <&4
+                exec 4<&-
                 delay 300
                 kill -"$sig" "$pid"
                 reap "$pid"

@@ -89,5 +89,5 @@ json.dump(d, open(sys.argv[1], "w"))
 PYEOF
 run "$P" sweep merge many --out many.merged
 expect "a huge shard count is refused" 2 \
-    "many/fingerprint.json: shard 1/200000000, but only 1 directory given: merge all 200000000 shards"
+    "shard 2/200000000 is missing (run it with --shard 2/200000000"
 finish
