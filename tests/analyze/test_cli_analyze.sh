@@ -83,7 +83,7 @@ expect "no trace" 2 "analyze: expected a TRACE"
 run "$P" analyze "$D/pipeline_small.json" --region warmup
 expect "unknown region lists the regions" 2 'no region named "warmup"' '(regions: "warm up")'
 run "$P" analyze "$D/pipeline_small.json" --from 700000 --to 400000
-expect "empty window" 2 "--from 700000 is not before --to 400000: the window would be empty"
+expect "empty window" 2 "the window is empty"
 run "$P" analyze "$D/pipeline_small.json" --from -5
 expect "--from takes a whole number" 2 '--from "-5": expected a whole number'
 run "$P" analyze "$D/pipeline_small.json" --region a --exclude-region b

@@ -69,7 +69,7 @@ for i in 1 2; do
     expect "shard $i/2 runs its half" 0 "12 of 12 combinations" "shard $i/2 complete"
 done
 run "$PP_CLI" sweep merge "$tmp/s1" --out "$tmp/m1"
-expect "merge refuses a missing shard" 2 "but only 1 directory given: merge all 2 shards"
+expect "merge refuses a missing shard" 2 "shard 2/2 is missing"
 run "$PP_CLI" sweep merge "$tmp/s1" "$tmp/s2" --out "$tmp/merged"
 expect "shards merge" 0 "merged 2 shards into $tmp/merged"
 check "merged tables equal the unsharded sweep's" test "$(tables "$tmp/whole")" = "$(tables "$tmp/merged")"
