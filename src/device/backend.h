@@ -116,4 +116,23 @@ void pp_request_finish(pp_request *r, int status);
  * taken from r->marks under r->lock as the run was marked finished. */
 void pp_request_record_marks(pp_request *r, struct pp_stream_mark *marks);
 
+/* The thread a backend keeps per request slot (req_thread.c): each kick
+ * makes it call run(r) once, off the caller's thread; run ends with
+ * pp_request_finish. */
+typedef struct pp_req_thread {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int pending, quit, started; /* pending and quit guarded by lock */
+    pp_request *r;
+    void (*run)(pp_request *r);
+} pp_req_thread;
+
+/* Starts the thread, named "pp-PREFIX-reqN"; PP_ENOMEM when it cannot. */
+int pp_req_thread_start(pp_req_thread *t, pp_request *r, void (*run)(pp_request *r),
+                        const char *prefix);
+void pp_req_thread_kick(pp_req_thread *t);
+/* Lets a kicked run finish, then joins the thread; accepts one never started. */
+void pp_req_thread_stop(pp_req_thread *t);
+
 #endif

@@ -27,10 +27,7 @@ typedef struct cpu_model {
 } cpu_model;
 
 typedef struct cpu_worker {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int pending, quit;
+    pp_req_thread thread;
     float *work[2]; /* nodes x max(in, out) each */
 } cpu_worker;
 
@@ -141,29 +138,14 @@ static void compute(pp_request *r) {
     r->dev_end_ns = pp_now();
 }
 
-static void *worker_main(void *arg) {
-    pp_request *r = arg;
-    cpu_worker *wk = r->impl;
-    for (;;) {
-        pthread_mutex_lock(&wk->lock);
-        while (!wk->pending && !wk->quit)
-            pthread_cond_wait(&wk->wake, &wk->lock);
-        int quit = wk->quit && !wk->pending;
-        wk->pending = 0;
-        pthread_mutex_unlock(&wk->lock);
-        if (quit)
-            return NULL;
-        compute(r);
-        pp_request_finish(r, PP_OK);
-    }
+/* One run, on the request's thread. */
+static void worker_run(pp_request *r) {
+    compute(r);
+    pp_request_finish(r, PP_OK);
 }
 
 static int cpu_start(pp_request *r) {
-    cpu_worker *wk = r->impl;
-    pthread_mutex_lock(&wk->lock);
-    wk->pending = 1;
-    pthread_cond_signal(&wk->wake);
-    pthread_mutex_unlock(&wk->lock);
+    pp_req_thread_kick(&((cpu_worker *)r->impl)->thread);
     return PP_OK;
 }
 
@@ -171,13 +153,7 @@ static void worker_free(pp_request *r) {
     cpu_worker *wk = r->impl;
     if (!wk)
         return;
-    pthread_mutex_lock(&wk->lock);
-    wk->quit = 1;
-    pthread_cond_signal(&wk->wake);
-    pthread_mutex_unlock(&wk->lock);
-    pthread_join(wk->thread, NULL);
-    pthread_mutex_destroy(&wk->lock);
-    pthread_cond_destroy(&wk->wake);
+    pp_req_thread_stop(&wk->thread);
     free(wk->work[0]);
     free(wk->work[1]);
     free(wk);
@@ -198,21 +174,14 @@ static int worker_create(pp_request *r) {
         free(wk);
         return PP_ENOMEM;
     }
-    pthread_mutex_init(&wk->lock, NULL);
-    pthread_cond_init(&wk->wake, NULL);
     r->impl = wk; /* before the thread starts: it reads it */
-    if (pthread_create(&wk->thread, NULL, worker_main, r) != 0) {
-        pthread_mutex_destroy(&wk->lock);
-        pthread_cond_destroy(&wk->wake);
+    if (pp_req_thread_start(&wk->thread, r, worker_run, "cpu") != PP_OK) {
         free(wk->work[0]);
         free(wk->work[1]);
         free(wk);
         r->impl = NULL;
         return PP_ENOMEM;
     }
-    char name[16];
-    snprintf(name, sizeof name, "pp-cpu-req%d", r->index % 100);
-    pthread_setname_np(wk->thread, name);
     return PP_OK;
 }
 

@@ -39,10 +39,7 @@ typedef struct cl_req {
     cl_uint dims[PP_WL_MAX_OPS];
     cl_event events[PP_MAX_OPS]; /* of the running request's commands */
     size_t nevents;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int pending, quit, has_thread;
+    pp_req_thread waiter; /* waits for each started run */
 } cl_req;
 
 static int cl_fail(pp_error *err, const char *what, cl_int rc) {
@@ -274,24 +271,14 @@ static void release_events(cl_req *q) {
     q->nevents = 0;
 }
 
-static void *waiter_main(void *arg) {
-    pp_request *r = arg;
+/* One run's end, on the request's waiter thread. */
+static void wait_run(pp_request *r) {
     cl_req *q = r->impl;
-    for (;;) {
-        pthread_mutex_lock(&q->lock);
-        while (!q->pending && !q->quit)
-            pthread_cond_wait(&q->wake, &q->lock);
-        int quit = q->quit && !q->pending;
-        q->pending = 0;
-        pthread_mutex_unlock(&q->lock);
-        if (quit)
-            return NULL;
-        int status = clWaitForEvents(1, &q->events[q->nevents - 1]) == CL_SUCCESS ? PP_OK : PP_EIO;
-        if (status == PP_OK && r->compiled->level >= 1)
-            status = read_profile(r, q);
-        release_events(q);
-        pp_request_finish(r, status);
-    }
+    int status = clWaitForEvents(1, &q->events[q->nevents - 1]) == CL_SUCCESS ? PP_OK : PP_EIO;
+    if (status == PP_OK && r->compiled->level >= 1)
+        status = read_profile(r, q);
+    release_events(q);
+    pp_request_finish(r, status);
 }
 
 int pp_cl_start(pp_request *r) {
@@ -323,10 +310,7 @@ int pp_cl_start(pp_request *r) {
         release_events(q);
         return rc == CL_OUT_OF_HOST_MEMORY ? PP_ENOMEM : PP_EIO;
     }
-    pthread_mutex_lock(&q->lock);
-    q->pending = 1;
-    pthread_cond_signal(&q->wake);
-    pthread_mutex_unlock(&q->lock);
+    pp_req_thread_kick(&q->waiter);
     return PP_OK;
 }
 
@@ -334,15 +318,7 @@ static void req_free(pp_request *r) {
     cl_req *q = r->impl;
     if (!q)
         return;
-    if (q->has_thread) {
-        pthread_mutex_lock(&q->lock);
-        q->quit = 1;
-        pthread_cond_signal(&q->wake);
-        pthread_mutex_unlock(&q->lock);
-        pthread_join(q->thread, NULL);
-        pthread_mutex_destroy(&q->lock);
-        pthread_cond_destroy(&q->wake);
-    }
+    pp_req_thread_stop(&q->waiter);
     for (size_t i = 0; i < PP_WL_MAX_OPS; i++)
         if (q->kernel[i])
             clReleaseKernel(q->kernel[i]);
@@ -364,17 +340,8 @@ static int req_create(pp_compiled *c, const cl_model *m, pp_request *r, pp_error
     cl_int rc = req_build(c, m, q);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "cannot create a request's queue, buffers and kernels", rc);
-    pthread_mutex_init(&q->lock, NULL);
-    pthread_cond_init(&q->wake, NULL);
-    if (pthread_create(&q->thread, NULL, waiter_main, r) != 0) {
-        pthread_mutex_destroy(&q->lock);
-        pthread_cond_destroy(&q->wake);
+    if (pp_req_thread_start(&q->waiter, r, wait_run, "cl") != PP_OK)
         return pp_set_error(err, PP_ENOMEM, "opencl: cannot start a waiter thread");
-    }
-    q->has_thread = 1;
-    char name[16];
-    snprintf(name, sizeof name, "pp-cl-req%d", r->index % 100);
-    pthread_setname_np(q->thread, name);
     return PP_OK;
 }
 

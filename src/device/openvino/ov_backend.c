@@ -19,11 +19,7 @@
 typedef struct ov_req {
     ov_infer_request_t *req;
     ov_tensor_t *input, *output;
-    pthread_t thread;
-    int have_thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int pending, quit; /* guarded by lock */
+    pp_req_thread waiter; /* waits for each started run */
     int64_t start_ns;
     pp_ov_names names;
     pp_op_profile *ops; /* when the model reports more than PP_MAX_OPS ops */
@@ -34,15 +30,7 @@ static void request_free(pp_request *r) {
     ov_req *q = r->impl;
     if (!q)
         return;
-    if (q->have_thread) {
-        pthread_mutex_lock(&q->lock);
-        q->quit = 1;
-        pthread_cond_signal(&q->wake);
-        pthread_mutex_unlock(&q->lock);
-        pthread_join(q->thread, NULL);
-    }
-    pthread_mutex_destroy(&q->lock);
-    pthread_cond_destroy(&q->wake);
+    pp_req_thread_stop(&q->waiter);
     if (q->req)
         ov_infer_request_free(q->req);
     if (q->input)
@@ -74,20 +62,9 @@ static void finish_run(pp_request *r, ov_status_e st) {
     pp_request_finish(r, status);
 }
 
-static void *waiter_main(void *arg) {
-    pp_request *r = arg;
-    ov_req *q = r->impl;
-    for (;;) {
-        pthread_mutex_lock(&q->lock);
-        while (!q->pending && !q->quit)
-            pthread_cond_wait(&q->wake, &q->lock);
-        int quit = q->quit && !q->pending;
-        q->pending = 0;
-        pthread_mutex_unlock(&q->lock);
-        if (quit)
-            return NULL;
-        finish_run(r, ov_infer_request_wait(q->req));
-    }
+/* One run's end, on the request's waiter thread. */
+static void wait_run(pp_request *r) {
+    finish_run(r, ov_infer_request_wait(((ov_req *)r->impl)->req));
 }
 
 static int tensor_on(float *data, int64_t rows, int64_t cols, ov_tensor_t **out) {
@@ -169,21 +146,15 @@ static int request_create(pp_request *r, ov_compiled_model_t *compiled, pp_error
     ov_req *q = calloc(1, sizeof *q);
     if (!q)
         return pp_set_error(err, PP_ENOMEM, "openvino: out of memory");
-    pthread_mutex_init(&q->lock, NULL);
-    pthread_cond_init(&q->wake, NULL);
     r->impl = q;
     ov_status_e st = ov_compiled_model_create_infer_request(compiled, &q->req);
     if (st == OK)
         st = bind_tensors(r, q);
     if (st != OK)
         return pp_set_error(err, PP_EIO, "openvino: request %d: %s", r->index, pp_ov_last_error(st));
-    if (pthread_create(&q->thread, NULL, waiter_main, r) != 0)
+    if (pp_req_thread_start(&q->waiter, r, wait_run, "ov") != PP_OK)
         return pp_set_error(err, PP_ENOMEM, "openvino: cannot start the waiter thread of request %d",
                             r->index);
-    q->have_thread = 1;
-    char name[16];
-    snprintf(name, sizeof name, "pp-ov-req%d", r->index % 100);
-    pthread_setname_np(q->thread, name);
     return PP_OK;
 }
 
@@ -220,10 +191,7 @@ static int ov_start(pp_request *r) {
     q->start_ns = pp_now();
     if (ov_infer_request_start_async(q->req) != OK)
         return PP_EIO;
-    pthread_mutex_lock(&q->lock);
-    q->pending = 1;
-    pthread_cond_signal(&q->wake);
-    pthread_mutex_unlock(&q->lock);
+    pp_req_thread_kick(&q->waiter);
     return PP_OK;
 }
 

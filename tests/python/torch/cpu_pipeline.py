@@ -29,13 +29,13 @@ def work(rows, layers):
     return x
 
 
-todo = [queue.Queue(), queue.Queue()]
+work_queues = [queue.Queue(), queue.Queue()]
 done = queue.Queue()
 
 
 def worker(i):
     while True:
-        item = todo[i].get()
+        item = work_queues[i].get()
         if item is None:
             return
         b, rows = item
@@ -57,14 +57,14 @@ with profile(activities=[ProfilerActivity.CPU],
         with record_function("Partition"):
             halves = x.split(128)
         for i in range(2):
-            todo[i].put((b, halves[i].shape[0]))
+            work_queues[i].put((b, halves[i].shape[0]))
         parts = [done.get() for _ in range(2)]
         with record_function("Merge"):
             y = torch.cat(parts)
         with record_function("Stage3_Classifier"):
             work(64, 2)
         prof.step()
-for q in todo:
+for q in work_queues:
     q.put(None)
 for t in threads:
     t.join()
