@@ -33,8 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_stats.h"
-#include "device/workload.h"
+#include "bench_requests.h"
 #include "pipeprof/device.h"
 
 #define ROUNDS 9
@@ -45,33 +44,8 @@
  * time per request (*cpu). */
 static double us_per_request(pp_device *d, const pp_workload *w, int level, int requests,
                              double *cpu) {
-    pp_compiled *c = NULL;
-    pp_error err = {{0}};
-    if (pp_compiled_create_level(d, w, INFLIGHT, level, &c, &err) != PP_OK) {
-        fprintf(stderr, "bench_opencl: %s\n", err.msg);
-        exit(1);
-    }
-    for (int i = 0; i < INFLIGHT; i++)
-        pp_wl_fill_input(w, (uint64_t)i, pp_request_input(pp_compiled_request(c, i)));
-    double cpu0 = bench_process_cpu_us();
-    int64_t t0 = pp_now();
-    int failed = 0;
-    for (int k = 0; k < requests; k++) {
-        pp_request *r = pp_compiled_request(c, k % INFLIGHT);
-        if (k >= INFLIGHT)
-            failed |= pp_request_wait(r) != PP_OK;
-        failed |= pp_request_start(r, NULL, NULL) != PP_OK;
-    }
-    for (int i = 0; i < INFLIGHT; i++)
-        failed |= pp_request_wait(pp_compiled_request(c, i)) != PP_OK;
-    int64_t t1 = pp_now();
-    *cpu = (bench_process_cpu_us() - cpu0) / requests;
-    pp_compiled_free(c);
-    if (failed) {
-        fprintf(stderr, "bench_opencl: a request failed\n");
-        exit(1);
-    }
-    return (double)(t1 - t0) / 1e3 / requests;
+    return (double)bench_requests("bench_opencl", d, w, level, INFLIGHT, requests, cpu) / 1e3 /
+           requests;
 }
 
 static void bench_model(pp_device *d, const char *name, const pp_workload *w, int requests) {

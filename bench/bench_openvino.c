@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_stats.h"
-#include "device/workload.h"
+#include "bench_requests.h"
 #include "pipeprof/device.h"
 
 #define ROUNDS 15
@@ -30,33 +29,8 @@
 /* Requests per second of w compiled at `level` on d, over `requests`
  * requests with INFLIGHT in flight, and the CPU time per request (*cpu). */
 static double rate(pp_device *d, const pp_workload *w, int level, int requests, double *cpu) {
-    pp_compiled *c = NULL;
-    pp_error err = {{0}};
-    if (pp_compiled_create_level(d, w, INFLIGHT, level, &c, &err) != PP_OK) {
-        fprintf(stderr, "bench_openvino: %s\n", err.msg);
-        exit(1);
-    }
-    for (int i = 0; i < INFLIGHT; i++)
-        pp_wl_fill_input(w, (uint64_t)i, pp_request_input(pp_compiled_request(c, i)));
-    double cpu0 = bench_process_cpu_us();
-    int64_t t0 = pp_now();
-    int failed = 0;
-    for (int k = 0; k < requests; k++) {
-        pp_request *r = pp_compiled_request(c, k % INFLIGHT);
-        if (k >= INFLIGHT)
-            failed |= pp_request_wait(r) != PP_OK;
-        failed |= pp_request_start(r, NULL, NULL) != PP_OK;
-    }
-    for (int i = 0; i < INFLIGHT; i++)
-        failed |= pp_request_wait(pp_compiled_request(c, i)) != PP_OK;
-    int64_t t1 = pp_now();
-    *cpu = (bench_process_cpu_us() - cpu0) / requests;
-    pp_compiled_free(c);
-    if (failed) {
-        fprintf(stderr, "bench_openvino: a request failed\n");
-        exit(1);
-    }
-    return (double)requests * 1e9 / (double)(t1 - t0);
+    return (double)requests * 1e9 /
+           (double)bench_requests("bench_openvino", d, w, level, INFLIGHT, requests, cpu);
 }
 
 static void bench_model(pp_device *d, const char *name, const pp_workload *w, int requests) {
