@@ -341,12 +341,16 @@ static int hw_quality(pp_report *r) {
 /* Annotations that a pattern would label, when none was given and
  * something is left unlabeled. */
 static int unlabeled(pp_report *r) {
-    if (!r->hint)
+    if (r->patterns)
         return PP_OK;
     size_t missing = 0;
     for (size_t i = 0; i < r->nreal; i++)
         missing += r->execs[i].stage == AN_NONE || r->execs[i].batch < 0;
     if (missing == 0 && r->nstages > 0)
+        return PP_OK;
+    if (an_pattern_hint(r) != PP_OK)
+        return PP_ENOMEM;
+    if (!r->hint)
         return PP_OK;
     return add(r, an_strdupf("Unlabeled: %zu of %zu execs have no stage or batch; %s.", missing,
                              r->nreal, r->hint));

@@ -170,6 +170,8 @@ int an_host_execs(pp_report *r, pp_error *err) {
         return pp_set_error(err, rc, "out of memory");
     if (r->nexecs > 0)
         return PP_OK;
+    if (an_pattern_hint(r) != PP_OK)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
     return pp_set_error(err, PP_EINVAL,
                         "the trace has no execs (spans of role exec, GPU kernels and memcpys of "
                         "a PyTorch-profiler trace) and no stage spans (spans naming a stage and "

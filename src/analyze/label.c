@@ -258,9 +258,9 @@ static int hosts_from_fields(pp_report *r, size_t *cap) {
                            ? c->role[i]
                            : PP_ROLE_STAGE;
         uint32_t s = an_stage_of_string(r, c->stage[i]);
-        if (s == AN_NONE || host_add(r, cap, &(an_host){0}) != PP_OK)
+        an_host h = host_of_event(r, i, role, s, c->batch[i]);
+        if (s == AN_NONE || host_add(r, cap, &h) != PP_OK)
             return PP_ENOMEM;
-        r->host[r->nhost - 1] = host_of_event(r, i, role, s, c->batch[i]);
     }
     return PP_OK;
 }
@@ -282,10 +282,10 @@ static int hosts_from_patterns(pp_report *r, size_t *cap, const label_span *l, s
         if (role != PP_ROLE_NONE && l[i].stage_from != SIZE_MAX &&
             (s = stage_of_label(r, l, l[i].stage_from, nl)) == AN_NONE)
             return PP_ENOMEM;
-        if (host_add(r, cap, &(an_host){0}) != PP_OK)
+        an_host h = host_of_event(r, l[i].event, role, s, l[i].batch);
+        h.from_pattern = 1;
+        if (host_add(r, cap, &h) != PP_OK)
             return PP_ENOMEM;
-        r->host[r->nhost - 1] = host_of_event(r, l[i].event, role, s, l[i].batch);
-        r->host[r->nhost - 1].from_pattern = 1;
     }
     return PP_OK;
 }
@@ -326,10 +326,9 @@ int an_labels_collect(pp_report *r, const pp_analyze_options *o, pp_error *err) 
         return rc;
     size_t cap = 0;
     rc = hosts_from_fields(r, &cap);
+    r->patterns = p.any;
     if (rc == PP_OK && p.any)
         rc = label_with_patterns(r, &p, &cap);
-    if (rc == PP_OK && !p.any)
-        rc = an_pattern_hint(r);
     patterns_free(&p);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -141,6 +141,7 @@ struct pp_report {
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
     an_host *host;
     size_t nhost;
+    int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
     uint32_t *stage_of_string; /* model string id -> stage index, AN_NONE */
@@ -220,7 +221,8 @@ int an_finding_add(pp_report *r, char *text);
 /* Helpers shared by the steps. */
 
 /* A suggestion of patterns that would label the trace's annotations, kept
- * in r->hint (hint.c); nothing when none is seen. */
+ * in r->hint (hint.c); nothing when none is seen or the user gave patterns.
+ * Called only where a report will say it (a pass over every event). */
 int an_pattern_hint(pp_report *r);
 /* The report device index of `name`, added when new (flags: the track's,
  * PP_TRACK_SIMULATED makes it simulated); AN_NONE on no memory. */

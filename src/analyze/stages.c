@@ -186,9 +186,10 @@ static void dp_walls(pp_report *r, const cells *c, size_t lo, size_t hi, int by_
             r->dp_walls[i].share = 1.0 / (double)row->ndev;
 }
 
-/* The time of one cell [lo, hi) of the sorted order; 0 when it has no
- * execs (only a partition or merge). With `count` set, only counts what the
- * cell would add: a time, a data-parallel row and its parts. */
+/* The time of one cell [lo, hi) of the sorted order: 1 when timed, 0 when
+ * it has no execs (only a partition or merge). With `count` set, only
+ * counts what the cell would add: a time, a data-parallel row and its
+ * parts. */
 static int cell_time(pp_report *r, const cells *c, size_t lo, size_t hi, int count,
                      size_t *nrows, size_t *nwalls) {
     cell_parts p = cell_scan(c, lo, hi);
@@ -243,7 +244,10 @@ static int times_compute(pp_report *r, const cells *c) {
         for (size_t lo = 0, hi; lo < c->n; lo = hi) {
             for (hi = lo + 1; hi < c->n && c->order[hi].key == c->order[lo].key; hi++)
                 ;
-            ntimes += (size_t)cell_time(r, c, lo, hi, pass == 0, &nrows, &nwalls);
+            if (pass == 0)
+                ntimes += (size_t)cell_time(r, c, lo, hi, 1, &nrows, &nwalls);
+            else
+                cell_time(r, c, lo, hi, 0, NULL, NULL);
         }
     }
     return PP_OK;

@@ -88,6 +88,11 @@ run "$P" analyze "$D/pipeline_small.json" --from -5
 expect "--from takes a whole number" 2 '--from "-5": expected a whole number'
 run "$P" analyze "$D/pipeline_small.json" --region a --exclude-region b
 expect "--region with --exclude-region" 2 "--region and --exclude-region exclude each other"
+run "$P" analyze "$D/pipeline_small.json" --partition-pattern '^Split'
+expect "--partition-pattern alone is refused" 2 \
+    "--partition-pattern and --merge-pattern apply with --batch-pattern or --stage-pattern"
+run "$P" analyze "$D/pipeline_small.json" --stage-pattern '^Stage'
+expect "a stage pattern without a stage group" 2 '--stage-pattern "^Stage": needs a stage group'
 run "$P" analyze "$D/pipeline_small.json" --batch-pattern '('
 expect "bad regex" 2 '--batch-pattern "("'
 run "$P" analyze "$D/pipeline_small.json" --frobnicate
