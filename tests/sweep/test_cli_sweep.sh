@@ -121,7 +121,7 @@ expect "plan refuses a --copy-mbps that is no number" 2 'plan: --copy-mbps "fast
 # A stage that is 50x faster on FAST: the plan puts both stages there, and
 # --verify runs it.
 cat >"$tmp/plan_sweep.json" <<'EOF'
-{"name": "plan", "features": 64, "warmup": 1, "iterations": 3,
+{"name": "plan", "features": 64, "warmup": 1, "iterations": 3, "min_time_ms": 0,
  "sim_devices": [{"name": "FAST", "launch_ns": 20000, "gflops": 50},
                  {"name": "SLOW", "launch_ns": 20000, "gflops": 1}],
  "sizes": [{"nodes": 256, "edges": 1024}, {"nodes": 512, "edges": 2048}],
@@ -139,8 +139,13 @@ EOF
 run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan"
 expect "the planning sweep completes" 0 "8 of 8 combinations"
 run "$PP_CLI" plan "$tmp/plan/lookup_table.json" "$tmp/pipeline.json" --top 2 --verify
-expect "plan ranks and verifies" 0 "#1  cycle" "#2  cycle" "verify #1 (10 measured batches)" \
+expect "plan ranks and verifies" 0 "#1  cycle" "#2  cycle" "verify #1 (" \
     "predicted     measured    error" "mean cycle"
+# --verify runs the pipeline's 10 batches, or more: 250 ms of predicted cycles
+batches=$(sed -n 's/^verify #1 (\([0-9]*\) measured batches):$/\1/p' <<<"$out")
+cycle=$(awk '$1 == "mean" && $2 == "cycle" {print $3}' <<<"$out")
+check "verify measures at least 250 ms of predicted cycles ($batches x $cycle ms)" \
+    awk -v n="$batches" -v c="$cycle" 'BEGIN {exit !(n >= 10 && n * c >= 249.9 && (n == 10 || (n - 1) * c < 250.1))}'
 best=$(printf '%s\n' "$out" | sed -n '/^#1 /,/^#2 /p')
 check "the best plan runs big on FAST" grep -Eq "^ +big +[0-9.]+ ms  sim:FAST \(simulated\)$" <<<"$best"
 check "the best plan runs small on FAST" grep -Eq "^ +small +[0-9.]+ ms  sim:FAST \(simulated\)$" <<<"$best"
