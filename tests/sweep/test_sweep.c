@@ -407,11 +407,12 @@ static void test_fingerprint_follows_meaning(void) {
 
 /* min_time_ms: a phase goes on past `iterations` until it has lasted that
  * long, and the record counts the runs it timed. A sim device of 2 us
- * launches runs 1 iteration for at least 10 ms: thousands on an idle
- * machine, more than 10 on any. */
+ * launches runs 1 iteration for at least 50 ms: thousands of runs on an
+ * idle machine, and on a loaded one still more than one, timed over at
+ * least half of those 50 ms (the rest being the few ns between runs). */
 static void test_min_time_lengthens_short_phases(void) {
     static const char text[] =
-        "{\"features\": 8, \"warmup\": 0, \"iterations\": 1, \"min_time_ms\": 10,"
+        "{\"features\": 8, \"warmup\": 0, \"iterations\": 1, \"min_time_ms\": 50,"
         " \"sim_devices\": [{\"name\": \"A\", \"launch_ns\": 2000, \"gflops\": 1}],"
         " \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": [\"sim:A\"],"
         " \"stages\": [{\"name\": \"a\", \"out_dim\": 8}]}";
@@ -426,7 +427,9 @@ static void test_min_time_lengthens_short_phases(void) {
     json_t *lk = load_json(dir, "lookup_table.json");
     json_t *e = json_object_get(json_object_get(lk, "entries"), "8,8,sim:A,a");
     json_int_t runs = json_integer_value(json_object_get(e, "iterations"));
-    EXPECT(runs > 10);
+    json_int_t mean = json_integer_value(json_object_get(json_object_get(e, "wall_ns"), "mean"));
+    EXPECT(runs > 1);
+    EXPECT(runs * mean >= 25000000);
     json_decref(lk);
     pp_sweep_config_free(c);
 }
