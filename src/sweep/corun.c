@@ -5,8 +5,8 @@
  * bus: every `sim:` device), every size and every pair of stages, stage A
  * runs on the first device and stage B on the second at the same time,
  * each in a loop, and each one's mean wall time while the other was still
- * running is compared with its mean alone, timed right before:
- * slowdown = together / alone. Records go to DIR/co_run.jsonl as they
+ * running is compared with its mean alone, timed right before while the
+ * other waited: slowdown = together / alone. Records go to DIR/co_run.jsonl as they
  * finish (a killed co-run resumes), and into the lookup table's "co_run".
  * Key: "nodes,edges,deviceA,stageA+deviceB,stageB". */
 #include <pthread.h>
@@ -22,11 +22,12 @@
 typedef struct runner {
     const pp_sweep_config *c;
     pp_request *r;
+    int turn;                      /* 0 or 1: which of the two is alone first */
     int64_t alone_ns, together_ns; /* sums of the timed runs */
     size_t alone, together;        /* how many */
     atomic_int done;               /* it has timed its runs together */
     struct runner *other;
-    pthread_barrier_t *start;
+    pthread_barrier_t *step;
     int status;
 } runner;
 
@@ -37,21 +38,26 @@ static int64_t timed_run(runner *u) {
     return pp_now() - t0;
 }
 
-/* Warms up and times its runs alone, waits for the other runner, then runs
- * until both have timed their runs together: neither stops while the other
- * still times, so every timed run overlaps the other's load. Each phase
+/* Two turns alone, one runner each while the other waits at the barrier
+ * (warm-up, then timed runs), then both together: each runs until both
+ * have timed their runs together, so neither stops while the other still
+ * times and every timed run overlaps the other's load. Each timed phase
  * lasts as sw_phase_done says (iterations and min_time_ms). Alone and
  * together are measured moments apart, so drift of a shared machine hits
  * both alike. */
 static void *run_loop(void *arg) {
     runner *u = arg;
-    for (int i = 0; i < u->c->warmup && u->status == PP_OK; i++)
-        timed_run(u);
+    for (int turn = 0; turn < 2; turn++) {
+        if (turn == u->turn) {
+            for (int i = 0; i < u->c->warmup && u->status == PP_OK; i++)
+                timed_run(u);
+            int64_t t0 = pp_now();
+            while (u->status == PP_OK && !sw_phase_done(u->c, u->alone, pp_now() - t0))
+                u->alone_ns += timed_run(u), u->alone++;
+        }
+        pthread_barrier_wait(u->step);
+    }
     int64_t t0 = pp_now();
-    while (u->status == PP_OK && !sw_phase_done(u->c, u->alone, pp_now() - t0))
-        u->alone_ns += timed_run(u), u->alone++;
-    pthread_barrier_wait(u->start);
-    t0 = pp_now();
     while (u->status == PP_OK && !(atomic_load(&u->done) && atomic_load(&u->other->done))) {
         int64_t t = timed_run(u);
         if (!atomic_load(&u->done)) {
@@ -98,22 +104,23 @@ static int co_measure(const pp_sweep_config *c, size_t s, size_t da, size_t ta, 
         if (rc == PP_OK)
             rc = pp_compiled_create_level(dev[k], &w[k], 1, 1, &cm[k], err);
         if (rc == PP_OK) {
-            u[k] = (runner){.c = c, .r = pp_compiled_request(cm[k], 0), .other = &u[1 - k]};
+            u[k] = (runner){.c = c, .r = pp_compiled_request(cm[k], 0), .turn = k,
+                            .other = &u[1 - k]};
             pp_wl_fill_input(&w[k], c->seed, pp_request_input(u[k].r));
         }
     }
     if (rc == PP_OK) {
-        pthread_barrier_t start;
-        pthread_barrier_init(&start, NULL, 2);
+        pthread_barrier_t step;
+        pthread_barrier_init(&step, NULL, 2);
         pthread_t th;
-        u[0].start = u[1].start = &start;
+        u[0].step = u[1].step = &step;
         if (pthread_create(&th, NULL, run_loop, &u[1]) != 0) {
             rc = pp_set_error(err, PP_ENOMEM, "co-run: cannot start a thread");
         } else {
             run_loop(&u[0]);
             pthread_join(th, NULL);
         }
-        pthread_barrier_destroy(&start);
+        pthread_barrier_destroy(&step);
         if (rc == PP_OK && (u[0].status != PP_OK || u[1].status != PP_OK))
             rc = pp_set_error(err, PP_EIO, "co-run: a request failed: %s",
                               pp_strerror(u[0].status ? u[0].status : u[1].status));

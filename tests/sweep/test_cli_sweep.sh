@@ -179,6 +179,25 @@ check "a calibrated table leaves no plan estimated as independent" \
     test -z "$(grep "estimated as independent" <<<"$out")"
 run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan_co" --co-run --resume
 expect "a finished co-run resumes with nothing to measure" 0 "co-run: 0 pairs"
+# Alone means alone: each side is timed alone while the other waits, then
+# both at once. On a bus of 10 MB/s, a 256 x 64 matmul moves 64 KiB in and
+# out (13 ms) and computes for microseconds: alone it has the bus to
+# itself, together the bus is shared and each transfer takes twice as long,
+# so each side's slowdown is close to 2 (timed alone at the same time, both
+# would read close to 1).
+cat >"$tmp/bus.json" <<'EOF'
+{"name": "bus", "features": 64, "warmup": 1, "iterations": 3, "min_time_ms": 0,
+ "sim_bus_gbps": 0.01,
+ "sim_devices": [{"name": "P", "launch_ns": 1000, "gflops": 50},
+                 {"name": "Q", "launch_ns": 1000, "gflops": 50}],
+ "sizes": [{"nodes": 256, "edges": 256}], "devices": ["sim:P", "sim:Q"],
+ "stages": [{"name": "mm", "model": "matmul", "out_dim": 64}]}
+EOF
+run "$PP_CLI" sweep "$tmp/bus.json" --out "$tmp/bus" --co-run
+expect "a bus-bound pair is co-run" 0 "co-run: 1 pairs"
+check "each side was timed alone with the bus to itself: slowdowns near 2" test \
+    "$(json_get "$tmp/bus/lookup_table.json" '[1.6 < v[s]["slowdown"] < 2.4 for v in d["co_run"].values() for s in "ab"]')" = \
+    "[True, True]"
 # a declared group: cpu and sim:FAST on one memory; sim:SLOW is left alone
 # on the simulated bus, so the only co-run pair is (cpu, sim:FAST)
 sed 's/"devices": \["sim:FAST", "sim:SLOW"\],/"devices": ["sim:FAST", "sim:SLOW", "cpu"], "shared": [{"hardware": "memory", "devices": ["cpu", "sim:FAST"]}],/' \
