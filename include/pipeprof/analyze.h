@@ -321,6 +321,15 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
  * not the report's, PP_ENOMEM. */
 int pp_report_write_html(const pp_report *r, const pp_model *m, const char *path,
                          pp_error *err);
+/* Writes the report as an xlsx workbook to `path`, atomically
+ * (docs/report.md): an overview sheet (findings, window, data loss,
+ * devices, stages, cycles), a sheet per device (its tracks and bubbles) and
+ * per stage (its time per batch), and the op tables; durations in ms or µs
+ * number formats, header rows frozen, autofilters. PP_EUNSUPPORTED when
+ * pipeprof was built without libxlsxwriter (`pipeprof --version` lists
+ * "xlsx" when it has it), PP_EIO when writing fails (no file is left),
+ * PP_ENOMEM. */
+int pp_report_write_xlsx(const pp_report *r, const char *path, pp_error *err);
 
 #ifdef __cplusplus
 }
