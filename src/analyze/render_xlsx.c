@@ -15,6 +15,7 @@
 
 #include "analyze/report.h"
 #include "core/error.h"
+#include "io/outfile.h"
 
 #ifdef PP_HAVE_XLSX
 #include <xlsxwriter.h>
@@ -348,7 +349,12 @@ int pp_report_write_xlsx(const pp_report *r, const char *path, pp_error *err) {
         rc = op_sheet(&b, "Ops", r->ops, r->nops, 1);
     if (rc == PP_OK)
         rc = op_sheet(&b, "Op types", r->op_types, r->nop_types, 0);
-    lxw_error closed = workbook_close(b.wb); /* writes the file, frees the workbook */
+    /* writes the file and frees the workbook; past `ulimit -f` the write
+     * fails with EFBIG instead of SIGXFSZ killing the process */
+    sigset_t saved;
+    pp_xfsz_block(&saved);
+    lxw_error closed = workbook_close(b.wb);
+    pp_xfsz_restore(&saved);
     if (rc == PP_OK && closed != LXW_NO_ERROR)
         rc = pp_set_error(err, PP_EIO, "%s: %s", path, lxw_strerror(closed));
     else if (rc == PP_OK && rename(tmp, path) != 0)

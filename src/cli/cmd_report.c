@@ -3,12 +3,12 @@
  * as Perfetto protobuf and the CSV tables (docs/report.md). The analysis is
  * built once and every file renders it; the directory is written through
  * report_dir.c, so a failure leaves no partial set behind. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
+#include "io/outfile.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
 
@@ -101,14 +101,27 @@ static int report_parse(int argc, char **argv, report_args *a) {
     return CLI_OK;
 }
 
+/* The text report, rendered in memory and written through pp_outfile, whose
+ * writes fail cleanly on a full disk or past `ulimit -f`. */
 static int write_summary(const pp_report *r, const char *path, pp_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pp_set_error(err, PP_EIO, "%s: %s", path, strerror(errno));
-    int rc = pp_report_write_text(r, f);
-    if (fclose(f) != 0 || rc != PP_OK)
-        return pp_set_error(err, PP_EIO, "%s: writing failed: %s", path, strerror(errno));
-    return PP_OK;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    int rc = pp_report_write_text(r, mem);
+    if (fclose(mem) != 0 || rc != PP_OK) {
+        free(text);
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    }
+    pp_outfile o;
+    rc = pp_outfile_open(&o, path, err);
+    if (rc == PP_OK) {
+        pp_outfile_write(&o, text, len);
+        rc = pp_outfile_commit(&o, err);
+    }
+    free(text);
+    return rc;
 }
 
 /* Writes output k into the staging directory. PP_EUNSUPPORTED for an
