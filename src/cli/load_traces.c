@@ -16,8 +16,7 @@ int cli_load_traces(const char *cmd, char *const *paths, size_t n, pp_model **ou
         return CLI_BADINPUT;
     }
     if (n > 1) {
-        cli_error("%s: %zu traces given (%s, %s%s): this build reads one TRACE; merge them "
-                  "first or give one",
+        cli_error("%s: %zu traces given (%s, %s%s): this build reads one TRACE; give one",
                   cmd, n, paths[0], paths[1], n > 2 ? ", ..." : "");
         return CLI_BADINPUT;
     }
