@@ -46,15 +46,21 @@ static void copy_bytes(const char *name, uint64_t n, uint64_t *in, uint64_t *out
     *out = both || writes ? n : 0;
 }
 
-/* The bytes exec `x` read and wrote; 0 and 0 when it carries none. */
-static void exec_bytes(const pp_report *r, const an_exec *x, const byte_keys *k, uint64_t *in,
-                       uint64_t *out) {
-    size_t first, n, na;
+/* The bytes exec `x` read and wrote; 0 and 0 when it carries none. *at is a
+ * cursor into the annotation table (sorted by event): the execs come in
+ * event order (real ones, then host ones), so it moves forward, and only
+ * the step back to the first host exec searches. */
+static void exec_bytes(const pp_report *r, const an_exec *x, const byte_keys *k, size_t *at,
+                       uint64_t *in, uint64_t *out) {
+    size_t na, n;
     const pp_annotation *a = pp_model_annotations(r->m, &na);
     uint64_t copied = 0;
     *in = *out = 0;
-    pp_model_annotations_of(r->m, x->event, &first, &n);
-    for (size_t j = first; j < first + n; j++) {
+    if (*at > 0 && a[*at - 1].event >= x->event) /* went back: search */
+        pp_model_annotations_of(r->m, x->event, at, &n);
+    while (*at < na && a[*at].event < x->event)
+        (*at)++;
+    for (size_t j = *at; j < na && a[j].event == x->event; j++) {
         if (a[j].type != PP_VALUE_INT || a[j].v.i <= 0 || a[j].key == 0)
             continue;
         if (a[j].key == k->in)
@@ -141,12 +147,13 @@ int an_bandwidth_compute(pp_report *r, pp_error *err) {
     memset(row_of, 0xff, (ntracks ? ntracks : 1) * sizeof *row_of);
     for (size_t t = 0; t < r->ntracks; t++)
         row_of[r->tracks[t].track] = (uint32_t)t;
+    size_t at = 0;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         uint64_t in, out;
         if (!x->inside)
             continue;
-        exec_bytes(r, x, &k, &in, &out);
+        exec_bytes(r, x, &k, &at, &in, &out);
         if (in == 0 && out == 0)
             continue;
         int64_t xfer = x->host ? 0 : an_hw_of(r->c.xfer_ns[x->event]);

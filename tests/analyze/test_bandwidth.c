@@ -138,10 +138,30 @@ static void test_only_execs_inside_the_window_count(void) {
     pp_model_free(m);
 }
 
+/* Host work carries bytes too (a stage span with no exec of its own): its
+ * bytes count for "CPU (host)" even though host execs come after the
+ * device execs that follow it in the trace. */
+static void test_host_work_bytes_count(void) {
+    pp_model *m = b_model();
+    uint32_t host = b_thread(m, "main"), gpu = b_device(m, "GPU", 0, 0);
+    size_t prep = b_span(m, host, PP_ROLE_STAGE, "prep", "prep", 0, 0, 500, 0, 0);
+    annotate(m, prep, "bytes_in", 1500);
+    bytes_exec(m, gpu, "infer", 0, 500, 1500, 0, 2000, 0);
+    pp_report *r = b_report(m, NULL);
+    const pp_bandwidth *h = &b_find_device(r, "CPU (host)")->bandwidth;
+    EXPECT_EQ_U64(h->execs, 1);
+    EXPECT_EQ_U64(h->read_bytes, 1500);
+    EXPECT_NEAR(h->read_gbps, 1500.0 / 500, 1e-12);
+    EXPECT_EQ_U64(b_find_device(r, "GPU")->bandwidth.read_bytes, 2000);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_rates_are_over_the_union_of_busy_intervals);
     RUN(test_execs_without_bytes_give_no_bandwidth);
     RUN(test_copy_bytes_count_by_direction);
     RUN(test_only_execs_inside_the_window_count);
+    RUN(test_host_work_bytes_count);
     return pp_test_finish();
 }
