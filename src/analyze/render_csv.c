@@ -190,12 +190,16 @@ static void bandwidth_row(pp_outfile *o, const char *scope, const char *name,
 }
 
 /* Bandwidth: one row per device, track and stage whose execs carry bytes;
- * rates in GB/s (10^9 bytes). */
+ * rates in GB/s (10^9 bytes). Devices are named as tracks are, "NPU
+ * (simulated)", so the one name column labels simulated rows. */
 static void bandwidth(const pp_report *r, pp_outfile *o) {
+    char name[160];
     put(o, "scope,name,execs,read_bytes,write_bytes,busy_ns,xfer_ns,read_gbps,write_gbps,"
            "total_gbps,xfer_gbps\n");
-    for (size_t d = 0; d < r->ndevices; d++)
-        bandwidth_row(o, "device", r->devices[d].name, &r->devices[d].bandwidth);
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        an_device_label(r, d, name, sizeof name);
+        bandwidth_row(o, "device", name, &r->devices[d].bandwidth);
+    }
     for (size_t t = 0; t < r->ntracks; t++)
         bandwidth_row(o, "track", r->tracks[t].name, &r->tracks[t].bandwidth);
     for (size_t s = 0; s < r->nstages; s++)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bandwidth end to end: the bytes a pipeline run's executors record are
-# what the report sums (recomputed here from the Chrome JSON of the run);
+# what the report sums (recomputed here from the Chrome JSON of the run),
+# in JSON and in bandwidth.csv;
 # they survive .pptrace -> .json -> .pptrace with the same figures; and a
 # PyTorch-profiler trace's memcpy bytes give its GPU's transfer rate
 # (bytes / the copy's duration, computed here from the fixture).
@@ -46,6 +47,19 @@ for x in json.load(open(sys.argv[1]))["devices"]:
     assert b["busy_ns"] == x["busy_ns"], x["name"]
     assert abs(b["total_gbps"] - (b["read_bytes"] + b["write_bytes"]) / x["busy_ns"]) < 1e-9, x["name"]
 ' r.json
+
+"$P" analyze d/trace.pptrace --csv csv >/dev/null 2>&1
+check "bandwidth.csv: a row per device, simulated ones labeled, with the JSON's bytes" "$PY" - \
+    csv/bandwidth.csv r.json <<'PYEOF'
+import csv, json, sys
+rows = {r["name"]: r for r in csv.DictReader(open(sys.argv[1])) if r["scope"] == "device"}
+for x in json.load(open(sys.argv[2]))["devices"]:
+    r = rows[x["name"] + (" (simulated)" if x["simulated"] else "")]
+    assert int(r["read_bytes"]) == x["bandwidth"]["read_bytes"], x["name"]
+    assert int(r["write_bytes"]) == x["bandwidth"]["write_bytes"], x["name"]
+    assert int(r["busy_ns"]) == x["busy_ns"], x["name"]
+assert len(rows) == len(json.load(open(sys.argv[2]))["devices"])
+PYEOF
 
 "$P" convert d/trace.pptrace rt.json >/dev/null 2>&1
 "$P" convert rt.json rt.pptrace >/dev/null 2>&1
