@@ -2,10 +2,8 @@
  * analyzes or writes.
  *
  * Commands that take TRACE... read their input here, so that reading
- * several traces onto one timeline (docs/cli.md) is one change for all of
+ * several traces onto one timeline is one change for all of
  * them. This build reads one: several are refused as bad input. */
-#include <inttypes.h>
-
 #include "cli/cli.h"
 #include "pipeprof/io.h"
 
@@ -24,9 +22,7 @@ int cli_load_traces(const char *cmd, char *const *paths, size_t n, pp_model **ou
     pp_error err = {{0}};
     int rc = pp_trace_read(paths[0], &m, &err);
     if (rc == PP_ETRUNCATED && m) {
-        cli_error("warning: %s (%" PRIu64 " bytes lost; using the rest, and every output "
-                  "states the loss)",
-                  err.msg, pp_model_meta_get(m)->truncated_bytes);
+        cli_error("warning: %s (using the rest; every output states the loss)", err.msg);
     } else if (rc != PP_OK) {
         pp_model_free(m);
         cli_error("%s: %s", cmd, err.msg[0] ? err.msg : pp_strerror(rc));

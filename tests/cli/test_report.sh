@@ -95,6 +95,14 @@ check "its summary.txt is the new one" grep -q "^Findings" old/summary.txt
 check "a file of the user's is left alone" grep -q mine old/notes.txt
 check "no staging directory is left inside" test -z "$(ls -a old | grep '\.tmp')"
 
+# a truncated trace: every complete block is reported, and the loss stated
+size=$(stat -c %s "$T")
+head -c $((size * 2 / 3)) "$T" >cut.pptrace
+run "$P" report cut.pptrace -o cut
+expect "a truncated trace is reported with a warning" 0 "warning: cut.pptrace: truncated at byte" \
+    "every output states the loss"
+check "summary.txt states the truncated bytes" grep -q "^data loss: .* truncated bytes" cut/summary.txt
+
 # errors: the message, the status, and no directory
 run "$P" report "$T"
 expect "no -o" 2 "expected a TRACE and -o DIR"
