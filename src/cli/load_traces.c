@@ -2,8 +2,8 @@
  * analyzes or writes.
  *
  * Commands that take TRACE... read their input here, so that reading
- * several traces onto one timeline is one change for all of
- * them. This build reads one: several are refused as bad input. */
+ * several traces onto one timeline is one change for all of them. This
+ * build reads one: several are refused as bad input. */
 #include "cli/cli.h"
 #include "pipeprof/io.h"
 
