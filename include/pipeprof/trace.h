@@ -62,7 +62,7 @@ typedef enum pp_collect {
     PP_COLLECT_SPANS = 1u << 0,     /* stage, exec, partition and merge spans (wall times) */
     PP_COLLECT_HW = 1u << 1,        /* hardware totals: an exec's hw_ns */
     PP_COLLECT_OPS = 1u << 2,       /* one span per layer / kernel of an exec */
-    PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, and transfer ops among the ops */
+    PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, transfer ops among the ops, an exec's tensor bytes */
     PP_COLLECT_API = 1u << 4        /* host API calls: a span per request start and per wait */
 } pp_collect;
 #define PP_COLLECT_ALL 0x1fu

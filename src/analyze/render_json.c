@@ -48,6 +48,19 @@ static void gaps(FILE *out, const pp_gap_stats *g) {
             (long long)g->leading_ns, (long long)g->trailing_ns);
 }
 
+static void bandwidth(FILE *out, const pp_bandwidth *b) {
+    fprintf(out, ", \"bandwidth\": {\"execs\": %llu, \"read_bytes\": %llu, \"write_bytes\": %llu, ",
+            (unsigned long long)b->execs, (unsigned long long)b->read_bytes,
+            (unsigned long long)b->write_bytes);
+    i64(out, "busy_ns", b->busy_ns), fputs(", ", out);
+    i64(out, "xfer_ns", b->xfer_ns), fputs(", ", out);
+    dbl(out, "read_gbps", b->read_gbps), fputs(", ", out);
+    dbl(out, "write_gbps", b->write_gbps), fputs(", ", out);
+    dbl(out, "total_gbps", b->total_gbps), fputs(", ", out);
+    dbl(out, "xfer_gbps", b->xfer_gbps);
+    fputc('}', out);
+}
+
 static void devices(const pp_report *r, FILE *out) {
     fputs(",\n\"devices\": [", out);
     for (size_t d = 0; d < r->ndevices; d++) {
@@ -75,6 +88,7 @@ static void devices(const pp_report *r, FILE *out) {
         }
         fprintf(out, "], \"hw_above_wall\": %llu, ", (unsigned long long)v->hw_above_wall);
         gaps(out, &v->bubbles);
+        bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
     fputs("],\n\"tracks\": [", out);
@@ -89,6 +103,7 @@ static void devices(const pp_report *r, FILE *out) {
         i64(out, "busy_ns", v->busy_ns), fputs(", ", out);
         dbl(out, "hw_util", v->hw_util), fputs(", ", out);
         gaps(out, &v->bubbles);
+        bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
     fputc(']', out);
@@ -111,6 +126,7 @@ static void stages(const pp_report *r, FILE *out) {
         i64(out, "xfer_ns", v->xfer_ns), fputs(", ", out);
         summary(out, "penalty_ns", &v->penalty), fputs(", ", out);
         dbl(out, "penalty_pct_wall", v->penalty_pct_wall);
+        bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
     fputs("],\n\"stage_times\": [", out);

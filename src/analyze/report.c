@@ -198,6 +198,8 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     if (rc == PP_OK)
         rc = an_decompose_compute(r, o, err);
     if (rc == PP_OK)
+        rc = an_bandwidth_compute(r, err);
+    if (rc == PP_OK)
         rc = an_findings_compute(r, err);
     build_state_free(r);
     if (rc != PP_OK) {

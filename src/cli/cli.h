@@ -48,13 +48,40 @@ int cli_same_file(const char *in, const char *out);
 int cli_unknown_option(const char *cmd, const char *arg);
 
 struct pp_analyze_options;
-/* The window options analyze and export share: --region, --exclude-region
- * and --batch-pattern, stored into `opt`. Returns 1 when argv[*i] was one
+/* The window options analyze, export and report share: --region,
+ * --exclude-region, --from, --to and the name patterns (--batch-pattern,
+ * --stage-pattern, --partition-pattern, --merge-pattern), stored into `opt`. Returns 1 when argv[*i] was one
  * (and consumed its value), 0 when it was none, -1 after printing an error. */
 int cli_window_option(int argc, char **argv, int *i, struct pp_analyze_options *opt);
 /* -1 after printing an error when the options conflict (both --region and
  * --exclude-region), else 0. */
 int cli_window_check(const char *cmd, const struct pp_analyze_options *opt);
+
+struct pp_model;
+/* Reads the `n` traces at `paths` into one model (*out, the caller frees
+ * it): the input of every command that takes TRACE... (load_traces.c).
+ * A truncated trace is read as far as it goes, with a warning. Returns a
+ * CLI exit code after printing why when it is not CLI_OK. */
+int cli_load_traces(const char *cmd, char *const *paths, size_t n, struct pp_model **out);
+
+/* The output directory of `pipeprof report` (report_dir.c): files are
+ * written into a staging directory and moved into DIR only when every one
+ * is complete; on failure the staging directory is removed, so DIR never
+ * holds a partial set. */
+typedef struct cli_out_dir {
+    const char *dir;   /* DIR as given */
+    char *staging;     /* "DIR.tmp-XXXXXX", or "DIR/.tmp-XXXXXX" when DIR exists */
+    int existed;       /* DIR was there: files are moved into it one by one */
+} cli_out_dir;
+/* Creates the staging directory. Returns a CLI exit code after printing why
+ * (DIR names a file: bad input; DIR's folder cannot be written: failure). */
+int cli_out_dir_open(const char *cmd, const char *dir, cli_out_dir *o);
+/* The malloc'd path of `name` in the staging directory; NULL on no memory. */
+char *cli_out_dir_path(const cli_out_dir *o, const char *name);
+/* Moves the staged files into DIR and removes the staging directory. */
+int cli_out_dir_commit(const char *cmd, cli_out_dir *o);
+/* Removes the staging directory and everything in it. */
+void cli_out_dir_abort(cli_out_dir *o);
 
 extern const pp_command pp_cmd_record;
 extern const pp_command pp_cmd_convert;
@@ -66,6 +93,7 @@ extern const pp_command pp_cmd_devices;
 extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;
 extern const pp_command pp_cmd_top;
+extern const pp_command pp_cmd_report;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

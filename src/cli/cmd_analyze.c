@@ -30,8 +30,9 @@ static void analyze_help(FILE *out) {
             "options:\n"
             "  --json                 print the report as JSON (docs/report-json.md)\n"
             "  --csv DIR              also write devices.csv, tracks.csv, stages.csv,\n"
-            "                         batches.csv, gaps.csv, ops.csv, op_types.csv and\n"
-            "                         decomposition.csv into DIR (created if missing)\n"
+            "                         batches.csv, gaps.csv, ops.csv, op_types.csv,\n"
+            "                         decomposition.csv and bandwidth.csv into DIR\n"
+            "                         (created if missing)\n"
             "  --region NAME          window = the hull of the regions named NAME\n"
             "  --exclude-region NAME  window = from the end of the last region NAME to the\n"
             "                         trace end (leaves out a warm up recorded at the start)\n"
@@ -88,14 +89,6 @@ static int parse_size(const char *text, int64_t *nodes, int64_t *edges) {
     return 0;
 }
 
-static int parse_ns(const char *cmd, const char *option, const char *text, int64_t *out) {
-    uint64_t v;
-    if (cli_parse_u64(cmd, option, text, 0, INT64_MAX, &v) != 0)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 static int analyze_parse(int argc, char **argv, analyze_args *a) {
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -106,14 +99,6 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->csv_dir = v;
-        } else if ((got = cli_option(argc, argv, &i, "--from", &v)) != 0) {
-            if (got < 0 || parse_ns(argv[0], "--from", v, &a->opt.from_ns) != 0)
-                return CLI_BADINPUT;
-            a->opt.has_from = 1;
-        } else if ((got = cli_option(argc, argv, &i, "--to", &v)) != 0) {
-            if (got < 0 || parse_ns(argv[0], "--to", v, &a->opt.to_ns) != 0)
-                return CLI_BADINPUT;
-            a->opt.has_to = 1;
         } else if ((got = cli_option(argc, argv, &i, "--lookup", &v)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;

@@ -39,6 +39,7 @@ static void export_help(FILE *out) {
             "  -o, --output OUT       the file (default: TRACE with the format's extension)\n"
             "  --region NAME          html: window = the hull of the regions named NAME\n"
             "  --exclude-region NAME  html: window = from the end of the last region NAME\n"
+            "  --from NS, --to NS     html: clip the window to trace nanoseconds [NS, NS)\n"
             "  --batch-pattern REGEX, --stage-pattern REGEX, --partition-pattern REGEX,\n"
             "  --merge-pattern REGEX  html: label a foreign trace (pipeprof analyze --help)\n"
             "  -h, --help             this help\n\n"
