@@ -27,3 +27,15 @@ else()
 endif()
 set_tests_properties(inject_test_cupti_convert PROPERTIES LABELS inject
   ENVIRONMENT "${PP_TEST_ENV}" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# The collector, and a CUDA program for test_cupti_gpu.sh: driver API and a
+# PTX kernel, so the CUDA headers suffice (no nvcc); it opens libcuda.so.1
+# at run time and exits 77 where there is none.
+if(PIPEPROF_HAVE_CUPTI)
+  list(APPEND PP_TEST_ENV "PP_CUPTI_COLLECTOR=$<TARGET_FILE:pipeprof_cupti>")
+  if(PIPEPROF_HAVE_NVTX)
+    add_executable(cuda_program ${CMAKE_CURRENT_LIST_DIR}/cuda_program.c)
+    target_include_directories(cuda_program SYSTEM PRIVATE ${PIPEPROF_CUPTI_INCLUDE_DIRS} ${NVTX3_INCLUDE_DIR})
+    target_link_libraries(cuda_program PRIVATE ${CMAKE_DL_LIBS})
+    list(APPEND PP_TEST_ENV "PP_CUDA_PROGRAM=$<TARGET_FILE:cuda_program>")
+  endif()
+endif()
