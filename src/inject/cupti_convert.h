@@ -27,6 +27,9 @@
 
 /* The newest record layouts of the release built against (cmake/cupti.cmake
  * reads them from cupti_activity.h): CUPTI fills its buffers with those. */
+#if !defined(PP_CUPTI_KERNEL) || !defined(PP_CUPTI_MEMCPY) || !defined(PP_CUPTI_MEMSET)
+#error "PP_CUPTI_KERNEL, PP_CUPTI_MEMCPY and PP_CUPTI_MEMSET name the record layouts (cmake/cupti.cmake)"
+#endif
 typedef PP_CUPTI_KERNEL cupti_kernel_rec;
 typedef PP_CUPTI_MEMCPY cupti_memcpy_rec;
 typedef PP_CUPTI_MEMSET cupti_memset_rec;
