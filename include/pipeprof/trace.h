@@ -163,6 +163,11 @@ int pp_track_device(pp_session *s, const char *device, int stream, const char *r
                     unsigned flags, pp_track *out);
 /* The calling thread's host track; `name` NULL uses the OS thread name. */
 int pp_track_thread(pp_session *s, const char *name, pp_track *out);
+/* The host track of OS thread `tid` (gettid), for a tool that learns of a
+ * thread's work on another thread (CUPTI's API records); the same track
+ * pp_track_thread gives that thread. `name` NULL or "" names a new track
+ * "thread <tid>". */
+int pp_track_thread_id(pp_session *s, int64_t tid, const char *name, pp_track *out);
 /* The session's regions track (labeled sections such as "warm up"). */
 int pp_track_regions(pp_session *s, pp_track *out);
 

@@ -32,7 +32,9 @@ static void record_help(FILE *out) {
             "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
             "CMD need not link libpipeprof: its NVTX ranges (nvtxRangePush, torch.cuda.nvtx)\n"
             "and ITT tasks (torch.profiler.itt, emit_itt) are recorded through pipeprof's\n"
-            "injection libraries, which NVTX_INJECTION64_PATH and INTEL_LIBITTNOTIFY64 name.\n\n"
+            "injection libraries, which NVTX_INJECTION64_PATH and INTEL_LIBITTNOTIFY64 name;\n"
+            "where pipeprof was built with CUPTI, the CUDA driver loads its collector\n"
+            "(CUDA_INJECTION64_PATH) and kernels, memcpys and memsets are recorded per stream.\n\n"
             "options:\n"
             "  -o, --output FILE     trace to write: .pptrace (native), .json (Chrome)\n"
             "                        or .pftrace (Perfetto protobuf)\n"
@@ -95,7 +97,7 @@ static int record_parse(int argc, char **argv, record_opts *o) {
     pp_session_config_init(&o->cfg);
     o->output = NULL;
     o->command = NULL;
-    o->inject = (inject_opts){.nvtx = 1, .itt = 1};
+    o->inject = (inject_opts){.nvtx = 1, .itt = 1, .cupti = 1};
     o->collect = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
