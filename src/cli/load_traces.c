@@ -114,13 +114,18 @@ void cli_traces_free(cli_traces *t) {
 }
 
 /* 1 when the --offset name `name` (up to its '=') names TRACE `path`: the
- * argument as given, or its file name. */
+ * argument as given, its file name, or another path to the same file. */
 static int names_trace(const char *name, const char *path) {
     size_t len = (size_t)(strrchr(name, '=') - name);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    return (strlen(path) == len && strncmp(path, name, len) == 0) ||
-           (strlen(base) == len && strncmp(base, name, len) == 0);
+    if ((strlen(path) == len && strncmp(path, name, len) == 0) ||
+        (strlen(base) == len && strncmp(base, name, len) == 0))
+        return 1;
+    char *file = strndup(name, len);
+    int same = file && cli_same_file(file, path);
+    free(file);
+    return same;
 }
 
 /* Each --offset to the inputs it names: exactly one, and not the first. */

@@ -8,6 +8,7 @@
  * the offset nearest to all of them (its worst distance to any is least),
  * and half their spread bounds how far the pairs disagree. One pair cannot
  * disagree with itself, so its error is stated as not known, not as 0. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,8 @@ static int align_by_sync(const pp_merge_input *in, size_t j, size_t i, const cha
             out->to = j;
             out->offset_ns = (int64_t)(mid < 0 ? mid - 0.5L : mid + 0.5L);
             out->pairs = pairs > UINT32_MAX ? UINT32_MAX : (uint32_t)pairs;
-            /* half the spread, rounded up so it covers the rounded offset */
-            int64_t spread = pairs > 1 ? (int64_t)((hi - lo) / 2 + 0.5L) + 1 : -1;
+            /* half the spread, rounded up: it then covers the offset rounded to ns */
+            int64_t spread = pairs > 1 ? (int64_t)ceill((hi - lo) / 2) : -1;
             out->error_ns = spread < 0 || ref->error_ns < 0 ? -1 : spread + ref->error_ns;
             rc = 1;
         }
