@@ -122,7 +122,7 @@ static void copy_events(merger *g, size_t k) {
         e.name = map_string(g, src, e.name);
         e.stage = map_string(g, src, e.stage);
         e.track = g->tmap[e.track];
-        if (e.kind == PP_EV_RANGE || e.kind == PP_EV_REGION) {
+        if ((e.kind == PP_EV_RANGE || e.kind == PP_EV_REGION) && e.id) { /* 0: none */
             max_id = e.id > max_id ? e.id : max_id;
             e.id += g->id_base;
         }
