@@ -11,7 +11,8 @@
 
 static void merge_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof merge TRACE TRACE... -o OUT [--offset TRACE=TIME]... [--sync NAME]\n\n"
+            "usage: pipeprof merge TRACE TRACE... -o OUT\n"
+            "                      [--offset TRACE=TIME]... [--sync NAME]\n\n"
             "Merges the traces into one timeline and writes OUT (.pptrace, .json or\n"
             ".pftrace, by its extension): each process keeps its own tracks (process ids\n"
             "that collide are renumbered), batch ids are shared, so a batch that passes\n"

@@ -14,9 +14,9 @@
 #include "pipeprof/merge.h"
 
 const char cli_traces_help[] =
-    "  --offset TRACE=TIME    several traces: TRACE's clock is TIME behind the first's\n"
-    "                         (added to its times), e.g. b.json=+12.5us; units ns, us,\n"
-    "                         ms, s; overrides the other alignments\n"
+    "  --offset TRACE=TIME    several traces: TIME is added to TRACE's times to put\n"
+    "                         them on the first TRACE's clock (b.json=+12.5us; ns,\n"
+    "                         us, ms or s); it overrides the other alignments\n"
     "  --sync NAME            several traces: align by the marks named NAME both\n"
     "                         recorded at the same moments (default \"sync\")\n";
 
