@@ -84,6 +84,16 @@ unsigned pp_collect_preset(int level);
  * ',' or '+', or "all". PP_EINVAL with a message naming the bad word. */
 int pp_collect_parse(const char *text, unsigned *out, pp_error *err);
 
+/* Expands an output name pattern into `out` (`cap` bytes): %p the process
+ * id, %n `session_no`, %h the host name, %% a percent sign; other text is
+ * copied. A session whose output holds a pattern is written, at stop, to
+ * its expansion with this process's next session number (0, 1, ...), so
+ * several processes and sessions never overwrite each other
+ * (docs/recording.md). PP_EINVAL with a message for an unknown %x, a lone
+ * % at the end, or a result longer than cap - 1. */
+int pp_output_expand(const char *pattern, unsigned session_no, char *out, size_t cap,
+                     pp_error *err);
+
 /* Fills `cfg` with the defaults: no output, level 1, default budget, drop. */
 void pp_session_config_init(pp_session_config *cfg);
 

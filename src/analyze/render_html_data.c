@@ -45,7 +45,15 @@ static void header(const pp_report *r, pp_outfile *o) {
     hj_i64(o, (int64_t)r->meta.dropped_records);
     num(o, "truncated_bytes", (int64_t)r->meta.truncated_bytes);
     num(o, "unmatched_ends", (int64_t)r->meta.unmatched_ends);
-    hj_raw(o, "},\n\"findings\": [");
+    hj_raw(o, "}");
+    if (r->alignment) {
+        hj_raw(o, ",\n\"clock_alignment\": {");
+        hj_key(o, "how", 1);
+        hj_str(o, r->alignment);
+        num(o, "error_ns", r->meta.alignment_error_ns);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, ",\n\"findings\": [");
     for (size_t i = 0; i < r->nfindings; i++) {
         hj_raw(o, i ? ",\n " : "\n ");
         hj_str(o, r->findings[i]);

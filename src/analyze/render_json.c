@@ -293,10 +293,16 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
             (long long)w->start_ns, (long long)w->end_ns, (long long)(w->end_ns - w->start_ns));
     str(out, w->how);
     fprintf(out, "},\n\"data_loss\": {\"dropped_records\": %llu, \"truncated_bytes\": %llu, "
-                 "\"unmatched_ends\": %llu},\n\"findings\": [",
+                 "\"unmatched_ends\": %llu},",
             (unsigned long long)r->meta.dropped_records,
             (unsigned long long)r->meta.truncated_bytes,
             (unsigned long long)r->meta.unmatched_ends);
+    if (r->alignment) {
+        fputs("\n\"clock_alignment\": {\"how\": ", out);
+        str(out, r->alignment);
+        fprintf(out, ", \"error_ns\": %lld},", (long long)r->meta.alignment_error_ns);
+    }
+    fputs("\n\"findings\": [", out);
     for (size_t i = 0; i < r->nfindings; i++) {
         fputs(i ? ",\n " : "\n ", out);
         str(out, r->findings[i]);

@@ -64,6 +64,12 @@ static void header(const pp_report *r, FILE *out) {
     } else {
         fprintf(out, "data loss: none\n");
     }
+    if (r->alignment) {
+        char b2[16];
+        snprintf(text, sizeof text, "%s; error bound %s", r->alignment,
+                 r->meta.alignment_error_ns < 0 ? "not known" : ns(r->meta.alignment_error_ns, b2));
+        wrap(out, "merged, clock alignment: ", text);
+    }
     text[0] = '\0';
     for (uint32_t d = 0; d < r->ndevices; d++) {
         if (!r->devices[d].simulated)

@@ -136,6 +136,7 @@ int64_t an_batch_number(const an_batch_map *bm, size_t i);
 struct pp_report {
     pp_window window;
     char *how, *source;
+    char *alignment;           /* a merged trace's clock alignment (meta), or NULL */
     pp_model_meta meta;
 
     an_exec *execs;

@@ -57,13 +57,6 @@ int cli_window_option(int argc, char **argv, int *i, struct pp_analyze_options *
  * --exclude-region), else 0. */
 int cli_window_check(const char *cmd, const struct pp_analyze_options *opt);
 
-struct pp_model;
-/* Reads the `n` traces at `paths` into one model (*out, the caller frees
- * it): the input of every command that takes TRACE... (load_traces.c).
- * A truncated trace is read as far as it goes, with a warning. Returns a
- * CLI exit code after printing why when it is not CLI_OK. */
-int cli_load_traces(const char *cmd, char *const *paths, size_t n, struct pp_model **out);
-
 /* The output directory of `pipeprof report` (report_dir.c): files are
  * written into a staging directory and moved into DIR only when every one
  * is complete; on failure the staging directory is removed, so DIR never
@@ -94,6 +87,7 @@ extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;
 extern const pp_command pp_cmd_top;
 extern const pp_command pp_cmd_report;
+extern const pp_command pp_cmd_merge;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

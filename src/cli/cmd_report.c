@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/load_traces.h"
 #include "core/error.h"
 #include "io/outfile.h"
 #include "pipeprof/analyze.h"
@@ -14,10 +15,12 @@
 
 static void report_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof report TRACE -o DIR [--no-summary] [--no-html] [--no-xlsx]\n"
-            "                       [--no-pftrace] [--no-csv] [window and pattern options]\n\n"
-            "Analyzes TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) once and\n"
-            "writes every output into DIR (created if missing; docs/report.md):\n"
+            "usage: pipeprof report TRACE... -o DIR [--no-summary] [--no-html] [--no-xlsx]\n"
+            "                       [--no-pftrace] [--no-csv] [window and pattern options]\n"
+            "                       [--offset TRACE=TIME] [--sync NAME]\n\n"
+            "Analyzes TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export; several\n"
+            "are merged onto one clock first, docs/merging.md) once and writes every\n"
+            "output into DIR (created if missing; docs/report.md):\n"
             "  summary.txt    the text report of pipeprof analyze, findings first\n"
             "  report.html    one self-contained page with a timeline (docs/report-html.md)\n"
             "  report.xlsx    a workbook: overview, a sheet per device and per stage, ops\n"
@@ -33,13 +36,16 @@ static void report_help(FILE *out) {
             "                         the window, as for pipeprof analyze\n"
             "  --batch-pattern REGEX, --stage-pattern REGEX, --partition-pattern REGEX,\n"
             "  --merge-pattern REGEX  label a foreign trace (pipeprof analyze --help)\n"
+            "%s"
             "  -h, --help             this help\n\n"
             "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, an unreadable trace, a\n"
             "trace without execs, DIR naming a file).\n\n"
             "examples:\n"
             "  pipeprof report out/trace.pptrace -o out/report --exclude-region \"warm up\"\n"
             "  pipeprof report pytorch.json -o report --no-pftrace \\\n"
-            "      --batch-pattern '^(?<stage>.+)/batch(?<batch>[0-9]+)$'\n");
+            "      --batch-pattern '^(?<stage>.+)/batch(?<batch>[0-9]+)$'\n"
+            "  pipeprof report producer.pptrace consumer.pptrace -o report\n",
+            cli_traces_help);
 }
 
 /* The outputs, each switchable off with --no-NAME. */
@@ -47,8 +53,7 @@ enum { OUT_SUMMARY, OUT_HTML, OUT_XLSX, OUT_PFTRACE, OUT_CSV, NOUTPUTS };
 static const char *const output_names[NOUTPUTS] = {"summary", "html", "xlsx", "pftrace", "csv"};
 
 typedef struct report_args {
-    char **traces;
-    size_t ntraces;
+    cli_traces traces;
     const char *dir;
     int skip[NOUTPUTS];
     pp_analyze_options opt;
@@ -67,11 +72,6 @@ static int skip_option(const char *arg, report_args *a) {
 }
 
 static int report_parse(int argc, char **argv, report_args *a) {
-    a->traces = calloc((size_t)argc, sizeof *a->traces);
-    if (!a->traces) {
-        cli_error("report: out of memory");
-        return CLI_FAIL;
-    }
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int got;
@@ -82,16 +82,17 @@ static int report_parse(int argc, char **argv, report_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->dir = v;
-        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0) {
+        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0 ||
+                   (got = cli_traces_option(argc, argv, &i, &a->traces)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_unknown_option(argv[0], argv[i]);
-        } else {
-            a->traces[a->ntraces++] = argv[i];
+        } else if (cli_traces_add(&a->traces, argv[i]) != CLI_OK) {
+            return CLI_FAIL;
         }
     }
-    if (a->ntraces == 0 || !a->dir) {
+    if (a->traces.n == 0 || !a->dir) {
         cli_error("report: expected a TRACE and -o DIR (pipeprof report trace.pptrace -o "
                   "report/)");
         return CLI_BADINPUT;
@@ -177,15 +178,16 @@ static int report_run(int argc, char **argv) {
     pp_analyze_options_init(&a.opt);
     int code = report_parse(argc, argv, &a);
     pp_model *m = NULL;
+    char *source = NULL;
     if (code == CLI_OK)
-        code = cli_load_traces("report", a.traces, a.ntraces, &m);
+        code = cli_traces_load("report", "reporting", &a.traces, &m, &source);
     if (code == CLI_OK) {
         pp_report *r = NULL;
         pp_error err = {{0}};
-        a.opt.source = a.traces[0];
+        a.opt.source = source;
         int rc = pp_report_build(m, &a.opt, &r, &err);
         if (rc != PP_OK) {
-            cli_error("report: %s: %s", a.traces[0], err.msg[0] ? err.msg : pp_strerror(rc));
+            cli_error("report: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
             code = cli_exit_code(rc);
         } else {
             code = report_write(&a, r, m);
@@ -193,7 +195,8 @@ static int report_run(int argc, char **argv) {
         pp_report_free(r);
     }
     pp_model_free(m);
-    free(a.traces);
+    free(source);
+    cli_traces_free(&a.traces);
     return code;
 }
 

@@ -15,6 +15,7 @@
 static const pp_command *const commands[] = {
     &pp_cmd_record,
     &pp_cmd_convert,
+    &pp_cmd_merge,
     &pp_cmd_analyze,
     &pp_cmd_demo,
     &pp_cmd_run,

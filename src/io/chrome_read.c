@@ -485,6 +485,11 @@ static int finish(reader *r) {
         meta->truncated_bytes = r->file_meta.truncated_bytes;
         meta->ignored_events = r->file_meta.ignored_events;
         meta->unmatched_ends = r->file_meta.unmatched_ends;
+        meta->clock = r->file_meta.clock;
+        meta->host = r->file_meta.host;
+        meta->boot_id = r->file_meta.boot_id;
+        meta->alignment = r->file_meta.alignment;
+        meta->alignment_error_ns = r->file_meta.alignment_error_ns;
     }
     meta->ignored_events += r->ignored;
     meta->unmatched_ends += r->unmatched;

@@ -438,6 +438,21 @@ static int other_field(reader *r, jcur *c, const jstr *key, void *ctx) {
         return u64_value(c, "ignored_events", &m->ignored_events);
     if (jstr_eq(key, "unmatched_ends"))
         return u64_value(c, "unmatched_ends", &m->unmatched_ends);
+    if (jstr_eq(key, "clock") && peek(c) == '"')
+        return string_value(r, c, &m->clock);
+    if (jstr_eq(key, "host") && peek(c) == '"')
+        return string_value(r, c, &m->host);
+    if (jstr_eq(key, "boot_id") && peek(c) == '"')
+        return string_value(r, c, &m->boot_id);
+    if (jstr_eq(key, "alignment") && peek(c) == '"')
+        return string_value(r, c, &m->alignment);
+    if (jstr_eq(key, "alignment_error_ns") && is_number_start(peek(c))) {
+        if ((rc = int_value(c, "alignment_error_ns", &m->alignment_error_ns)))
+            return rc;
+        if (m->alignment_error_ns < -1)
+            return jcur_fail(c, "\"alignment_error_ns\" must be -1 (not known) or more");
+        return PP_OK;
+    }
     if (jstr_eq(key, "threads") && peek(c) == '[')
         return read_threads(r, c);
     return jcur_skip(c);

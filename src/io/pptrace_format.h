@@ -35,6 +35,7 @@
 #define PPTRACE_ANNOTATION_ROW 21 /* u64 event, u32 key, u8 type, u64 value */
 #define PPTRACE_META_LEN 40       /* i32 level, u32 process_name, 4 x u64 */
 #define PPTRACE_END_LEN 40        /* 5 x u64 totals */
+#define PPTRACE_CLOCK_LEN 24      /* u32 clock, host, boot_id, alignment, i64 error */
 
 /* Types with this bit set are optional: a reader skips those it does not
  * know. Every other unknown type is an error. */
@@ -49,6 +50,9 @@ typedef enum pptrace_block_type {
     PPTRACE_ANNOTATIONS = 6,
     PPTRACE_END = 7
 } pptrace_block_type;
+/* Optional (older readers skip it): the clock fields of the meta. Outside
+ * the enum: C11 enumerators are ints. */
+#define PPTRACE_CLOCK 0x80000001u
 
 static inline const char *pptrace_block_name(uint32_t type) {
     switch (type) {
@@ -59,6 +63,7 @@ static inline const char *pptrace_block_name(uint32_t type) {
     case PPTRACE_EVENTS: return "EVENTS";
     case PPTRACE_ANNOTATIONS: return "ANNOTATIONS";
     case PPTRACE_END: return "END";
+    case PPTRACE_CLOCK: return "CLOCK";
     default: return type & PPTRACE_OPTIONAL_BIT ? "optional" : "unknown";
     }
 }

@@ -173,6 +173,30 @@ static int decode_meta(reader *r, const unsigned char *p) {
     return PP_OK;
 }
 
+/* The optional CLOCK block: string ids in range, the error bound -1 or more. */
+static int decode_clock(reader *r, const unsigned char *p, uint32_t len) {
+    static const char *const fields[] = {"clock", "host", "boot_id", "alignment"};
+    if (len != PPTRACE_CLOCK_LEN)
+        return fail(r, r->block_at + 4, "CLOCK block length %u (it must be %u)", len,
+                    PPTRACE_CLOCK_LEN);
+    for (int k = 0; k < 4; k++) {
+        int rc = check_string(r, p + 4 * k, "CLOCK", NO_ROW, fields[k], pptrace_get32(p + 4 * k));
+        if (rc)
+            return rc;
+    }
+    int64_t error_ns = (int64_t)pptrace_get64(p + 16);
+    if (error_ns < -1)
+        return fail(r, at(r, p + 16), "CLOCK: alignment error %lld ns is below -1 (not known)",
+                    (long long)error_ns);
+    pp_model_meta *meta = pp_model_meta_mut(r->m);
+    meta->clock = pptrace_get32(p);
+    meta->host = pptrace_get32(p + 4);
+    meta->boot_id = pptrace_get32(p + 8);
+    meta->alignment = pptrace_get32(p + 12);
+    meta->alignment_error_ns = error_ns;
+    return PP_OK;
+}
+
 /* The row count of a table block, checked against the block's length. */
 static int table_rows(reader *r, const unsigned char *p, uint32_t len, uint32_t row, uint32_t *n) {
     if (len < 4)
@@ -376,6 +400,7 @@ static int decode_payload(reader *r, uint32_t len) {
     case PPTRACE_STRINGS: return decode_strings(r, r->buf, len);
     case PPTRACE_META: return decode_meta(r, r->buf);
     case PPTRACE_END: return decode_end(r, r->buf);
+    case PPTRACE_CLOCK: return decode_clock(r, r->buf, len);
     case PPTRACE_TRACKS: decode_rows = decode_tracks, row = PPTRACE_TRACK_ROW; break;
     case PPTRACE_THREADS: decode_rows = decode_threads, row = PPTRACE_THREAD_ROW; break;
     case PPTRACE_EVENTS: decode_rows = decode_events, row = PPTRACE_EVENT_ROW; break;

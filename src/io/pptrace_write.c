@@ -2,7 +2,7 @@
  *
  * Each block is encoded whole into one buffer (head, payload, CRC) and handed
  * to the output file in one write, so the cost is one pass over the columns
- * and large sequential writes. The order is: STRINGS, META, TRACKS, THREADS,
+ * and large sequential writes. The order is: STRINGS, META, CLOCK, TRACKS, THREADS,
  * then each EVENTS block followed by the ANNOTATIONS of its events, END. That
  * way everything a block refers to lies before it, and a file cut anywhere
  * still reads back as every complete block. */
@@ -99,6 +99,25 @@ static int write_meta(writer *w, const pp_model *m) {
     pptrace_put64(p + 16, meta->truncated_bytes);
     pptrace_put64(p + 24, meta->ignored_events);
     pptrace_put64(p + 32, meta->unmatched_ends);
+    block_end(w);
+    return PP_OK;
+}
+
+/* The clock fields, in an optional block so that readers from before them
+ * still read the file; left out when the model has none (a foreign trace). */
+static int write_clock(writer *w, const pp_model *m) {
+    const pp_model_meta *meta = pp_model_meta_get(m);
+    if (!meta->clock && !meta->host && !meta->boot_id && !meta->alignment &&
+        !meta->alignment_error_ns)
+        return PP_OK;
+    unsigned char *p = block_begin(w, PPTRACE_CLOCK, PPTRACE_CLOCK_LEN);
+    if (!p)
+        return PP_ENOMEM;
+    pptrace_put32(p, meta->clock);
+    pptrace_put32(p + 4, meta->host);
+    pptrace_put32(p + 8, meta->boot_id);
+    pptrace_put32(p + 12, meta->alignment);
+    pptrace_put64(p + 16, (uint64_t)meta->alignment_error_ns);
     block_end(w);
     return PP_OK;
 }
@@ -259,7 +278,7 @@ static int write_all(writer *w, const pp_model *m, const char *path, pp_error *e
     int rc = write_strings(w, m, path, err);
     if (rc)
         return rc;
-    if ((rc = write_meta(w, m)) || (rc = write_tracks(w, m)) || (rc = write_threads(w, m)) ||
+    if ((rc = write_meta(w, m)) || (rc = write_clock(w, m)) || (rc = write_tracks(w, m)) || (rc = write_threads(w, m)) ||
         (rc = write_events(w, m)) || (rc = write_end(w, m)))
         return pp_set_error(err, rc, "%s: out of memory", path);
     return PP_OK;
@@ -272,6 +291,9 @@ int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
     if (level < -1 || level > 2) /* the reader rejects it: the writer must not produce it */
         return pp_set_error(err, PP_EINVAL, "%s: recording level %d is not -1 (unknown), 0, 1 or 2",
                             path, level);
+    if (pp_model_meta_get(m)->alignment_error_ns < -1)
+        return pp_set_error(err, PP_EINVAL, "%s: alignment error %lld ns is below -1 (not known)",
+                            path, (long long)pp_model_meta_get(m)->alignment_error_ns);
     writer w = {0};
     int rc = pp_outfile_open(&w.out, path, err);
     if (rc)

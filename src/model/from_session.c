@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock_id.h"
 #include "core/grow.h"
 #include "core/record.h"
 #include "pipeprof/model.h"
@@ -343,6 +344,11 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
     pp_model_meta *meta = pp_model_meta_mut(b.m);
     meta->level = pp_session_level(s);
     meta->process_name = intern(&b, pp_session_process_name(s));
+    char host[256], boot_id[64];
+    pp_clock_identity(host, sizeof host, boot_id, sizeof boot_id);
+    meta->clock = intern(&b, PP_CLOCK_NAME);
+    meta->host = intern(&b, host);
+    meta->boot_id = intern(&b, boot_id);
     b.live = pp_session_recording(s);
     rc = pp_session_visit_records(s, collect_ranges, &b);
     if (rc == PP_OK)

@@ -177,6 +177,10 @@ def main():
         lost = any(data["data_loss"].values())
         check("the banner states data loss exactly when there is some",
               lost == ("Data loss" in dom["banner"]), repr(dom["banner"]))
+        align = data.get("clock_alignment")
+        check("the banner states a merged trace's clock alignment exactly when it is one",
+              (align is not None) == ("clock alignment" in dom["banner"])
+              and (align is None or align["how"] in dom["banner"]), repr(dom["banner"]))
         check("the timeline is drawn with a row per track",
               dom["canvas_h"] > 20 * len(data["timeline"]["rows"]), "height %s for %d rows"
               % (dom["canvas_h"], len(data["timeline"]["rows"])))

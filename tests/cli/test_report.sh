@@ -14,7 +14,7 @@ cd "$tmp" || exit 1
 
 run "$P" report --help
 expect "help shows usage, the outputs, the switches and an example" 0 \
-    "usage: pipeprof report TRACE -o DIR" "summary.txt" "report.xlsx" "--no-xlsx" \
+    "usage: pipeprof report TRACE... -o DIR" "summary.txt" "report.xlsx" "--no-xlsx" \
     "--exclude-region NAME" "examples:"
 
 run "$P" demo --out demo --batches 8 --level 2
@@ -100,7 +100,7 @@ size=$(stat -c %s "$T")
 head -c $((size * 2 / 3)) "$T" >cut.pptrace
 run "$P" report cut.pptrace -o cut
 expect "a truncated trace is reported with a warning" 0 "warning: cut.pptrace: truncated at byte" \
-    "every output states the loss"
+    "the report states the loss"
 check "summary.txt states the truncated bytes" grep -q "^data loss: .* truncated bytes" cut/summary.txt
 
 # errors: the message, the status, and no directory
@@ -122,7 +122,8 @@ run "$P" report noexec.json -o e5
 expect "a trace without execs" 2 "the trace has no execs"
 check "a trace without execs makes no directory" test ! -e e5
 run "$P" report "$T" "$D/pipeline_small.json" -o e6
-expect "two traces" 2 "2 traces given" "this build reads one TRACE"
+expect "a second TRACE that is no trace" 2 "pipeline_small.json"
+check "a bad second trace makes no directory" test ! -e e6
 run "$P" report "$T" -o e7 --region "warm up" --exclude-region "warm up"
 expect "conflicting window options" 2 "--region and --exclude-region exclude each other"
 run "$P" report "$T" -o e8 --region nosuch

@@ -15,6 +15,7 @@
 
 enum { T_STRINGS = 1, T_META = 2, T_TRACKS = 3, T_THREADS = 4, T_EVENTS = 5, T_ANNOTATIONS = 6,
        T_END = 7 };
+#define T_CLOCK 0x80000001u
 static const char *const type_names[] = {"", "STRINGS", "META", "TRACKS", "THREADS", "EVENTS",
                                          "ANNOTATIONS", "END"};
 
@@ -168,7 +169,9 @@ static pp_model *full_model(void) {
     EXPECT_EQ_I64(pp_model_add_thread(m, &threads[0]), PP_OK);
     EXPECT_EQ_I64(pp_model_add_thread(m, &threads[1]), PP_OK);
     pp_model_meta *meta = pp_model_meta_mut(m);
-    *meta = (pp_model_meta){2, str(m, "demo"), 7, 11, 3, 2};
+    *meta = (pp_model_meta){2, str(m, "demo"), 7, 11, 3, 2, str(m, "CLOCK_MONOTONIC"),
+                            str(m, "host-a"), str(m, "7d9c0e2a-boot"),
+                            str(m, "b.pptrace: sync marks"), 1234};
     return m;
 }
 
@@ -441,7 +444,7 @@ static void test_damaged_fields_are_refused(void) {
     unsigned char *data = full_file(&len);
     block ev = find_block(data, len, T_EVENTS, 0), tr = find_block(data, len, T_TRACKS, 0);
     block an = find_block(data, len, T_ANNOTATIONS, 0), th = find_block(data, len, T_THREADS, 0);
-    block me = find_block(data, len, T_META, 0);
+    block me = find_block(data, len, T_META, 0), ck = find_block(data, len, T_CLOCK, 0);
     size_t n = ev.rows, cols = ev.at + 12;
     const struct {
         block b;
@@ -477,6 +480,8 @@ static void test_damaged_fields_are_refused(void) {
         {me, me.at + 12, 4, 7000, "META: process_name string id 7000 out of range"},
         {an, an.at + 12 + 21 * 2 + 13, 8, (uint64_t)1 << 32,
          "annotation 2: value string id 4294967296 out of range"},
+        {ck, ck.at + 8 + 4, 4, 8000, "CLOCK: host string id 8000 out of range"},
+        {ck, ck.at + 8 + 16, 8, (uint64_t)-7, "CLOCK: alignment error -7 ns is below -1 (not known)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         unsigned char saved[8];
@@ -565,7 +570,7 @@ static void test_unknown_optional_block_is_skipped(void) {
     const char *path = write_model(m, "optional.pptrace");
     unsigned char *data = (unsigned char *)pp_test_read_file(path, &len);
     block end = find_block(data, len, T_END, 0);
-    unsigned char *with = insert_block(data, &len, end.at, 0x80000001u, "hello", 5);
+    unsigned char *with = insert_block(data, &len, end.at, 0x8000abcdu, "hello", 5);
     pp_test_write_file(path, with, len);
     EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
     expect_same_model(m, back);
