@@ -257,6 +257,33 @@ static void test_events_span_several_blocks(void) {
     pp_model_free(back);
 }
 
+/* Full blocks of the longest varints (10 bytes: ids, hardware times,
+ * batches and counter values that jump as far as they can, int annotations
+ * of INT64_MIN) fit the encoder's bounds and round trip; run under ASan this
+ * is what checks those bounds. */
+static void test_longest_varints_round_trip(void) {
+    pp_model *m, *back = NULL;
+    pp_error err = {{0}};
+    pp_model_create(&m);
+    uint32_t trk = track(m, PP_TRACK_KIND_THREAD, 0, "demo", "main", "", -1, 1, 2, 0);
+    uint32_t name = str(m, "x"), key = str(m, "k");
+    for (size_t i = 0; i < 65536 + 10; i++) {
+        uint64_t bits = i % 2 ? 0x8000000000000001ull : 0x7ff0000000000001ull; /* NaN payloads */
+        pp_event e = {i % 2 ? -INT64_MAX : INT64_MAX, 0, i % 2 ? INT64_MIN + 1 : INT64_MAX,
+                      UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, name, name, trk, PP_EV_SPAN, 0, 0};
+        memcpy(&e.value, &bits, sizeof bits);
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+        pp_annotation a = {.event = i, .key = key, .type = PP_VALUE_INT, .v.i = INT64_MIN};
+        EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    }
+    const char *path = write_model(m, "longest_varints.pptrace");
+    EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+    EXPECT_STR(err.msg, "");
+    expect_same_model(m, back);
+    pp_model_free(m);
+    pp_model_free(back);
+}
+
 /* Reads the first `cut` bytes of `data` as a file cut short there and checks
  * that exactly the blocks ending at or before the cut were recovered. */
 static void check_cut(const unsigned char *data, size_t cut, const block *blocks, size_t nblocks,
@@ -387,12 +414,16 @@ static void test_damaged_header_is_refused(void) {
     data[0] = 'X';
     expect_format_error(data, len, 0, "not a .pptrace file", __LINE__);
     data[0] = 'P';
-    put32(data + 8, 2);
-    expect_format_error(data, len, 8, "unsupported .pptrace version 2 (this pipeprof reads version 1)",
+    put32(data + 8, 3);
+    expect_format_error(data, len, 8,
+                        "unsupported .pptrace version 3 (this pipeprof reads versions 1 to 2)",
                         __LINE__);
-    put32(data + 8, 1);
+    put32(data + 8, 0);
+    expect_format_error(data, len, 8, "unsupported .pptrace version 0", __LINE__);
+    put32(data + 8, 2);
     put32(data + 12, 1);
-    expect_format_error(data, len, 12, "unknown header flags 0x1", __LINE__);
+    expect_format_error(data, len, 12, "unknown header flags 0x1 (version 2 defines none)",
+                        __LINE__);
     free(data);
 }
 
@@ -407,13 +438,14 @@ static void test_damaged_framing_is_refused(void) {
     expect_format_error(data, len, tracks.at, "TRACKS block fails its checksum", __LINE__);
     data[tracks.at + 20] ^= 1;
     put32(data + events.at + 4, 0xfffffff0u);
+    /* 65536 rows of ten 10-byte varints and a flags byte, the count, 11 lengths */
     expect_format_error(data, len, events.at + 4,
-                        "EVENTS block length 4294967280 (the maximum is 4653060)", __LINE__);
+                        "EVENTS block length 4294967280 (the maximum is 6619184)", __LINE__);
     put32(data + events.at + 4, events.len);
     put32(data + events.at + 8, events.rows + 1);
     fix_crc(data, events);
-    expect_format_error(data, len, events.at + 4, "EVENTS block length 1495 does not match its 22 rows",
-                        __LINE__);
+    expect_format_error(data, len, events.at + 8, "EVENTS block: its flags column does not hold "
+                        "one byte per row (22 rows)", __LINE__);
     put32(data + events.at + 8, events.rows);
     fix_crc(data, events);
     put32(data + end.at, 99);
@@ -434,11 +466,37 @@ static void test_damaged_framing_is_refused(void) {
     free(data);
 }
 
-/* Field damage behind a valid checksum: ids out of range, impossible values.
- * Event i's field of column c lies at payload + 4 + c_start * rows + width * i. */
-static void test_damaged_fields_are_refused(void) {
+/* The full model as the version-1 writer wrote it (tests/io/data). */
+static unsigned char *v1_file(size_t *len) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/io/data/full_v1.pptrace", getenv("PP_SOURCE_DIR"));
+    return (unsigned char *)pp_test_read_file(path, len);
+}
+
+/* A file of version 1 (fixed-width EVENTS and ANNOTATIONS rows), written by
+ * the pipeprof before version 2, still reads back field for field. */
+static void test_version_1_file_reads_identically(void) {
     size_t len;
-    unsigned char *data = full_file(&len);
+    unsigned char *data = v1_file(&len);
+    EXPECT(data && len > 16 && get32(data + 8) == 1);
+    const char *path = pp_test_path("v1.pptrace");
+    pp_test_write_file(path, data, len);
+    pp_model *m = full_model(), *back = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+    EXPECT_STR(err.msg, "");
+    expect_same_model(m, back);
+    free(data);
+    pp_model_free(m);
+    pp_model_free(back);
+}
+
+/* Field damage behind a valid checksum in a version-1 file: ids out of
+ * range, impossible values. Event i's field of column c lies at payload + 4
+ * + c_start * rows + width * i. */
+static void test_damaged_v1_fields_are_refused(void) {
+    size_t len;
+    unsigned char *data = v1_file(&len);
     block ev = find_block(data, len, T_EVENTS, 0), tr = find_block(data, len, T_TRACKS, 0);
     block an = find_block(data, len, T_ANNOTATIONS, 0), th = find_block(data, len, T_THREADS, 0);
     block me = find_block(data, len, T_META, 0);
@@ -489,6 +547,89 @@ static void test_damaged_fields_are_refused(void) {
         memcpy(data + cases[k].at, saved, cases[k].width);
         fix_crc(data, cases[k].b);
     }
+    free(data);
+}
+
+/* Version-2 EVENTS and ANNOTATIONS payloads (format doc, "Version 2
+ * tables"): a u32 row count, one u32 length per column, the columns. The
+ * file offset where column k of block b starts. */
+static size_t v2_column(const unsigned char *data, block b, int ncols, int k) {
+    size_t at = b.at + 8 + 4 + 4 * (size_t)ncols;
+    for (int j = 0; j < k; j++)
+        at += get32(data + b.at + 8 + 4 + 4 * (size_t)j);
+    return at;
+}
+
+enum { EV_NAME = 7, EV_STAGE = 8, EV_TRACK = 9, EV_FLAGS = 10, EV_COLS = 11 };
+enum { AN_EVENT = 0, AN_KEY = 1, AN_TYPE = 2, AN_COLS = 4 };
+
+/* Field damage behind a valid checksum in a version-2 file. In the full
+ * model every string id, track index and annotation event step is below
+ * 128, so each is a one-byte varint and row i of those columns is byte i;
+ * flags are kind | role << 3 | phase << 6. */
+static void test_damaged_v2_fields_are_refused(void) {
+    size_t len;
+    unsigned char *data = full_file(&len);
+    block ev = find_block(data, len, T_EVENTS, 0), an = find_block(data, len, T_ANNOTATIONS, 0);
+    size_t name = v2_column(data, ev, EV_COLS, EV_NAME), stage = v2_column(data, ev, EV_COLS, EV_STAGE);
+    size_t trk = v2_column(data, ev, EV_COLS, EV_TRACK), flags = v2_column(data, ev, EV_COLS, EV_FLAGS);
+    size_t step = v2_column(data, an, AN_COLS, AN_EVENT), key = v2_column(data, an, AN_COLS, AN_KEY);
+    size_t type = v2_column(data, an, AN_COLS, AN_TYPE);
+    EXPECT_EQ_U64(stage - name, 21); /* 21 events, one byte each */
+    const struct {
+        block b;
+        size_t at;
+        unsigned char value;
+        const char *problem;
+    } cases[] = {
+        {ev, name + 2, 127, "event 2: name string id 127 out of range (25 strings defined before it)"},
+        {ev, stage + 2, 126, "event 2: stage string id 126 out of range"},
+        {ev, trk + 4, 5, "event 4: track index 5 out of range (5 tracks)"},
+        {ev, flags + 6, 6, "event 6: unknown kind 6"},
+        {ev, flags + 6, 7 << 3, "event 6: unknown role 7"},
+        {ev, flags + 6, 3 << 6, "event 6: unknown flow phase 3"},
+        /* a continuation bit on the column's last byte: the varint runs past it */
+        {ev, name + 20, 0x80, "event 20: malformed name value"},
+        {an, step + 1, 21, "annotation 1: event index 21 out of range (21 events)"}, /* 0 + 21 */
+        {an, key, 127, "annotation 0: key string id 127 out of range"},
+        {an, type + 3, 3, "annotation 3: unknown value type 3"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char saved = data[cases[k].at];
+        data[cases[k].at] = cases[k].value;
+        fix_crc(data, cases[k].b);
+        expect_format_error(data, len, cases[k].at, cases[k].problem, __LINE__);
+        data[cases[k].at] = saved;
+        fix_crc(data, cases[k].b);
+    }
+    free(data);
+}
+
+/* A version-2 payload whose column lengths do not add up to it, or with a
+ * byte left over after a column's last value, is refused. */
+static void test_v2_column_layout_is_checked(void) {
+    size_t len;
+    unsigned char *data = full_file(&len);
+    block ev = find_block(data, len, T_EVENTS, 0);
+    size_t dir = ev.at + 8 + 4, flags = v2_column(data, ev, EV_COLS, EV_FLAGS);
+    char problem[128];
+    put32(data + dir, get32(data + dir) + 1);
+    fix_crc(data, ev);
+    snprintf(problem, sizeof problem, "EVENTS block: its column lengths do not add up to its "
+             "length %u", ev.len);
+    expect_format_error(data, len, dir, problem, __LINE__);
+    put32(data + dir, get32(data + dir) - 1);
+    /* one byte more at the end of the track column, counted in its length */
+    unsigned char *longer = malloc(len + 1);
+    memcpy(longer, data, flags);
+    longer[flags] = 1;
+    memcpy(longer + flags + 1, data + flags, len - flags);
+    put32(longer + dir + 4 * EV_TRACK, get32(longer + dir + 4 * EV_TRACK) + 1);
+    put32(longer + ev.at + 4, ev.len + 1);
+    fix_crc(longer, (block){ev.at, ev.end + 1, T_EVENTS, ev.len + 1, ev.rows});
+    expect_format_error(longer, len + 1, flags,
+                        "EVENTS block: 1 bytes after the last value of its track column", __LINE__);
+    free(longer);
     free(data);
 }
 
@@ -648,11 +789,15 @@ int main(void) {
     RUN(test_every_field_round_trips);
     RUN(test_empty_model_round_trips);
     RUN(test_events_span_several_blocks);
+    RUN(test_longest_varints_round_trip);
     RUN(test_truncated_file_keeps_complete_blocks);
     RUN(test_torn_final_block_is_truncation);
     RUN(test_damaged_header_is_refused);
     RUN(test_damaged_framing_is_refused);
-    RUN(test_damaged_fields_are_refused);
+    RUN(test_version_1_file_reads_identically);
+    RUN(test_damaged_v1_fields_are_refused);
+    RUN(test_damaged_v2_fields_are_refused);
+    RUN(test_v2_column_layout_is_checked);
     RUN(test_damaged_strings_are_refused);
     RUN(test_impossible_blocks_are_refused);
     RUN(test_unknown_optional_block_is_skipped);
