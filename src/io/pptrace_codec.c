@@ -112,7 +112,8 @@ size_t pptrace_events_encode(const pp_event_columns *c, size_t first, size_t n,
     return pack_columns(out, (uint32_t)n, PPTRACE_EV_COLUMNS, cols, p);
 }
 
-size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, unsigned char *out) {
+size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, uint64_t event_base,
+                                  unsigned char *out) {
     unsigned char *cols[PPTRACE_AN_COLUMNS], *p[PPTRACE_AN_COLUMNS];
     cols[PPTRACE_AN_EVENT] = out + 4 + 4 * PPTRACE_AN_COLUMNS;
     cols[PPTRACE_AN_KEY] = cols[PPTRACE_AN_EVENT] + n * PPTRACE_VARINT_MAX;
@@ -121,7 +122,8 @@ size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, unsigned cha
     memcpy(p, cols, sizeof p);
     uint64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
-        p[PPTRACE_AN_EVENT] = put_varint(p[PPTRACE_AN_EVENT], a[i].event - prev);
+        uint64_t event = event_base + a[i].event;
+        p[PPTRACE_AN_EVENT] = put_varint(p[PPTRACE_AN_EVENT], event - prev);
         p[PPTRACE_AN_KEY] = put_varint(p[PPTRACE_AN_KEY], a[i].key);
         *p[PPTRACE_AN_TYPE]++ = a[i].type;
         if (a[i].type == PP_VALUE_INT) {
@@ -134,7 +136,7 @@ size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, unsigned cha
         } else {
             p[PPTRACE_AN_VALUE] = put_varint(p[PPTRACE_AN_VALUE], a[i].v.s);
         }
-        prev = a[i].event;
+        prev = event;
     }
     return pack_columns(out, (uint32_t)n, PPTRACE_AN_COLUMNS, cols, p);
 }

@@ -45,8 +45,11 @@ extern const char *const pptrace_annotation_column_names[PPTRACE_AN_COLUMNS];
 size_t pptrace_events_encode(const pp_event_columns *c, size_t first, size_t n,
                              unsigned char *out);
 /* Encodes n annotations, sorted by event, into `out` (room for
- * PPTRACE_V2_ANNOTATIONS_MAX(n) bytes); returns the payload length. */
-size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, unsigned char *out);
+ * PPTRACE_V2_ANNOTATIONS_MAX(n) bytes); returns the payload length. The
+ * file numbers event index e as event_base + e (a writer that writes a
+ * recording in parts passes the events it wrote before). */
+size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, uint64_t event_base,
+                                  unsigned char *out);
 
 /* Where decoding stands in each column of one payload. */
 typedef struct pptrace_decoder {

@@ -174,7 +174,7 @@ static int write_annotations(writer *w, const pp_annotation *a, size_t *next, si
         unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, PPTRACE_V2_ANNOTATIONS_MAX(count));
         if (!p)
             return PP_ENOMEM;
-        block_shrink(w, pptrace_annotations_encode(a + *next, count, p));
+        block_shrink(w, pptrace_annotations_encode(a + *next, count, 0, p));
         block_end(w);
         *next += count;
     }
