@@ -466,29 +466,52 @@ static void test_damaged_framing_is_refused(void) {
     free(data);
 }
 
-/* The full model as the version-1 writer wrote it (tests/io/data). */
-static unsigned char *v1_file(size_t *len) {
+/* The full model as the writer of `version` wrote it (tests/io/data). */
+static unsigned char *data_file(unsigned version, size_t *len) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/tests/io/data/full_v1.pptrace", getenv("PP_SOURCE_DIR"));
+    snprintf(path, sizeof path, "%s/tests/io/data/full_v%u.pptrace", getenv("PP_SOURCE_DIR"),
+             version);
     return (unsigned char *)pp_test_read_file(path, len);
 }
 
-/* A file of version 1 (fixed-width EVENTS and ANNOTATIONS rows), written by
- * the pipeprof before version 2, still reads back field for field. */
-static void test_version_1_file_reads_identically(void) {
-    size_t len;
-    unsigned char *data = v1_file(&len);
-    EXPECT(data && len > 16 && get32(data + 8) == 1);
-    const char *path = pp_test_path("v1.pptrace");
-    pp_test_write_file(path, data, len);
-    pp_model *m = full_model(), *back = NULL;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
-    EXPECT_STR(err.msg, "");
-    expect_same_model(m, back);
-    free(data);
+static unsigned char *v1_file(size_t *len) {
+    return data_file(1, len);
+}
+
+/* Files of every version, written by the pipeprof of their time (version
+ * 1: fixed-width EVENTS and ANNOTATIONS rows; version 2: varint columns),
+ * read back field for field. */
+static void test_every_version_reads_identically(void) {
+    pp_model *m = full_model();
+    for (unsigned version = 1; version <= 2; version++) {
+        size_t len;
+        unsigned char *data = data_file(version, &len);
+        EXPECT(data && len > 16 && get32(data + 8) == version);
+        const char *path = pp_test_path("old.pptrace");
+        pp_test_write_file(path, data, len);
+        pp_model *back = NULL;
+        pp_error err = {{0}};
+        EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+        EXPECT_STR(err.msg, "");
+        expect_same_model(m, back);
+        free(data);
+        pp_model_free(back);
+    }
     pp_model_free(m);
-    pp_model_free(back);
+}
+
+/* The writer still writes the checked-in version-2 bytes: any change to
+ * what it writes is a format change, which needs a version of its own. */
+static void test_writer_writes_the_version_2_bytes(void) {
+    pp_model *m = full_model();
+    size_t want_len, got_len;
+    unsigned char *want = data_file(2, &want_len);
+    unsigned char *got = (unsigned char *)pp_test_read_file(write_model(m, "v2.pptrace"), &got_len);
+    EXPECT_EQ_U64(got_len, want_len);
+    EXPECT(want && got && got_len == want_len && memcmp(got, want, got_len) == 0);
+    free(want);
+    free(got);
+    pp_model_free(m);
 }
 
 /* Field damage behind a valid checksum in a version-1 file: ids out of
@@ -794,7 +817,8 @@ int main(void) {
     RUN(test_torn_final_block_is_truncation);
     RUN(test_damaged_header_is_refused);
     RUN(test_damaged_framing_is_refused);
-    RUN(test_version_1_file_reads_identically);
+    RUN(test_every_version_reads_identically);
+    RUN(test_writer_writes_the_version_2_bytes);
     RUN(test_damaged_v1_fields_are_refused);
     RUN(test_damaged_v2_fields_are_refused);
     RUN(test_v2_column_layout_is_checked);
