@@ -44,6 +44,9 @@ int cli_parse_u64(const char *cmd, const char *option, const char *text, uint64_
 /* True when `out` names the same existing file as `in` (also through
  * another path or a link): writing it would destroy the input. */
 int cli_same_file(const char *in, const char *out);
+/* After writing `path`: warns on stderr when it is a .pftrace or Chrome JSON
+ * file too large for Perfetto to open (viewer_limits.c). */
+void cli_viewer_limits_warn(const char *path);
 /* Prints "<cmd>: unknown option ..." and returns CLI_BADINPUT. */
 int cli_unknown_option(const char *cmd, const char *arg);
 

@@ -174,6 +174,7 @@ static int export_write(const export_args *a, const pp_model *m, const char *out
     }
     fprintf(stderr, "pipeprof: %s -> %s (%s): %zu events\n", source, out, a->to->name,
             pp_model_event_count(m));
+    cli_viewer_limits_warn(out);
     return CLI_OK;
 }
 

@@ -440,6 +440,7 @@ static int record_summary(const char *cmd, const char *path) {
     pp_model *m = NULL;
     pp_error err = {{0}};
     struct stat st;
+    cli_viewer_limits_warn(path);
     if (pp_format_from_path(path) == PP_FORMAT_PERFETTO && stat(path, &st) == 0) {
         fprintf(stderr, "pipeprof: %s: wrote %s: %lld bytes (open it in ui.perfetto.dev; its "
                 "\"pipeprof\" track names the records dropped, if any)\n", cmd, path,

@@ -12,7 +12,8 @@
 
 #define PPTRACE_MAGIC "PPTRACE" /* 8 bytes with the terminating NUL */
 #define PPTRACE_MAGIC_LEN 8
-#define PPTRACE_VERSION 1u
+#define PPTRACE_VERSION 2u         /* what the writer writes */
+#define PPTRACE_OLDEST_VERSION 1u  /* the oldest the reader reads */
 #define PPTRACE_HEADER_LEN 16      /* magic, u32 version, u32 flags */
 #define PPTRACE_BLOCK_HEAD_LEN 8   /* u32 type, u32 payload length */
 #define PPTRACE_BLOCK_TAIL_LEN 4   /* u32 crc32 of head and payload */
@@ -26,7 +27,9 @@
 /* The largest payload a STRINGS or unknown optional block may have. */
 #define PPTRACE_MAX_PAYLOAD (1u << 26)
 
-/* Row sizes in bytes (the column widths of each table summed). A track is
+/* Row sizes in bytes (the column widths of each table summed). EVENTS and
+ * ANNOTATIONS rows have these fixed sizes in version 1 only (version 2
+ * encodes them with pptrace_codec.h); TRACKS and THREADS in both. A track is
  * u8 kind, u32 flags, process, name, device, i32 stream, i64 pid, tid,
  * i32 sort_index. */
 #define PPTRACE_TRACK_ROW 41

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "io/outfile.h"
+#include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
 #include "pipeprof/io.h"
 
@@ -35,6 +36,12 @@ static unsigned char *block_begin(writer *w, uint32_t type, size_t len) {
     pptrace_put32(w->buf + 4, (uint32_t)len);
     w->len = total;
     return w->buf + PPTRACE_BLOCK_HEAD_LEN;
+}
+
+/* Sets the payload length of a block begun with room for more. */
+static void block_shrink(writer *w, size_t len) {
+    pptrace_put32(w->buf + 4, (uint32_t)len);
+    w->len = PPTRACE_BLOCK_HEAD_LEN + len + PPTRACE_BLOCK_TAIL_LEN;
 }
 
 /* Seals the block with the CRC of its head and payload and writes it. */
@@ -169,40 +176,12 @@ static int write_threads(writer *w, const pp_model *m) {
     return PP_OK;
 }
 
-/* Writes n 8-byte values of a column and moves *p past them. Signed columns
- * come in through their unsigned view (C lets the two alias). */
-static void put_column64(unsigned char **p, const uint64_t *col, size_t n) {
-    unsigned char *q = *p;
-    for (size_t i = 0; i < n; i++)
-        pptrace_put64(q + 8 * i, col[i]);
-    *p = q + 8 * n;
-}
-
-/* One EVENTS block: events [first, first + n), column after column. */
+/* One EVENTS block: events [first, first + n). */
 static int write_event_block(writer *w, const pp_event_columns *c, size_t first, size_t n) {
-    unsigned char *p = block_begin(w, PPTRACE_EVENTS, 4 + n * PPTRACE_EVENT_ROW);
+    unsigned char *p = block_begin(w, PPTRACE_EVENTS, PPTRACE_V2_EVENTS_MAX(n));
     if (!p)
         return PP_ENOMEM;
-    pptrace_put32(p, (uint32_t)n);
-    p += 4;
-    put_column64(&p, (const uint64_t *)c->ts_ns + first, n);
-    put_column64(&p, (const uint64_t *)c->dur_ns + first, n);
-    put_column64(&p, (const uint64_t *)c->batch + first, n);
-    put_column64(&p, c->hw_ns + first, n);
-    put_column64(&p, c->xfer_ns + first, n);
-    put_column64(&p, c->id + first, n);
-    for (size_t i = 0; i < n; i++, p += 8) {
-        uint64_t bits;
-        memcpy(&bits, &c->value[first + i], sizeof bits); /* the IEEE-754 bit pattern */
-        pptrace_put64(p, bits);
-    }
-    const uint32_t *ids[] = {c->name, c->stage, c->track};
-    for (size_t k = 0; k < 3; k++)
-        for (size_t i = 0; i < n; i++, p += 4)
-            pptrace_put32(p, ids[k][first + i]);
-    memcpy(p, c->kind + first, n);
-    memcpy(p + n, c->role + first, n);
-    memcpy(p + 2 * n, c->phase + first, n);
+    block_shrink(w, pptrace_events_encode(c, first, n, p));
     block_end(w);
     return PP_OK;
 }
@@ -211,24 +190,10 @@ static int write_event_block(writer *w, const pp_event_columns *c, size_t first,
 static int write_annotations(writer *w, const pp_annotation *a, size_t *next, size_t end) {
     while (*next < end) {
         size_t count = min_size(end - *next, PPTRACE_ROWS_PER_BLOCK);
-        unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, 4 + count * PPTRACE_ANNOTATION_ROW);
+        unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, PPTRACE_V2_ANNOTATIONS_MAX(count));
         if (!p)
             return PP_ENOMEM;
-        pptrace_put32(p, (uint32_t)count);
-        p += 4;
-        for (size_t i = *next; i < *next + count; i++, p += PPTRACE_ANNOTATION_ROW) {
-            uint64_t value = 0;
-            if (a[i].type == PP_VALUE_INT)
-                value = (uint64_t)a[i].v.i;
-            else if (a[i].type == PP_VALUE_DOUBLE)
-                memcpy(&value, &a[i].v.d, sizeof value);
-            else
-                value = a[i].v.s;
-            pptrace_put64(p, a[i].event);
-            pptrace_put32(p + 8, a[i].key);
-            p[12] = a[i].type;
-            pptrace_put64(p + 13, value);
-        }
+        block_shrink(w, pptrace_annotations_encode(a + *next, count, 0, p));
         block_end(w);
         *next += count;
     }
@@ -273,7 +238,7 @@ static int write_all(writer *w, const pp_model *m, const char *path, pp_error *e
     unsigned char header[PPTRACE_HEADER_LEN];
     memcpy(header, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN);
     pptrace_put32(header + 8, PPTRACE_VERSION);
-    pptrace_put32(header + 12, 0); /* flags: none defined in version 1 */
+    pptrace_put32(header + 12, 0); /* flags: none defined */
     pp_outfile_write(&w->out, header, sizeof header);
     int rc = write_strings(w, m, path, err);
     if (rc)
