@@ -121,10 +121,28 @@ static int read_flow_id(reader *r, jcur *c, uint64_t *id) {
     return rc;
 }
 
+/* The phases whose args hold pipeline fields and annotations. */
+static int has_span_args(char ph) {
+    switch (ph) {
+    case 'X': case 'B': case 'i': case 'I': case 'R': case 'n': case 'b':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Parses the fields of one event object. */
 static int parse_fields(reader *r, jcur *c, raw_event *e) {
     int rc;
-    memset(e, 0, sizeof *e);
+    /* field by field, not a memset of the whole struct: this runs once per
+     * event, and only these fields are read before being set */
+    e->ph.len = e->name.len = e->cat.len = 0;
+    e->ph.escaped = e->name.escaped = e->cat.escaped = 0;
+    e->pid = e->tid = (chrome_id){0, 0};
+    e->has_ts = e->has_dur = e->has_id = 0;
+    e->id = 0;
+    e->args = NULL;
+    e->args_done = 0;
     pp_event_init(&e->fields);
     r->nanns = 0;
     if ((rc = jcur_expect(c, '{', "at the start of an event")))
@@ -164,7 +182,7 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
             char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
             if (c->p < c->end && *c->p != '{') {
                 rc = jcur_fail(c, "\"args\" must be an object");
-            } else if (ph && strchr("XBiIRnb", ph)) { /* "ph" came first: one pass */
+            } else if (has_span_args(ph)) { /* "ph" came first: one pass */
                 rc = parse_span_args_at(r, c, &e->fields);
                 e->args_done = 1;
             } else {
@@ -349,7 +367,7 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
 /* Most events are parsed in place in the window; one that does not fit
  * (or is broken) is cut out whole by the scanner and parsed again, so that
  * errors point at the right place and large events still work. */
-#define IN_PLACE_WINDOW (256 * 1024)
+#define IN_PLACE_WINDOW (64 * 1024)
 
 static int parse_event(reader *r) {
     jreader *j = &r->j;

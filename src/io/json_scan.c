@@ -97,9 +97,9 @@ static long refill(jreader *r, size_t keep) {
     r->len -= keep;
     r->pos -= keep;
     r->base += keep;
+    r->buf[r->len] = 0; /* the sentinel, also for the window left at end of file */
     if (r->eof)
         return 0;
-    r->buf[r->len] = 0;
     if (r->cap - r->len < READ_CHUNK + 1) {
         size_t cap = r->cap * 2;
         char *b = realloc(r->buf, cap);
