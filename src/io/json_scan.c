@@ -439,16 +439,13 @@ static int skip_depth(jcur *c, int depth) {
             return jcur_expect(c, close, ch == '{' ? "or ',' in an object" : "or ',' in an array");
         }
     }
-    static const char *const words[] = {"true", "false", "null"};
-    for (int w = 0; w < 3; w++) {
-        size_t n = strlen(words[w]);
-        if ((size_t)(c->end - c->p) >= n && memcmp(c->p, words[w], n) == 0) {
-            c->p += n;
-            return PP_OK;
-        }
+    const char *word = ch == 't' ? "true" : ch == 'f' ? "false" : ch == 'n' ? "null" : NULL;
+    size_t n = word ? strlen(word) : 0;
+    if (word && (size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
+        c->p += n;
+        return PP_OK;
     }
     const char *t;
-    size_t n;
     return jcur_number(c, &t, &n);
 }
 
