@@ -115,7 +115,13 @@ static int annotation_value(reader *r, jcur *c, const jstr *key) {
     return push_annotation(r, &a);
 }
 
-static const char *const role_names[] = {"none", "exec", "partition", "merge", "stage", "op", "user"};
+/* Indexed by pp_role, with their lengths (looked up once per span). */
+#define ROLE_NAME(text) {text, sizeof text - 1}
+static const struct {
+    const char *text;
+    size_t len;
+} role_names[] = {ROLE_NAME("none"), ROLE_NAME("exec"),  ROLE_NAME("partition"), ROLE_NAME("merge"),
+                  ROLE_NAME("stage"), ROLE_NAME("op"), ROLE_NAME("user")};
 
 static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_event *ev = ctx;
@@ -141,7 +147,7 @@ static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
         jstr s;
         int rc = jcur_string(c, &s);
         for (size_t i = 0; !rc && i < sizeof role_names / sizeof role_names[0]; i++) {
-            if (jstr_eq_n(&s, role_names[i], strlen(role_names[i]))) {
+            if (jstr_eq_n(&s, role_names[i].text, role_names[i].len)) {
                 ev->role = (uint8_t)i;
                 return PP_OK;
             }
