@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/fork.h"
 #include "core/session.h"
 
@@ -93,6 +94,7 @@ static int transition(pp_session *s, int from, int to) {
 }
 
 int pp_session_start(pp_session *s) {
+    pp_clock_calibrate(); /* a fresh clock pair where recording begins (clock.c) */
     return transition(s, PP_STATE_OPEN, PP_STATE_RUNNING);
 }
 
@@ -107,6 +109,7 @@ int pp_session_resume(pp_session *s) {
 int pp_session_halt(pp_session *s) {
     if (!s)
         return PP_EINVAL;
+    pp_clock_calibrate(); /* and where it ends */
     int state = atomic_load(&s->state);
     while (state == PP_STATE_RUNNING || state == PP_STATE_PAUSED) {
         if (atomic_compare_exchange_weak(&s->state, &state, PP_STATE_STOPPED))
@@ -179,6 +182,7 @@ int pp_session_stats_get(pp_session *s, pp_session_stats *out) {
 int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx) {
     if (!s || !fn)
         return PP_EINVAL;
+    pp_clock_calibrate(); /* a snapshot refits the clock too */
     if (atomic_load(&s->state) == PP_STATE_RUNNING && s->overflow == PP_OVERFLOW_RING)
         return PP_ESTATE;
     int rc = PP_OK;
