@@ -19,7 +19,7 @@ typedef struct pp_chunk {
     _Atomic(struct pp_chunk *) next;
     size_t cap;
     _Atomic size_t used;
-    pp_record recs[];
+    _Alignas(64) pp_record recs[]; /* one cache line each */
 } pp_chunk;
 
 typedef struct pp_open_range {
