@@ -52,12 +52,71 @@ static size_t reserve_budget(pp_session *s) {
     }
 }
 
-/* A chunk of n records with its pages already faulted in: a fresh page
- * faulted under pp_span would stall every 64th record (a page clear and a
- * trap); here one madvise populates them all, or one write a page where
- * the kernel lacks MADV_POPULATE_WRITE (before Linux 5.14). Page-aligned,
- * so records do not straddle cache lines. NULL when out of memory. */
+/* Full-size chunks of closed sessions, kept for the next session (up to
+ * POOL_MAX of them, 64 MiB): their pages are already faulted and likely in
+ * cache, where fresh memory costs the kernel a page clear every 64 records
+ * (more than the record itself; docs/recording.md). Smaller chunks (budgets
+ * under 64k records) are freed. */
+#define POOL_MAX 256
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pp_chunk *pool;
+static size_t pool_size;
+
+void pp_chunks_fork_lock(void) {
+    pthread_mutex_lock(&pool_lock);
+}
+
+void pp_chunks_fork_unlock(void) {
+    pthread_mutex_unlock(&pool_lock);
+}
+
+void pp_chunk_release(pp_chunk *c) {
+    if (c->cap == PP_CHUNK_MAX) {
+        pthread_mutex_lock(&pool_lock);
+        int keep = pool_size < POOL_MAX;
+        if (keep) {
+            atomic_store_explicit(&c->next, pool, memory_order_relaxed);
+            pool = c;
+            pool_size++;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        if (keep)
+            return;
+    }
+    free(c);
+}
+
+void pp_chunk_pool_trim(void) {
+    pthread_mutex_lock(&pool_lock);
+    pp_chunk *c = pool;
+    pool = NULL;
+    pool_size = 0;
+    pthread_mutex_unlock(&pool_lock);
+    while (c) {
+        pp_chunk *next = atomic_load_explicit(&c->next, memory_order_relaxed);
+        free(c);
+        c = next;
+    }
+}
+
+/* A chunk of n records with its pages already faulted in: from the pool, or
+ * fresh, where a page faulted under pp_span would stall every 64th record
+ * (a trap and a page clear) and one madvise here populates them all (one
+ * write a page where the kernel lacks MADV_POPULATE_WRITE, before Linux
+ * 5.14). Page-aligned, so records do not straddle cache lines. NULL when
+ * out of memory. */
 static pp_chunk *chunk_new(size_t n) {
+    if (n == PP_CHUNK_MAX) {
+        pthread_mutex_lock(&pool_lock);
+        pp_chunk *c = pool;
+        if (c) {
+            pool = atomic_load_explicit(&c->next, memory_order_relaxed);
+            pool_size--;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        if (c)
+            return c;
+    }
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t bytes = sizeof(pp_chunk) + n * sizeof(pp_record);
     void *p = NULL;

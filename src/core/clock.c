@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/fork.h"
 #include "pipeprof/trace.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -111,6 +112,7 @@ static inline uint64_t ticks(void) {
 #endif
 
 static void decide_source(void) {
+    pp_fork_handlers_register(); /* cal_lock is taken around fork too */
     const char *env = getenv("PIPEPROF_CLOCK");
     int use_tsc = 0;
     if (env && *env && strcmp(env, "tsc") != 0)
@@ -266,6 +268,14 @@ int64_t pp_now(void) {
             return ns0 + (int64_t)((d * mult) >> 32);
     }
     return now_slow();
+}
+
+void pp_clock_fork_lock(void) {
+    pthread_mutex_lock(&cal_lock);
+}
+
+void pp_clock_fork_unlock(void) {
+    pthread_mutex_unlock(&cal_lock);
 }
 
 void pp_clock_calibrate(void) {

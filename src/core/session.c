@@ -40,8 +40,8 @@ size_t pp_chunk_records_for(uint64_t max_records) {
     uint64_t n = max_records / 16;
     if (n < 64)
         n = 64;
-    if (n > 4096)
-        n = 4096;
+    if (n > PP_CHUNK_MAX)
+        n = PP_CHUNK_MAX;
     return (size_t)n;
 }
 
@@ -134,7 +134,7 @@ void pp_session_close(pp_session *s) {
         pp_chunk *c = atomic_load(&tb->first);
         while (c) {
             pp_chunk *next_c = c->next;
-            free(c);
+            pp_chunk_release(c);
             c = next_c;
         }
         free(tb);
