@@ -13,10 +13,11 @@
 
 #include "core/session.h"
 
-/* The slot for the next record of the calling thread, or NULL with *rc:
- * PP_OK when the call should be ignored (NULL session, paused), else a
- * negative status. */
-static inline pp_record *next_slot(pp_session *s, pp_thread_buf **tbp, int *rc) {
+/* next_slot's way when the fast case does not hold: no session, not
+ * running, the thread's first record in the session, or a full chunk. Out
+ * of line, so that the fast case needs no saved registers. */
+static __attribute__((noinline, cold)) pp_record *next_slot_slow(pp_session *s,
+                                                                   pp_thread_buf **tbp, int *rc) {
     *rc = PP_OK;
     if (!s)
         return NULL;
@@ -39,6 +40,21 @@ static inline pp_record *next_slot(pp_session *s, pp_thread_buf **tbp, int *rc) 
     return &tb->last->recs[tb->pos];
 }
 
+/* The slot for the next record of the calling thread, or NULL with *rc:
+ * PP_OK when the call should be ignored (NULL session, paused), else a
+ * negative status. */
+static inline pp_record *next_slot(pp_session *s, pp_thread_buf **tbp, int *rc) {
+    if (s && atomic_load_explicit(&s->state, memory_order_relaxed) == PP_STATE_RUNNING &&
+        pp_tls_cache.session_id == s->id) {
+        pp_thread_buf *tb = pp_tls_cache.tb;
+        if (tb->last && tb->pos != tb->last->cap) {
+            *tbp = tb;
+            return &tb->last->recs[tb->pos];
+        }
+    }
+    return next_slot_slow(s, tbp, rc);
+}
+
 /* Makes the slot next_slot gave visible to readers. */
 static inline int publish(pp_thread_buf *tb) {
     tb->pos++;
@@ -47,14 +63,9 @@ static inline int publish(pp_thread_buf *tb) {
 }
 
 /* Writes a span's fields into its slot. */
-static inline int put_span(pp_session *s, pp_track track, pp_str name, pp_str stage,
-                           int64_t ts_ns, int64_t dur_ns, int64_t batch, uint64_t hw_ns,
-                           uint64_t xfer_ns, uint8_t role) {
-    pp_thread_buf *tb;
-    int rc;
-    pp_record *r = next_slot(s, &tb, &rc);
-    if (!r)
-        return rc;
+static inline void fill_span(pp_record *r, pp_track track, pp_str name, pp_str stage,
+                             int64_t ts_ns, int64_t dur_ns, int64_t batch, uint64_t hw_ns,
+                             uint64_t xfer_ns, uint8_t role) {
     r->ts_ns = ts_ns;
     r->dur_ns = dur_ns;
     r->batch = batch;
@@ -68,7 +79,6 @@ static inline int put_span(pp_session *s, pp_track track, pp_str name, pp_str st
     r->role = role;
     r->phase = 0;
     r->pad = 0;
-    return publish(tb);
 }
 
 /* Writes one record of the other kinds (not the hot path of a timed span:
@@ -93,8 +103,15 @@ int pp_span(pp_session *s, const pp_span_rec *rec) {
     if (rec->dur_ns < 0 || (rec->ts_ns > 0 && rec->dur_ns > INT64_MAX - rec->ts_ns) ||
         (unsigned)rec->role > PP_ROLE_USER)
         return PP_EINVAL;
-    return put_span(s, rec->track, rec->name, rec->stage, rec->ts_ns, rec->dur_ns, rec->batch,
-                    rec->hw_ns, rec->xfer_ns, (uint8_t)rec->role);
+    pp_thread_buf *tb;
+    int rc;
+    pp_record *r = next_slot(s, &tb, &rc);
+    if (!r)
+        return rc;
+    /* rec is read only now: nothing of it has to live across next_slot */
+    fill_span(r, rec->track, rec->name, rec->stage, rec->ts_ns, rec->dur_ns, rec->batch,
+              rec->hw_ns, rec->xfer_ns, (uint8_t)rec->role);
+    return publish(tb);
 }
 
 int pp_mark(pp_session *s, pp_track track, pp_str name, int64_t ts_ns) {
@@ -147,7 +164,12 @@ int pp_pop(pp_session *s) {
     if (tb->depth == 0)
         return PP_ESTATE;
     const pp_open_range *o = &tb->stack[--tb->depth];
-    return put_span(s, o->track, o->name, 0, o->ts_ns, now - o->ts_ns, -1, 0, 0, PP_ROLE_USER);
+    int rc;
+    pp_record *r = next_slot(s, &tb, &rc);
+    if (!r)
+        return rc;
+    fill_span(r, o->track, o->name, 0, o->ts_ns, now - o->ts_ns, -1, 0, 0, PP_ROLE_USER);
+    return publish(tb);
 }
 
 /* Begin records carry a fresh id that the matching end record repeats. */
