@@ -144,8 +144,12 @@ typedef struct map_copy {
     int64_t ns0;
 } map_copy;
 
+/* A consistent copy of the map. Gives up after a while and returns a map
+ * with limit 0 (callers then read clock_gettime): a signal handler that
+ * reads the clock on the thread it interrupted in map_write would
+ * otherwise wait forever. */
 static map_copy map_read(void) {
-    for (;;) {
+    for (int tries = 0; tries < 1000; tries++) {
         uint32_t seq = atomic_load_explicit(&map.seq, memory_order_acquire);
         map_copy m = {atomic_load_explicit(&map.tsc0, memory_order_relaxed),
                       atomic_load_explicit(&map.mult, memory_order_relaxed),
@@ -156,6 +160,7 @@ static map_copy map_read(void) {
         if (!(seq & 1) && atomic_load_explicit(&map.seq, memory_order_relaxed) == seq)
             return m;
     }
+    return (map_copy){.limit = 0};
 }
 
 static void map_write(const map_copy *m) {
