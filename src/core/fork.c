@@ -5,7 +5,7 @@
  * recording path can take is taken first (prepare) and released on both
  * sides, in the one order the code nests them: the session registry, each
  * session's lock, then the name table (pp_thread_buf_attach interns under
- * its session's lock). */
+ * its session's lock); the chunk pool and the clock nest nothing. */
 #include <pthread.h>
 
 #include "core/fork.h"
@@ -13,9 +13,13 @@
 static void prepare(void) {
     pp_sessions_fork_lock();
     pp_names_fork_lock();
+    pp_chunks_fork_lock();
+    pp_clock_fork_lock();
 }
 
 static void release(void) {
+    pp_clock_fork_unlock();
+    pp_chunks_fork_unlock();
     pp_names_fork_unlock();
     pp_sessions_fork_unlock();
 }

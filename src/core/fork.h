@@ -14,5 +14,10 @@ void pp_sessions_fork_unlock(void);
 /* Take / release the name table's lock (names.c). */
 void pp_names_fork_lock(void);
 void pp_names_fork_unlock(void);
+/* Take / release the chunk pool's lock (buffer.c) and the clock's (clock.c). */
+void pp_chunks_fork_lock(void);
+void pp_chunks_fork_unlock(void);
+void pp_clock_fork_lock(void);
+void pp_clock_fork_unlock(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/fork.h"
 #include "core/session.h"
 
@@ -39,8 +40,8 @@ size_t pp_chunk_records_for(uint64_t max_records) {
     uint64_t n = max_records / 16;
     if (n < 64)
         n = 64;
-    if (n > 4096)
-        n = 4096;
+    if (n > PP_CHUNK_MAX)
+        n = PP_CHUNK_MAX;
     return (size_t)n;
 }
 
@@ -93,6 +94,7 @@ static int transition(pp_session *s, int from, int to) {
 }
 
 int pp_session_start(pp_session *s) {
+    pp_clock_calibrate(); /* a fresh clock pair where recording begins (clock.c) */
     return transition(s, PP_STATE_OPEN, PP_STATE_RUNNING);
 }
 
@@ -107,6 +109,7 @@ int pp_session_resume(pp_session *s) {
 int pp_session_halt(pp_session *s) {
     if (!s)
         return PP_EINVAL;
+    pp_clock_calibrate(); /* and where it ends */
     int state = atomic_load(&s->state);
     while (state == PP_STATE_RUNNING || state == PP_STATE_PAUSED) {
         if (atomic_compare_exchange_weak(&s->state, &state, PP_STATE_STOPPED))
@@ -131,7 +134,7 @@ void pp_session_close(pp_session *s) {
         pp_chunk *c = atomic_load(&tb->first);
         while (c) {
             pp_chunk *next_c = c->next;
-            free(c);
+            pp_chunk_release(c);
             c = next_c;
         }
         free(tb);
@@ -179,6 +182,7 @@ int pp_session_stats_get(pp_session *s, pp_session_stats *out) {
 int pp_session_visit_records(pp_session *s, pp_record_visit_fn fn, void *ctx) {
     if (!s || !fn)
         return PP_EINVAL;
+    pp_clock_calibrate(); /* a snapshot refits the clock too */
     if (atomic_load(&s->state) == PP_STATE_RUNNING && s->overflow == PP_OVERFLOW_RING)
         return PP_ESTATE;
     int rc = PP_OK;

@@ -11,6 +11,7 @@
 enum { PP_STATE_OPEN = 0, PP_STATE_RUNNING = 1, PP_STATE_PAUSED = 2, PP_STATE_STOPPED = 3 };
 
 #define PP_STACK_DEPTH 64
+#define PP_CHUNK_MAX 4096 /* records in a chunk of a large budget (pp_chunk_records_for) */
 
 /* A run of records. The owner publishes each record by a release store of
  * `used`, so a reader (stop, possibly on another thread while the program
@@ -19,7 +20,7 @@ typedef struct pp_chunk {
     _Atomic(struct pp_chunk *) next;
     size_t cap;
     _Atomic size_t used;
-    pp_record recs[];
+    _Alignas(64) pp_record recs[]; /* one cache line each */
 } pp_chunk;
 
 typedef struct pp_open_range {
@@ -89,6 +90,12 @@ static inline pp_thread_buf *pp_thread_buf_get(pp_session *s) {
 /* Makes room for one more record in tb (new chunk, or the oldest one reused
  * under the ring policy). PP_EFULL when the budget is spent. */
 int pp_thread_buf_grow(pp_session *s, pp_thread_buf *tb);
+/* Gives a chunk back: kept for a later session when full-size, else freed
+ * (buffer.c). */
+void pp_chunk_release(pp_chunk *c);
+/* Frees every chunk the pool keeps (bench/bench_record.c: a first
+ * session's cost, in fresh memory). */
+void pp_chunk_pool_trim(void);
 /* Number of complete records in a chunk. */
 static inline size_t pp_chunk_count(pp_chunk *c) {
     return atomic_load_explicit(&c->used, memory_order_acquire);
