@@ -1,6 +1,7 @@
 /* Ending a session and writing what it recorded: the glue between the
  * recording core and the file writers, so that `stop` can flush to the
  * output the session was opened with. */
+#include "capture/pptrace_stream.h"
 #include "core/error.h"
 #include "core/session.h"
 #include "pipeprof/io.h"
@@ -25,6 +26,8 @@ int pp_session_stop(pp_session *s, pp_error *err) {
     int rc = pp_session_halt(s);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "stop: the session is not recording");
+    if (pp_pptrace_stream_active(s)) /* the flight recorder wrote all but the end */
+        return pp_pptrace_stream_finish(s, err);
     const char *out = pp_session_output(s);
     return out ? pp_session_write(s, out, err) : PP_OK;
 }
