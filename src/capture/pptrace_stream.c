@@ -19,15 +19,18 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capture/pptrace_stream.h"
 #include "core/follow.h"
 #include "core/grow.h"
+#include "io/outfile.h"
 #include "io/pptrace_blocks.h"
 #include "io/pptrace_format.h"
 #include "model/record_event.h"
@@ -84,7 +87,10 @@ typedef struct stream {
     int quit;
 } stream;
 
-static stream *active; /* set before the session starts, cleared by finish */
+/* Set before the session starts, cleared by finish; read by any thread
+ * that stops a session. */
+static _Atomic(stream *) active;
+static pid_t active_pid; /* a forked child has the pointer, not the thread */
 
 static void fail(stream *st, int rc) {
     if (st->rc == PP_OK)
@@ -481,7 +487,7 @@ static int start_thread(stream *st) {
 int pp_pptrace_stream_open(pp_session *s, const char *path, pp_error *err) {
     if (!s || !path)
         return pp_set_error(err, PP_EINVAL, "pp_pptrace_stream_open: session and path are required");
-    if (active)
+    if (atomic_load(&active))
         return pp_set_error(err, PP_ESTATE, "%s: a flight recording is already being written", path);
     stream *st = calloc(1, sizeof *st);
     if (!st || !(st->path = strdup(path)) || pp_model_create(&st->m) != PP_OK) {
@@ -505,7 +511,7 @@ int pp_pptrace_stream_open(pp_session *s, const char *path, pp_error *err) {
         return pp_set_error(err, rc, "%s: cannot follow the session: %s", path, pp_strerror(rc));
     }
     unlink(path); /* a new file: `record` tells a fresh trace by its inode */
-    st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    st->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (st->fd < 0) {
         rc = pp_set_error(err, PP_EIO, "%s: cannot create: %s", path, strerror(errno));
         pthread_mutex_init(&st->lock, NULL);
@@ -521,34 +527,74 @@ int pp_pptrace_stream_open(pp_session *s, const char *path, pp_error *err) {
         stream_free(st);
         return pp_set_error(err, PP_ENOMEM, "%s: cannot start the writer thread", path);
     }
-    active = st;
+    active_pid = getpid();
+    atomic_store(&active, st);
     return PP_OK;
 }
 
 int pp_pptrace_stream_active(const pp_session *s) {
-    return active && active->s == s;
+    stream *st = atomic_load(&active);
+    return st && st->s == s && getpid() == active_pid;
+}
+
+/* Whether the file under the stream's path is still the stream's own: a
+ * child that exec'd a program with the same PIPEPROF_OUTPUT replaces it. */
+static int owns_name(const stream *st) {
+    struct stat mine, named;
+    return fstat(st->fd, &mine) == 0 && stat(st->path, &named) == 0 &&
+           named.st_ino == mine.st_ino && named.st_dev == mine.st_dev;
+}
+
+/* Puts the finished file back under its name when another process took
+ * the name: as when every process wrote its trace at exit, the last to
+ * finish wins (copied through PATH.tmp.PID and a rename). */
+static int republish(stream *st, pp_error *err) {
+    if (owns_name(st))
+        return PP_OK;
+    pp_outfile out;
+    int rc = pp_outfile_open(&out, st->path, err);
+    if (rc)
+        return rc;
+    static char buf[1 << 16];
+    for (off_t at = 0;;) {
+        ssize_t n = pread(st->fd, buf, sizeof buf, at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            pp_outfile_abort(&out);
+            return pp_set_error(err, PP_EIO, "%s: reading the recording back: %s", st->path,
+                                strerror(errno));
+        }
+        if (n == 0)
+            break;
+        pp_outfile_write(&out, buf, (size_t)n);
+        at += n;
+    }
+    return pp_outfile_commit(&out, err);
 }
 
 int pp_pptrace_stream_finish(pp_session *s, pp_error *err) {
-    stream *st = active;
-    if (!st || st->s != s)
+    stream *st = atomic_load(&active);
+    if (!st || st->s != s || getpid() != active_pid)
         return pp_set_error(err, PP_ENOTFOUND, "the session has no flight recording");
-    active = NULL;
+    atomic_store(&active, NULL);
     pthread_mutex_lock(&st->lock);
     st->quit = 1;
     pthread_cond_signal(&st->wake);
     pthread_mutex_unlock(&st->lock);
     pthread_join(st->thread, NULL);
     int rc = PP_OK;
-    if (close(st->fd) != 0 && !st->write_errno)
-        st->write_errno = errno;
     if (st->write_errno)
         rc = pp_set_error(err, PP_EIO, "%s: write failed: %s", st->path, strerror(st->write_errno));
     else if (st->rc != PP_OK)
         rc = st->err.msg[0] ? pp_set_error(err, st->rc, "%s", st->err.msg)
                             : pp_set_error(err, st->rc, "%s: %s", st->path, pp_strerror(st->rc));
-    if (rc != PP_OK)
+    if (rc != PP_OK && owns_name(st))
         unlink(st->path); /* no file that looks like more than it is */
+    if (rc == PP_OK)
+        rc = republish(st, err);
+    if (close(st->fd) != 0 && rc == PP_OK)
+        rc = pp_set_error(err, PP_EIO, "%s: write failed: %s", st->path, strerror(errno));
     stream_free(st);
     return rc;
 }

@@ -7,7 +7,8 @@
  *     thread's spans form a gap-free run with their annotations, and the
  *     reader says the file was cut off;
  *   - stopping needs no model of the whole recording: the peak memory of
- *     the process stays within 1.5 x its recording buffers.
+ *     the process stays within 1.5 x its recording buffers;
+ *   - two processes recording to one file: the last to finish keeps it.
  *
  * The child is this binary again ("killed" / "stopped" modes). */
 #include <pthread.h>
@@ -221,12 +222,65 @@ static void test_stop_memory_within_one_and_a_half_buffers(void) {
     }
 }
 
+/* ---- two processes, one PIPEPROF_OUTPUT ---- */
+
+/* Records `n` spans, waits `wait_ms`, and exits (the stop is at exit). */
+static int spans_child(long n, int wait_ms) {
+    pp_session *s = pp_default_session();
+    if (!s)
+        return 3;
+    pp_track t;
+    pp_track_thread(s, "main", &t);
+    pp_span_rec r;
+    pp_span_rec_init(&r);
+    r.track = t;
+    r.name = pp_intern("step");
+    for (long i = 0; i < n; i++) {
+        r.ts_ns = pp_now();
+        r.dur_ns = 1;
+        r.batch = i;
+        pp_span(s, &r);
+    }
+    usleep((useconds_t)wait_ms * 1000);
+    return 0;
+}
+
+/* A second process recording to the same file (a child that exec'd
+ * another program with the same PIPEPROF_OUTPUT) replaces the file while
+ * the first still writes it; as when each wrote at exit, the one that
+ * finishes last leaves its trace under the name, complete, and no
+ * FILE.tmp.PID. */
+static void test_last_to_finish_keeps_the_name(void) {
+    const char *path = pp_test_path("shared.pptrace");
+    pid_t first = spawn("spans1000", path, -1);
+    usleep(300 * 1000);
+    pid_t second = spawn("spans10", path, -1);
+    int st1 = 0, st2 = 0;
+    waitpid(second, &st2, 0);
+    waitpid(first, &st1, 0);
+    EXPECT(WIFEXITED(st1) && WEXITSTATUS(st1) == 0);
+    EXPECT(WIFEXITED(st2) && WEXITSTATUS(st2) == 0);
+    pp_model *m = read_trace(path);
+    if (m) {
+        EXPECT_EQ_U64(pp_model_event_count(m), 1000);
+        pp_model_free(m);
+    }
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)first);
+    EXPECT(access(tmp, F_OK) != 0);
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "spans1000") == 0)
+        return spans_child(1000, 1200);
+    if (argc == 3 && strcmp(argv[1], "spans10") == 0)
+        return spans_child(10, 0);
     if (argc == 3 && strcmp(argv[1], "killed") == 0)
         return killed_child(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "stopped") == 0)
         return stopped_child(atoi(argv[2]));
     RUN(test_sigkill_loses_only_the_last_moments);
+    RUN(test_last_to_finish_keeps_the_name);
     const char *san = getenv("PP_SANITIZE");
     if (san && strcmp(san, "thread") == 0)
         fprintf(stderr, "skip test_stop_memory_within_one_and_a_half_buffers: ThreadSanitizer's "
