@@ -431,6 +431,7 @@ static void *stream_main(void *arg) {
     /* Signals go to the program's threads; a write past ulimit -f fails
      * with EFBIG here instead of killing the process with SIGXFSZ. */
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pptrace_put_header(&st->enc);
     pthread_mutex_lock(&st->lock);
     while (!st->quit) {
         struct timespec until;
@@ -442,7 +443,7 @@ static void *stream_main(void *arg) {
         if (st->quit)
             break;
         pthread_mutex_unlock(&st->lock);
-        if (st->rc == PP_OK)
+        if (st->rc == PP_OK && !st->write_errno) /* else the file is removed at the end */
             poll_once(st);
         pthread_mutex_lock(&st->lock);
     }
@@ -520,7 +521,6 @@ int pp_pptrace_stream_open(pp_session *s, const char *path, pp_error *err) {
         return rc;
     }
     st->enc = (pptrace_enc){.sink = to_file, .ctx = st};
-    pptrace_put_header(&st->enc);
     if (start_thread(st) != PP_OK) {
         close(st->fd);
         unlink(path);
