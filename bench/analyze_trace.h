@@ -1,5 +1,5 @@
-/* analyze_trace.h — the trace bench_analyze measures, and the raw columns it
- * hands to the pandas baseline (bench/analyze_pandas.py).
+/* analyze_trace.h — the trace bench_analyze and bench_pptrace measure (bench_analyze
+ * hands its raw columns to the pandas baseline, bench/analyze_pandas.py).
  *
  * A streaming pipeline of BATCHES batches, 10 events each:
  *   prep   a stage span on a host thread
@@ -92,7 +92,8 @@ static int64_t trace_jitter(uint64_t *state, int64_t range) {
     return (int64_t)((*state >> 33) % (uint64_t)range);
 }
 
-static pp_model *trace_build(void) {
+/* The trace of `batches` batches (about 10 events each). */
+static pp_model *trace_build_batches(int64_t batches) {
     pp_model *m = NULL;
     if (pp_model_create(&m) != PP_OK)
         trace_die("cannot create a model");
@@ -114,7 +115,7 @@ static pp_model *trace_build(void) {
     trace_span(m, regions, PP_EV_REGION, PP_ROLE_NONE, trace_str(m, "warm up"), 0, -1, 0,
                1000 * 10000 + 4000, 0, 0);
     uint64_t rng = 42;
-    for (int64_t b = 0; b < BATCHES; b++) {
+    for (int64_t b = 0; b < batches; b++) {
         int64_t t = b * 10000;
         trace_span(m, prep_t, PP_EV_SPAN, PP_ROLE_STAGE, prep, prep, b, t,
                    2000 + trace_jitter(&rng, 1000), 0, 0);
@@ -147,67 +148,6 @@ static pp_model *trace_build(void) {
         trace_annotate(m, x, k_exec, PP_VALUE_STR, x_ref, 0);
     }
     return m;
-}
-
-static void trace_write_column(const char *dir, const char *name, const void *data, size_t size,
-                               size_t n) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, size, n, f) != n || fclose(f) != 0)
-        trace_die("cannot write the columns for pandas");
-}
-
-/* What pandas gets: every event column the metrics read and the annotation
- * table, as raw little-endian arrays (numpy.fromfile reads them without
- * parsing), and the track and string tables as text (tables.txt). */
-static void trace_write_columns(const pp_model *m, const char *dir) {
-    pp_event_columns c;
-    pp_model_columns(m, &c);
-    trace_write_column(dir, "kind", c.kind, 1, c.count);
-    trace_write_column(dir, "role", c.role, 1, c.count);
-    trace_write_column(dir, "track", c.track, 4, c.count);
-    trace_write_column(dir, "name", c.name, 4, c.count);
-    trace_write_column(dir, "stage", c.stage, 4, c.count);
-    trace_write_column(dir, "batch", c.batch, 8, c.count);
-    trace_write_column(dir, "ts", c.ts_ns, 8, c.count);
-    trace_write_column(dir, "dur", c.dur_ns, 8, c.count);
-    trace_write_column(dir, "hw", c.hw_ns, 8, c.count);
-    trace_write_column(dir, "xfer", c.xfer_ns, 8, c.count);
-    size_t na;
-    const pp_annotation *a = pp_model_annotations(m, &na);
-    uint64_t *event = malloc(na * sizeof *event);
-    uint32_t *key = malloc(na * sizeof *key);
-    uint8_t *type = malloc(na);
-    int64_t *ival = malloc(na * sizeof *ival);
-    double *dval = malloc(na * sizeof *dval);
-    if (!event || !key || !type || !ival || !dval)
-        trace_die("out of memory");
-    for (size_t i = 0; i < na; i++) {
-        event[i] = a[i].event, key[i] = a[i].key, type[i] = a[i].type;
-        ival[i] = a[i].type == PP_VALUE_STR ? a[i].v.s : a[i].type == PP_VALUE_INT ? a[i].v.i : 0;
-        dval[i] = a[i].type == PP_VALUE_DOUBLE ? a[i].v.d : 0.0;
-    }
-    trace_write_column(dir, "ann_event", event, 8, na);
-    trace_write_column(dir, "ann_key", key, 4, na);
-    trace_write_column(dir, "ann_type", type, 1, na);
-    trace_write_column(dir, "ann_int", ival, 8, na);
-    trace_write_column(dir, "ann_double", dval, 8, na);
-    free(event), free(key), free(type), free(ival), free(dval);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tables.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        trace_die("cannot write tables.txt");
-    for (uint32_t t = 0; t < pp_model_track_count(m); t++) {
-        const pp_track_info *ti = pp_model_track(m, t);
-        fprintf(f, "track\t%u\t%u\t%u\t%s\t%s\t%s\n", t, ti->kind, ti->flags,
-                pp_model_string(m, ti->device), pp_model_string(m, ti->process),
-                pp_model_string(m, ti->name));
-    }
-    for (uint32_t s = 1; s < pp_model_string_count(m); s++)
-        fprintf(f, "string\t%u\t%s\n", s, pp_model_string(m, s));
-    fclose(f);
 }
 
 #endif

@@ -37,6 +37,67 @@
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
 
+static void trace_write_column(const char *dir, const char *name, const void *data, size_t size,
+                               size_t n) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, size, n, f) != n || fclose(f) != 0)
+        trace_die("cannot write the columns for pandas");
+}
+
+/* What pandas gets: every event column the metrics read and the annotation
+ * table, as raw little-endian arrays (numpy.fromfile reads them without
+ * parsing), and the track and string tables as text (tables.txt). */
+static void trace_write_columns(const pp_model *m, const char *dir) {
+    pp_event_columns c;
+    pp_model_columns(m, &c);
+    trace_write_column(dir, "kind", c.kind, 1, c.count);
+    trace_write_column(dir, "role", c.role, 1, c.count);
+    trace_write_column(dir, "track", c.track, 4, c.count);
+    trace_write_column(dir, "name", c.name, 4, c.count);
+    trace_write_column(dir, "stage", c.stage, 4, c.count);
+    trace_write_column(dir, "batch", c.batch, 8, c.count);
+    trace_write_column(dir, "ts", c.ts_ns, 8, c.count);
+    trace_write_column(dir, "dur", c.dur_ns, 8, c.count);
+    trace_write_column(dir, "hw", c.hw_ns, 8, c.count);
+    trace_write_column(dir, "xfer", c.xfer_ns, 8, c.count);
+    size_t na;
+    const pp_annotation *a = pp_model_annotations(m, &na);
+    uint64_t *event = malloc(na * sizeof *event);
+    uint32_t *key = malloc(na * sizeof *key);
+    uint8_t *type = malloc(na);
+    int64_t *ival = malloc(na * sizeof *ival);
+    double *dval = malloc(na * sizeof *dval);
+    if (!event || !key || !type || !ival || !dval)
+        trace_die("out of memory");
+    for (size_t i = 0; i < na; i++) {
+        event[i] = a[i].event, key[i] = a[i].key, type[i] = a[i].type;
+        ival[i] = a[i].type == PP_VALUE_STR ? a[i].v.s : a[i].type == PP_VALUE_INT ? a[i].v.i : 0;
+        dval[i] = a[i].type == PP_VALUE_DOUBLE ? a[i].v.d : 0.0;
+    }
+    trace_write_column(dir, "ann_event", event, 8, na);
+    trace_write_column(dir, "ann_key", key, 4, na);
+    trace_write_column(dir, "ann_type", type, 1, na);
+    trace_write_column(dir, "ann_int", ival, 8, na);
+    trace_write_column(dir, "ann_double", dval, 8, na);
+    free(event), free(key), free(type), free(ival), free(dval);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tables.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        trace_die("cannot write tables.txt");
+    for (uint32_t t = 0; t < pp_model_track_count(m); t++) {
+        const pp_track_info *ti = pp_model_track(m, t);
+        fprintf(f, "track\t%u\t%u\t%u\t%s\t%s\t%s\n", t, ti->kind, ti->flags,
+                pp_model_string(m, ti->device), pp_model_string(m, ti->process),
+                pp_model_string(m, ti->name));
+    }
+    for (uint32_t s = 1; s < pp_model_string_count(m); s++)
+        fprintf(f, "string\t%u\t%s\n", s, pp_model_string(m, s));
+    fclose(f);
+}
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -328,7 +389,7 @@ int main(int argc, char **argv) {
         trace_die("cannot create the temporary folder");
     atexit(remove_dir);
     double t0 = now_s();
-    pp_model *m = trace_build();
+    pp_model *m = trace_build_batches(BATCHES);
     pp_error err = {{0}};
     if (pp_pptrace_write(m, pptrace, &err) != PP_OK || pp_chrome_write(m, json, &err) != PP_OK)
         trace_die(err.msg);

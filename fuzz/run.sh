@@ -43,6 +43,7 @@ if [[ ! -d $seeds ]]; then
         for t in "${traces[@]}"; do
             "$cli" convert "$t" "$seeds.new/$(basename "$t" .json).pptrace" >/dev/null 2>&1
         done
+        cp "$src"/tests/io/data/*.pptrace "$seeds.new/" # older versions, still read
         ;;
     pipeline) cp "$src"/examples/*pipeline*.json "$seeds.new/" ;;
     sweep_config) cp "$src/examples/sweep.json" "$src/fuzz/sweep_raw_config.json" "$seeds.new/" ;;

@@ -111,6 +111,11 @@ int pp_test_models_equal(const pp_model *a, const pp_model *b, char *why, size_t
         ma->truncated_bytes != mb->truncated_bytes || ma->ignored_events != mb->ignored_events ||
         ma->unmatched_ends != mb->unmatched_ends || !same_str(a, ma->process_name, b, mb->process_name))
         DIFF("meta differs");
+    if (!same_str(a, ma->clock, b, mb->clock) || !same_str(a, ma->host, b, mb->host) ||
+        !same_str(a, ma->boot_id, b, mb->boot_id) || !same_str(a, ma->alignment, b, mb->alignment) ||
+        ma->alignment_error_ns != mb->alignment_error_ns)
+        DIFF("clock meta differs (\"%s\" on \"%s\" vs \"%s\" on \"%s\")", pp_model_string(a, ma->clock),
+             pp_model_string(a, ma->host), pp_model_string(b, mb->clock), pp_model_string(b, mb->host));
     if (pp_model_track_count(a) != pp_model_track_count(b))
         DIFF("track count %zu vs %zu", pp_model_track_count(a), pp_model_track_count(b));
     for (uint32_t i = 0; i < pp_model_track_count(a); i++) {

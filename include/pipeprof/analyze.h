@@ -99,6 +99,20 @@ typedef struct pp_window {
                                 * kernel duration, not a separate measurement */
 #define PP_HW_HOST 8u          /* host work (stage spans): no hardware time at all */
 
+/* Bandwidth (docs/analysis.md, "Bandwidth"): the bytes moved by the execs
+ * lying inside W that carry them (annotations bytes_in = read, bytes_out =
+ * written; a foreign copy's `bytes` by its direction), over the busy time of
+ * the device, track or stage and over those execs' transfer time. Rates are
+ * in GB/s (GB = 10^9 bytes, so bytes per nanosecond); 0 where the time is 0. */
+typedef struct pp_bandwidth {
+    uint64_t execs;            /* execs inside W that carry bytes */
+    uint64_t read_bytes, write_bytes;
+    int64_t busy_ns;           /* busy time of the device, track or stage */
+    int64_t xfer_ns;           /* sum of xfer_ns over the execs that carry bytes */
+    double read_gbps, write_gbps, total_gbps; /* bytes / busy_ns */
+    double xfer_gbps;          /* (read + written) / xfer_ns */
+} pp_bandwidth;
+
 typedef struct pp_device_stats {
     const char *name;
     int simulated;             /* every output names it "(simulated)" */
@@ -115,6 +129,7 @@ typedef struct pp_device_stats {
     pp_summary penalty;        /* wall - hw per exec with known hw */
     double penalty_pct_wall;   /* penalty total / sum exec wall (known hw) */
     pp_gap_stats bubbles;
+    pp_bandwidth bandwidth;
 } pp_device_stats;
 
 typedef struct pp_track_stats {
@@ -125,6 +140,7 @@ typedef struct pp_track_stats {
     int64_t busy_ns;
     double hw_util;
     pp_gap_stats bubbles;
+    pp_bandwidth bandwidth;
 } pp_track_stats;
 
 /* One stage, in order of first appearance in time. */
@@ -138,6 +154,7 @@ typedef struct pp_stage_stats {
     int64_t hw_ns, xfer_ns;    /* sums over execs with known hw */
     pp_summary penalty;
     double penalty_pct_wall;   /* penalty total / sum exec wall (known hw) */
+    pp_bandwidth bandwidth;    /* busy_ns: the union of its execs' intervals, clipped to W */
 } pp_stage_stats;
 
 /* stage time(s, b). measured_ns = partition start .. merge end for a
@@ -291,8 +308,8 @@ int pp_report_write_json(const pp_report *r, FILE *out);
 int pp_report_json(const pp_report *r, char **out, size_t *len);
 /* Accepts NULL. */
 void pp_report_json_free(char *json);
-/* Writes devices.csv, tracks.csv, stages.csv, batches.csv, gaps.csv and
- * decomposition.csv into
+/* Writes devices.csv, tracks.csv, stages.csv, batches.csv, gaps.csv, ops.csv,
+ * op_types.csv, decomposition.csv and bandwidth.csv into
  * the existing directory `dir`, each atomically. */
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
 /* Writes the report as one self-contained HTML page to `path`, atomically
@@ -304,6 +321,15 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
  * not the report's, PP_ENOMEM. */
 int pp_report_write_html(const pp_report *r, const pp_model *m, const char *path,
                          pp_error *err);
+/* Writes the report as an xlsx workbook to `path`, atomically
+ * (docs/report.md): an overview sheet (findings, window, data loss,
+ * devices, stages, cycles), a sheet per device (its tracks and bubbles) and
+ * per stage (its time per batch), and the op tables; durations in ms or µs
+ * number formats, header rows frozen, autofilters. PP_EUNSUPPORTED when
+ * pipeprof was built without libxlsxwriter (`pipeprof --version` lists
+ * "xlsx" when it has it), PP_EIO when writing fails (no file is left),
+ * PP_ENOMEM. */
+int pp_report_write_xlsx(const pp_report *r, const char *path, pp_error *err);
 
 #ifdef __cplusplus
 }

@@ -253,6 +253,8 @@ typedef struct pp_request_profile {
     int64_t queued_ns;    /* the device (or its driver's queue) has the request */
     int64_t dev_start_ns; /* its first command started */
     int64_t dev_end_ns;   /* its last command ended */
+    uint64_t bytes_in;    /* bytes of the tensors it read (its inputs) */
+    uint64_t bytes_out;   /* bytes of the tensors it wrote (its outputs); 0 = not known */
     size_t nops;
     const pp_op_profile *ops; /* valid until the request is started again */
 } pp_request_profile;

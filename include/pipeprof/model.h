@@ -97,6 +97,18 @@ typedef struct pp_model_meta {
     uint64_t truncated_bytes;  /* bytes of a truncated input that could not be read */
     uint64_t ignored_events;   /* foreign events of kinds the reader does not model */
     uint64_t unmatched_ends;   /* begin/end pairs that did not match (counted, dropped) */
+    /* The clock of the timestamps (docs/merging.md): "CLOCK_MONOTONIC" for a
+     * recorded session, 0 when unknown (a foreign trace). Two traces with
+     * the same clock and the same boot id (the kernel's, for that boot of
+     * that host) share one timeline; host names the machine in messages. */
+    uint32_t clock;            /* string */
+    uint32_t host;             /* string */
+    uint32_t boot_id;          /* string */
+    /* A merged trace (pp_model_merge): how its inputs were put on one clock
+     * and the bound on that alignment's error in ns (-1: not known); 0 and
+     * 0 for a trace that was not merged. */
+    uint32_t alignment;        /* string */
+    int64_t alignment_error_ns;
 } pp_model_meta;
 
 int pp_model_create(pp_model **out);

@@ -216,6 +216,15 @@ typedef struct pp_plan_measured {
 /* Runs pipeline `p`, recorded at level 1, and analyzes the recording. */
 int pp_plan_measure(pp_pipeline *p, pp_plan_measured *out, pp_error *err);
 
+/* What `plan --verify` does: runs pipeline `p` mapped as `plan` says
+ * (pp_plan_apply) and measures it (pp_plan_measure), over the pipeline's
+ * batches or more: at least 250 ms of the plan's predicted cycles (at most
+ * 100000 batches), since a mean over a few ms of short cycles measures a
+ * loaded machine's preemptions more than the plan. out->batches says how
+ * many were measured. */
+int pp_plan_verify(const pp_pipeline *p, const pp_plan *plan, pp_plan_measured *out,
+                   pp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,7 +62,7 @@ typedef enum pp_collect {
     PP_COLLECT_SPANS = 1u << 0,     /* stage, exec, partition and merge spans (wall times) */
     PP_COLLECT_HW = 1u << 1,        /* hardware totals: an exec's hw_ns */
     PP_COLLECT_OPS = 1u << 2,       /* one span per layer / kernel of an exec */
-    PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, and transfer ops among the ops */
+    PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, transfer ops among the ops, an exec's tensor bytes */
     PP_COLLECT_API = 1u << 4        /* host API calls: a span per request start and per wait */
 } pp_collect;
 #define PP_COLLECT_ALL 0x1fu
@@ -83,6 +83,16 @@ unsigned pp_collect_preset(int level);
 /* Parses a collect list: names from spans, hw, ops, transfers, api joined by
  * ',' or '+', or "all". PP_EINVAL with a message naming the bad word. */
 int pp_collect_parse(const char *text, unsigned *out, pp_error *err);
+
+/* Expands an output name pattern into `out` (`cap` bytes): %p the process
+ * id, %n `session_no`, %h the host name, %% a percent sign; other text is
+ * copied. A session whose output holds a pattern is written, at stop, to
+ * its expansion with this process's next session number (0, 1, ...), so
+ * several processes and sessions never overwrite each other
+ * (docs/recording.md). PP_EINVAL with a message for an unknown %x, a lone
+ * % at the end, or a result longer than cap - 1. */
+int pp_output_expand(const char *pattern, unsigned session_no, char *out, size_t cap,
+                     pp_error *err);
 
 /* Fills `cfg` with the defaults: no output, level 1, default budget, drop. */
 void pp_session_config_init(pp_session_config *cfg);
@@ -163,6 +173,11 @@ int pp_track_device(pp_session *s, const char *device, int stream, const char *r
                     unsigned flags, pp_track *out);
 /* The calling thread's host track; `name` NULL uses the OS thread name. */
 int pp_track_thread(pp_session *s, const char *name, pp_track *out);
+/* The host track of OS thread `tid` (gettid), for a tool that learns of a
+ * thread's work on another thread (CUPTI's API records); the same track
+ * pp_track_thread gives that thread. `name` NULL or "" names a new track
+ * "thread <tid>". */
+int pp_track_thread_id(pp_session *s, int64_t tid, const char *name, pp_track *out);
 /* The session's regions track (labeled sections such as "warm up"). */
 int pp_track_regions(pp_session *s, pp_track *out);
 

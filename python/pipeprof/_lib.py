@@ -102,7 +102,8 @@ class TrackInfo(Structure):
 class ModelMeta(Structure):
     _fields_ = [("level", c_int), ("process_name", c_uint32), ("dropped_records", c_uint64),
                 ("truncated_bytes", c_uint64), ("ignored_events", c_uint64),
-                ("unmatched_ends", c_uint64)]
+                ("unmatched_ends", c_uint64), ("clock", c_uint32), ("host", c_uint32),
+                ("boot_id", c_uint32), ("alignment", c_uint32), ("alignment_error_ns", c_int64)]
 
 
 class _AnnotationValue(Union):

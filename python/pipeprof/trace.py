@@ -171,12 +171,17 @@ class Trace:
     # ---- the model ----
 
     def meta(self):
-        """Recording level (-1: foreign) and what was lost on the way."""
+        """Recording level (-1: foreign), what was lost on the way, and the clock
+        the timestamps are on (docs/merging.md)."""
         held = self._live("meta")
         m = _lib.pp_model_meta_get(held.ptr).contents
         return {"level": m.level, "process_name": _string(held.ptr, m.process_name),
                 "dropped_records": m.dropped_records, "truncated_bytes": m.truncated_bytes,
-                "ignored_events": m.ignored_events, "unmatched_ends": m.unmatched_ends}
+                "ignored_events": m.ignored_events, "unmatched_ends": m.unmatched_ends,
+                "clock": _string(held.ptr, m.clock), "host": _string(held.ptr, m.host),
+                "boot_id": _string(held.ptr, m.boot_id),
+                "alignment": _string(held.ptr, m.alignment),
+                "alignment_error_ns": m.alignment_error_ns}
 
     def _tracks(self, m):
         rows = []

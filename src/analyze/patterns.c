@@ -6,12 +6,21 @@
  * POSIX has no named groups, so the names are taken out here, each group's
  * number is remembered, and the plain regex goes to regcomp. No regex
  * package is needed for that: libc's regex is the engine, and this file only
- * counts parentheses (outside bracket expressions and escapes). */
+ * counts parentheses (outside bracket expressions and escapes).
+ *
+ * Two shapes are refused before regcomp sees them, because glibc's regcomp
+ * copies a repeated subexpression once per repetition and a pattern of a
+ * hundred bytes can take gigabytes: a quantifier right after another
+ * ("a++", ".*?": PCRE's possessive and lazy forms, undefined in POSIX),
+ * and counted repeats ({m,n}) whose bounds multiply past COUNTED_MAX. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
+
+/* the product of every {m,n}'s upper bound ({m,}: m + 1) a pattern may have */
+#define COUNTED_MAX 10000
 
 /* The group name at `p` (just after "(?<" or "(?P<"): 1 stage, 2 batch, 0
  * unknown; *len is the name's length up to '>'. */
@@ -27,12 +36,53 @@ static int group_name(const char *p, size_t *len) {
     return 0;
 }
 
+/* The length of the quantifier at s ("*", "+", "?" or "{m}", "{m,}",
+ * "{m,n}"), 0 for none; *upper is its upper bound (1 for the others). */
+static size_t quantifier(const char *s, unsigned long *upper) {
+    *upper = 1;
+    if (*s == '*' || *s == '+' || *s == '?')
+        return 1;
+    if (*s != '{' || s[1] < '0' || s[1] > '9')
+        return 0;
+    char *end;
+    unsigned long m = strtoul(s + 1, &end, 10), n = m;
+    if (*end == ',') {
+        const char *at = end + 1;
+        n = *at >= '0' && *at <= '9' ? strtoul(at, &end, 10) : (end = (char *)at, m + 1);
+    }
+    if (*end != '}')
+        return 0; /* not a repeat: regcomp says what is wrong with it */
+    *upper = n > m ? n : m;
+    return (size_t)(end + 1 - s);
+}
+
 /* Copies `text` into `out` without the group names, numbering the groups. */
 static int strip_names(an_pattern *p, const char *option, const char *text, char *out,
                        pp_error *err) {
     size_t o = 0;
-    int in_bracket = 0;
+    int in_bracket = 0, after_quantifier = 0;
+    double counted = 1.0;
     for (const char *s = text; *s;) {
+        unsigned long upper;
+        size_t qlen = in_bracket ? 0 : quantifier(s, &upper);
+        if (qlen) {
+            if (after_quantifier)
+                return pp_set_error(err, PP_EINVAL,
+                                    "%s \"%s\": a quantifier right after another at offset %zu "
+                                    "(PCRE's possessive \"++\" and lazy \"*?\" are not POSIX)",
+                                    option, text, (size_t)(s - text));
+            counted *= (double)upper;
+            if (counted > COUNTED_MAX)
+                return pp_set_error(err, PP_EINVAL,
+                                    "%s \"%s\": counted repeats {m,n} multiply past %d "
+                                    "repetitions (at offset %zu)",
+                                    option, text, COUNTED_MAX, (size_t)(s - text));
+            memcpy(out + o, s, qlen);
+            o += qlen, s += qlen;
+            after_quantifier = 1;
+            continue;
+        }
+        after_quantifier = 0;
         if (in_bracket) {
             /* "[]...]" and "[^]...]": a ']' first is a literal */
             if (*s == ']' && s[-1] != '[' && !(s[-1] == '^' && s[-2] == '['))

@@ -2,8 +2,9 @@
  * devices.csv, tracks.csv, stages.csv, batches.csv (one row per batch, with
  * its stage times in stage_times form: one row per (batch, stage)) and
  * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
- * statistics by name and by type) and decomposition.csv (the wall
- * decomposition per stage and device). Each file is written atomically. */
+ * statistics by name and by type), decomposition.csv (the wall
+ * decomposition per stage and device) and bandwidth.csv (bytes moved per
+ * device, track and stage). Each file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,13 +177,43 @@ static void decomposition(const pp_report *r, pp_outfile *o) {
     }
 }
 
+static void bandwidth_row(pp_outfile *o, const char *scope, const char *name,
+                          const pp_bandwidth *b) {
+    if (b->execs == 0)
+        return;
+    put(o, "%s,", scope);
+    field(o, name);
+    put(o, ",%llu,%llu,%llu,%lld,%lld,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)b->execs,
+        (unsigned long long)b->read_bytes, (unsigned long long)b->write_bytes,
+        (long long)b->busy_ns, (long long)b->xfer_ns, b->read_gbps, b->write_gbps,
+        b->total_gbps, b->xfer_gbps);
+}
+
+/* Bandwidth: one row per device, track and stage whose execs carry bytes;
+ * rates in GB/s (10^9 bytes). Devices are named as tracks are, "NPU
+ * (simulated)", so the one name column labels simulated rows. */
+static void bandwidth(const pp_report *r, pp_outfile *o) {
+    char name[160];
+    put(o, "scope,name,execs,read_bytes,write_bytes,busy_ns,xfer_ns,read_gbps,write_gbps,"
+           "total_gbps,xfer_gbps\n");
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        an_device_label(r, d, name, sizeof name);
+        bandwidth_row(o, "device", name, &r->devices[d].bandwidth);
+    }
+    for (size_t t = 0; t < r->ntracks; t++)
+        bandwidth_row(o, "track", r->tracks[t].name, &r->tracks[t].bandwidth);
+    for (size_t s = 0; s < r->nstages; s++)
+        bandwidth_row(o, "stage", r->stages[s].name, &r->stages[s].bandwidth);
+}
+
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     static const struct {
         const char *name;
         void (*write)(const pp_report *, pp_outfile *);
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
-                 {"op_types.csv", op_types}, {"decomposition.csv", decomposition}};
+                 {"op_types.csv", op_types}, {"decomposition.csv", decomposition},
+                 {"bandwidth.csv", bandwidth}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

@@ -1,7 +1,7 @@
 /* render_html_data.c — the report's figures for the HTML page: header,
  * findings, devices with their bubble histograms, stages with their latency
  * histograms, cycles with the first HTML_BATCH_ROWS batches, and the
- * data-parallel breakdown. Names of devices carry their simulated flag; the
+ * data-parallel breakdown, the wall decomposition and the bandwidth. Names of devices carry their simulated flag; the
  * page labels them. */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,15 @@ static void header(const pp_report *r, pp_outfile *o) {
     hj_i64(o, (int64_t)r->meta.dropped_records);
     num(o, "truncated_bytes", (int64_t)r->meta.truncated_bytes);
     num(o, "unmatched_ends", (int64_t)r->meta.unmatched_ends);
-    hj_raw(o, "},\n\"findings\": [");
+    hj_raw(o, "}");
+    if (r->alignment) {
+        hj_raw(o, ",\n\"clock_alignment\": {");
+        hj_key(o, "how", 1);
+        hj_str(o, r->alignment);
+        num(o, "error_ns", r->meta.alignment_error_ns);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, ",\n\"findings\": [");
     for (size_t i = 0; i < r->nfindings; i++) {
         hj_raw(o, i ? ",\n " : "\n ");
         hj_str(o, r->findings[i]);
@@ -239,6 +247,44 @@ static void decomposition(const pp_report *r, pp_outfile *o) {
     hj_raw(o, "]");
 }
 
+static void bandwidth_row(pp_outfile *o, int *first, const char *scope, const char *name,
+                          const pp_bandwidth *b) {
+    if (b->execs == 0)
+        return;
+    hj_raw(o, *first ? "\n {" : ",\n {");
+    *first = 0;
+    hj_key(o, "scope", 1);
+    hj_str(o, scope);
+    hj_key(o, "name", 0);
+    hj_str(o, name);
+    num(o, "execs", (int64_t)b->execs);
+    num(o, "read_bytes", (int64_t)b->read_bytes);
+    num(o, "write_bytes", (int64_t)b->write_bytes);
+    num(o, "busy_ns", b->busy_ns);
+    num(o, "xfer_ns", b->xfer_ns);
+    ratio(o, "read_gbps", b->read_gbps);
+    ratio(o, "write_gbps", b->write_gbps);
+    ratio(o, "total_gbps", b->total_gbps);
+    ratio(o, "xfer_gbps", b->xfer_gbps);
+    hj_raw(o, "}");
+}
+
+/* Bandwidth rows of the devices (labeled), tracks and stages that moved bytes. */
+static void bandwidth(const pp_report *r, pp_outfile *o) {
+    char name[160];
+    int first = 1;
+    hj_raw(o, ",\n\"bandwidth\": [");
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        an_device_label(r, d, name, sizeof name);
+        bandwidth_row(o, &first, "device", name, &r->devices[d].bandwidth);
+    }
+    for (size_t t = 0; t < r->ntracks; t++)
+        bandwidth_row(o, &first, "track", r->tracks[t].name, &r->tracks[t].bandwidth);
+    for (size_t s = 0; s < r->nstages; s++)
+        bandwidth_row(o, &first, "stage", r->stages[s].name, &r->stages[s].bandwidth);
+    hj_raw(o, "]");
+}
+
 int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
     uint64_t *hist = malloc(HTML_HIST_BINS * sizeof *hist);
     if (!hist)
@@ -249,6 +295,7 @@ int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
     cycles(r, o);
     data_parallel(r, o);
     decomposition(r, o);
+    bandwidth(r, o);
     free(hist);
     return PP_OK;
 }

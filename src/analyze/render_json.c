@@ -48,6 +48,19 @@ static void gaps(FILE *out, const pp_gap_stats *g) {
             (long long)g->leading_ns, (long long)g->trailing_ns);
 }
 
+static void bandwidth(FILE *out, const pp_bandwidth *b) {
+    fprintf(out, ", \"bandwidth\": {\"execs\": %llu, \"read_bytes\": %llu, \"write_bytes\": %llu, ",
+            (unsigned long long)b->execs, (unsigned long long)b->read_bytes,
+            (unsigned long long)b->write_bytes);
+    i64(out, "busy_ns", b->busy_ns), fputs(", ", out);
+    i64(out, "xfer_ns", b->xfer_ns), fputs(", ", out);
+    dbl(out, "read_gbps", b->read_gbps), fputs(", ", out);
+    dbl(out, "write_gbps", b->write_gbps), fputs(", ", out);
+    dbl(out, "total_gbps", b->total_gbps), fputs(", ", out);
+    dbl(out, "xfer_gbps", b->xfer_gbps);
+    fputc('}', out);
+}
+
 static void devices(const pp_report *r, FILE *out) {
     fputs(",\n\"devices\": [", out);
     for (size_t d = 0; d < r->ndevices; d++) {
@@ -75,6 +88,7 @@ static void devices(const pp_report *r, FILE *out) {
         }
         fprintf(out, "], \"hw_above_wall\": %llu, ", (unsigned long long)v->hw_above_wall);
         gaps(out, &v->bubbles);
+        bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
     fputs("],\n\"tracks\": [", out);
@@ -89,6 +103,7 @@ static void devices(const pp_report *r, FILE *out) {
         i64(out, "busy_ns", v->busy_ns), fputs(", ", out);
         dbl(out, "hw_util", v->hw_util), fputs(", ", out);
         gaps(out, &v->bubbles);
+        bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
     fputc(']', out);
@@ -111,6 +126,7 @@ static void stages(const pp_report *r, FILE *out) {
         i64(out, "xfer_ns", v->xfer_ns), fputs(", ", out);
         summary(out, "penalty_ns", &v->penalty), fputs(", ", out);
         dbl(out, "penalty_pct_wall", v->penalty_pct_wall);
+        bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
     fputs("],\n\"stage_times\": [", out);
@@ -277,10 +293,16 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
             (long long)w->start_ns, (long long)w->end_ns, (long long)(w->end_ns - w->start_ns));
     str(out, w->how);
     fprintf(out, "},\n\"data_loss\": {\"dropped_records\": %llu, \"truncated_bytes\": %llu, "
-                 "\"unmatched_ends\": %llu},\n\"findings\": [",
+                 "\"unmatched_ends\": %llu},",
             (unsigned long long)r->meta.dropped_records,
             (unsigned long long)r->meta.truncated_bytes,
             (unsigned long long)r->meta.unmatched_ends);
+    if (r->alignment) {
+        fputs("\n\"clock_alignment\": {\"how\": ", out);
+        str(out, r->alignment);
+        fprintf(out, ", \"error_ns\": %lld},", (long long)r->meta.alignment_error_ns);
+    }
+    fputs("\n\"findings\": [", out);
     for (size_t i = 0; i < r->nfindings; i++) {
         fputs(i ? ",\n " : "\n ", out);
         str(out, r->findings[i]);

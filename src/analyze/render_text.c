@@ -1,6 +1,6 @@
 /* render_text.c — the report for people, 80 columns wide: header (file, W,
  * data loss, simulated devices), findings, then the device, track, stage,
- * cycle, data-parallel and op tables. Every line fits 80 columns and no
+ * cycle, data-parallel, contention, decomposition, bandwidth and op tables. Every line fits 80 columns and no
  * name is ever cut: a name longer than its column stands on a line of its
  * own, and its figures follow on the next line under the columns. */
 #include <string.h>
@@ -63,6 +63,12 @@ static void header(const pp_report *r, FILE *out) {
         wrap(out, "data loss: ", text);
     } else {
         fprintf(out, "data loss: none\n");
+    }
+    if (r->alignment) {
+        char b2[16];
+        snprintf(text, sizeof text, "%s; error bound %s", r->alignment,
+                 r->meta.alignment_error_ns < 0 ? "not known" : ns(r->meta.alignment_error_ns, b2));
+        wrap(out, "merged, clock alignment: ", text);
     }
     text[0] = '\0';
     for (uint32_t d = 0; d < r->ndevices; d++) {
@@ -278,6 +284,53 @@ static void decomposition(const pp_report *r, FILE *out) {
     }
 }
 
+/* A rate in GB/s in 7 columns: three decimals, none from 1000 on. */
+static const char *gbps(double v, char *buf) {
+    snprintf(buf, 16, v < 1000 ? "%.3f" : "%.0f", v);
+    return buf;
+}
+
+static void bandwidth_row(FILE *out, const char *name, const pp_bandwidth *b) {
+    char rd[16], wr[16], g[4][16], xfer[16] = "-";
+    an_format_bytes(b->read_bytes, rd, sizeof rd);
+    an_format_bytes(b->write_bytes, wr, sizeof wr);
+    if (b->xfer_ns > 0)
+        gbps(b->xfer_gbps, xfer);
+    name_col(out, "", name, 20);
+    fprintf(out, " %6llu %9s %9s %7s %7s %7s %7s\n", (unsigned long long)b->execs, rd, wr,
+            gbps(b->read_gbps, g[0]), gbps(b->write_gbps, g[1]), gbps(b->total_gbps, g[2]), xfer);
+}
+
+/* Bytes moved per device, track and stage (docs/analysis.md, bandwidth);
+ * only where execs carry bytes. */
+static void bandwidth(const pp_report *r, FILE *out) {
+    char name[160];
+    int any = 0;
+    for (uint32_t d = 0; d < r->ndevices; d++)
+        any |= r->devices[d].bandwidth.execs > 0;
+    if (!any)
+        return;
+    fprintf(out, "\nBandwidth (execs that carry bytes; GB/s, GB = 10^9 bytes, over busy "
+                 "time;\n xfer/s over their transfer time)\n");
+    const char *heads[] = {"device", "track", "stage"};
+    for (int part = 0; part < 3; part++) {
+        fprintf(out, "%-20s %6s %9s %9s %7s %7s %7s %7s\n", heads[part], "execs", "read",
+                "written", "read/s", "write/s", "total/s", "xfer/s");
+        if (part == 0)
+            for (uint32_t d = 0; d < r->ndevices; d++) {
+                an_device_label(r, d, name, sizeof name);
+                if (r->devices[d].bandwidth.execs)
+                    bandwidth_row(out, name, &r->devices[d].bandwidth);
+            }
+        for (size_t t = 0; part == 1 && t < r->ntracks; t++)
+            if (r->tracks[t].bandwidth.execs)
+                bandwidth_row(out, r->tracks[t].name, &r->tracks[t].bandwidth);
+        for (size_t s = 0; part == 2 && s < r->nstages; s++)
+            if (r->stages[s].bandwidth.execs)
+                bandwidth_row(out, r->stages[s].name, &r->stages[s].bandwidth);
+    }
+}
+
 /* One op table, in sections per device (the device's name is the section
  * heading, so it is never cut); at most 10 rows per device. */
 static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t n, int by_type) {
@@ -341,6 +394,7 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     data_parallel(r, out);
     contention(r, out);
     decomposition(r, out);
+    bandwidth(r, out);
     ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

@@ -172,7 +172,10 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     pp_model_columns(m, &r->c);
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
-    int rc = r->source ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
+    const char *align = pp_model_string(m, r->meta.alignment);
+    r->alignment = *align ? an_strdupf("%s", align) : NULL;
+    int rc = r->source && (r->alignment || !*align) ? PP_OK
+                                                    : pp_set_error(err, PP_ENOMEM, "out of memory");
     if (rc == PP_OK)
         rc = an_window_select(r, o, err);
     if (rc == PP_OK)
@@ -198,6 +201,8 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     if (rc == PP_OK)
         rc = an_decompose_compute(r, o, err);
     if (rc == PP_OK)
+        rc = an_bandwidth_compute(r, err);
+    if (rc == PP_OK)
         rc = an_findings_compute(r, err);
     build_state_free(r);
     if (rc != PP_OK) {
@@ -221,6 +226,7 @@ void pp_report_free(pp_report *r) {
     free(r->how);
     free(r->hint);
     free(r->source);
+    free(r->alignment);
     for (size_t i = 0; i < r->ndevices; i++)
         free((char *)r->devices[i].name);
     free(r->devices);

@@ -2,7 +2,8 @@
  *
  * pp_report_build (report.c) runs the steps in order: window, exec view,
  * foreign labels, stage order, devices and tracks, stage times, cycles,
- * data-parallel breakdown, op statistics, findings. Each step reads what
+ * data-parallel breakdown, op statistics, contention, wall decomposition,
+ * bandwidth, findings. Each step reads what
  * earlier ones filled in.
  *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
@@ -135,6 +136,7 @@ int64_t an_batch_number(const an_batch_map *bm, size_t i);
 struct pp_report {
     pp_window window;
     char *how, *source;
+    char *alignment;           /* a merged trace's clock alignment (meta), or NULL */
     pp_model_meta meta;
 
     an_exec *execs;
@@ -212,6 +214,7 @@ int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
+int an_bandwidth_compute(pp_report *r, pp_error *err);
 /* The finding naming the largest non-device part of a (stage, device)
  * where it dominates (decompose.c); called by an_findings_compute. */
 int an_decompose_findings(pp_report *r);
@@ -283,6 +286,9 @@ int an_hw_quality_text(unsigned flags, char *buf, size_t len);
 void an_hw_quality_words(unsigned flags, char sep, char *buf, size_t len);
 /* "NPU (simulated)", or "CPU (host)/thread 12" for a part that is a track. */
 void an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len);
+/* A byte count for people, in decimal units: "812 B", "12.35 kB", "1.23 MB",
+ * "2.50 GB" (bandwidth.c). */
+void an_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* A duration for people: "812 ns", "12.345 us", "1.234 ms", "2.500 s". */
 void an_format_ns(int64_t ns, char *buf, size_t len);
 /* a + b, saturated at the int64 range: sums of hardware times that the

@@ -3,7 +3,8 @@
  * format its extension names) at exit, or on SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT when the program has not installed handlers of its own.
  *
- *   PIPEPROF_OUTPUT       file to write (.pptrace, .json or .pftrace)
+ *   PIPEPROF_OUTPUT       file to write (.pptrace, .json or .pftrace); %p, %n,
+ *                         %h and %% expand at the write (pp_output_expand)
  *   PIPEPROF_LEVEL        0, 1 (default) or 2
  *   PIPEPROF_MAX_RECORDS  record budget (default 16777216)
  *   PIPEPROF_OVERFLOW     drop (default) or ring
@@ -56,6 +57,12 @@ static int env_config(pp_session_config *cfg) {
     cfg->output = getenv("PIPEPROF_OUTPUT");
     if (cfg->output && !*cfg->output)
         cfg->output = NULL; /* a live stream only */
+    char probe[4096];
+    pp_error err = {{0}};
+    if (cfg->output && pp_output_expand(cfg->output, 0, probe, sizeof probe, &err) != PP_OK) {
+        fprintf(stderr, "pipeprof: PIPEPROF_OUTPUT: %s; not recording\n", err.msg);
+        return -1;
+    }
     pp_format f = cfg->output ? pp_format_from_path(cfg->output) : PP_FORMAT_PPTRACE;
     if (f != PP_FORMAT_PPTRACE && f != PP_FORMAT_CHROME_JSON && f != PP_FORMAT_PERFETTO) {
         env_complain("PIPEPROF_OUTPUT", cfg->output,
@@ -179,7 +186,7 @@ __attribute__((constructor)) static void env_activate(void) {
     /* Nothing records into s before it is the default session, so the
      * stream, which follows from now on, misses nothing. */
     if (cfg.output && pp_format_from_path(cfg.output) == PP_FORMAT_PPTRACE &&
-        cfg.overflow == PP_OVERFLOW_DROP)
+        cfg.overflow == PP_OVERFLOW_DROP && !strchr(cfg.output, '%')) /* patterns: at stop */
         pp_pptrace_stream_open(s, cfg.output, NULL); /* else the whole file at the end */
     pp_env_live_open(s);
     default_session = s;

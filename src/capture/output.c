@@ -1,6 +1,10 @@
 /* Ending a session and writing what it recorded: the glue between the
  * recording core and the file writers, so that `stop` can flush to the
- * output the session was opened with. */
+ * output the session was opened with (a name pattern expanded there, so
+ * that %n numbers the sessions that write). */
+#include <string.h>
+
+#include "capture/output_name.h"
 #include "capture/pptrace_stream.h"
 #include "core/error.h"
 #include "core/session.h"
@@ -29,5 +33,11 @@ int pp_session_stop(pp_session *s, pp_error *err) {
     if (pp_pptrace_stream_active(s)) /* the flight recorder wrote all but the end */
         return pp_pptrace_stream_finish(s, err);
     const char *out = pp_session_output(s);
-    return out ? pp_session_write(s, out, err) : PP_OK;
+    if (!out)
+        return PP_OK;
+    if (!strchr(out, '%'))
+        return pp_session_write(s, out, err);
+    char path[4096];
+    rc = pp_output_expand(out, pp_output_next_session_no(), path, sizeof path, err);
+    return rc ? rc : pp_session_write(s, path, err);
 }

@@ -96,6 +96,10 @@ static void write_end(stream *st) {
     pp_model_meta *meta = pp_model_meta_mut(st->m);
     meta->level = pp_session_level(st->s);
     meta->process_name = st->process;
+    if (pp_model_meta_set_clock(st->m) != PP_OK) {
+        pp_stream_fail(st, PP_ENOMEM);
+        return;
+    }
     int rc = pp_session_visit_records(st->s, add_thread_row, st);
     if (rc != PP_OK || st->rc != PP_OK) {
         pp_stream_fail(st, rc != PP_OK ? rc : st->rc);
@@ -109,6 +113,7 @@ static void write_end(stream *st) {
                              pp_model_thread_count(st->m), st->events_out, st->annotations_out};
     if (st->rc == PP_OK && ((rc = pptrace_put_threads(&st->enc, st->m, 0)) ||
                             (rc = pptrace_put_meta(&st->enc, st->m)) ||
+                            (rc = pptrace_put_clock(&st->enc, st->m)) ||
                             (rc = pptrace_put_end(&st->enc, &totals))))
         pp_stream_fail(st, rc);
 }

@@ -44,17 +44,40 @@ int cli_parse_u64(const char *cmd, const char *option, const char *text, uint64_
 /* True when `out` names the same existing file as `in` (also through
  * another path or a link): writing it would destroy the input. */
 int cli_same_file(const char *in, const char *out);
+/* After writing `path`: warns on stderr when it is a .pftrace or Chrome JSON
+ * file too large for Perfetto to open (viewer_limits.c). */
+void cli_viewer_limits_warn(const char *path);
 /* Prints "<cmd>: unknown option ..." and returns CLI_BADINPUT. */
 int cli_unknown_option(const char *cmd, const char *arg);
 
 struct pp_analyze_options;
-/* The window options analyze and export share: --region, --exclude-region
- * and --batch-pattern, stored into `opt`. Returns 1 when argv[*i] was one
+/* The window options analyze, export and report share: --region,
+ * --exclude-region, --from, --to and the name patterns (--batch-pattern,
+ * --stage-pattern, --partition-pattern, --merge-pattern), stored into `opt`. Returns 1 when argv[*i] was one
  * (and consumed its value), 0 when it was none, -1 after printing an error. */
 int cli_window_option(int argc, char **argv, int *i, struct pp_analyze_options *opt);
 /* -1 after printing an error when the options conflict (both --region and
  * --exclude-region), else 0. */
 int cli_window_check(const char *cmd, const struct pp_analyze_options *opt);
+
+/* The output directory of `pipeprof report` (report_dir.c): files are
+ * written into a staging directory and moved into DIR only when every one
+ * is complete; on failure the staging directory is removed, so DIR never
+ * holds a partial set. */
+typedef struct cli_out_dir {
+    const char *dir;   /* DIR as given */
+    char *staging;     /* "DIR.tmp-XXXXXX", or "DIR/.tmp-XXXXXX" when DIR exists */
+    int existed;       /* DIR was there: files are moved into it one by one */
+} cli_out_dir;
+/* Creates the staging directory. Returns a CLI exit code after printing why
+ * (DIR names a file: bad input; DIR's folder cannot be written: failure). */
+int cli_out_dir_open(const char *cmd, const char *dir, cli_out_dir *o);
+/* The malloc'd path of `name` in the staging directory; NULL on no memory. */
+char *cli_out_dir_path(const cli_out_dir *o, const char *name);
+/* Moves the staged files into DIR and removes the staging directory. */
+int cli_out_dir_commit(const char *cmd, cli_out_dir *o);
+/* Removes the staging directory and everything in it. */
+void cli_out_dir_abort(cli_out_dir *o);
 
 extern const pp_command pp_cmd_record;
 extern const pp_command pp_cmd_convert;
@@ -66,6 +89,8 @@ extern const pp_command pp_cmd_devices;
 extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;
 extern const pp_command pp_cmd_top;
+extern const pp_command pp_cmd_report;
+extern const pp_command pp_cmd_merge;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

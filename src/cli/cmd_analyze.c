@@ -10,28 +10,33 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/load_traces.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
 #include "pipeprof/sweep.h"
 
 static void analyze_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof analyze TRACE [--json] [--csv DIR]\n"
+            "usage: pipeprof analyze TRACE... [--json] [--csv DIR]\n"
             "                        [--region NAME | --exclude-region NAME]\n"
             "                        [--from NS] [--to NS] [--batch-pattern REGEX]\n"
             "                        [--stage-pattern REGEX] [--partition-pattern REGEX]\n"
             "                        [--merge-pattern REGEX]\n"
-            "                        [--lookup LOOKUP.json [--lookup-size NODES,EDGES]]\n\n"
+            "                        [--lookup LOOKUP.json [--lookup-size NODES,EDGES]]\n"
+            "                        [--offset TRACE=TIME]... [--sync NAME]\n\n"
             "Reads TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) and reports\n"
             "where the pipeline's time goes: findings first, then per-device busy time,\n"
             "utilization and bubbles, stage times, cycle latency and its bottleneck,\n"
             "the data-parallel breakdown, and each stage's wall split into submit, queue,\n"
-            "device, completion and unattributed time. Definitions: docs/analysis.md.\n\n"
+            "device, completion and unattributed time. Definitions: docs/analysis.md.\n"
+            "Several TRACEs (the processes of one pipeline) are merged first, as\n"
+            "`pipeprof merge` does, and the report states their clock alignment.\n\n"
             "options:\n"
             "  --json                 print the report as JSON (docs/report-json.md)\n"
             "  --csv DIR              also write devices.csv, tracks.csv, stages.csv,\n"
-            "                         batches.csv, gaps.csv, ops.csv, op_types.csv and\n"
-            "                         decomposition.csv into DIR (created if missing)\n"
+            "                         batches.csv, gaps.csv, ops.csv, op_types.csv,\n"
+            "                         decomposition.csv and bandwidth.csv into DIR\n"
+            "                         (created if missing)\n"
             "  --region NAME          window = the hull of the regions named NAME\n"
             "  --exclude-region NAME  window = from the end of the last region NAME to the\n"
             "                         trace end (leaves out a warm up recorded at the start)\n"
@@ -52,6 +57,7 @@ static void analyze_help(FILE *out) {
             "                         hw time here / hw time alone in a sweep's lookup table\n"
             "  --lookup-size N,E      the table's size to compare with (nodes,edges); needed\n"
             "                         when the table has several (docs/sweep.md)\n"
+            "%s"
             "  -h, --help             this help\n\n"
             "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, unknown region, empty\n"
             "window, a trace without execs or stage spans).\n\n"
@@ -66,11 +72,14 @@ static void analyze_help(FILE *out) {
             "      --batch-pattern '^ProfilerStep#(?<batch>[0-9]+)$' \\\n"
             "      --stage-pattern '^(?<stage>Stage[0-9]+_[A-Za-z]+)$'\n"
             "  pipeprof analyze out/trace.pptrace --lookup calib/lookup_table.json \\\n"
-            "      --lookup-size 1024,8192\n");
+            "      --lookup-size 1024,8192\n"
+            "  pipeprof analyze producer.pptrace consumer.pptrace\n",
+            cli_traces_help);
 }
 
 typedef struct analyze_args {
-    const char *trace, *csv_dir, *lookup;
+    cli_traces traces;
+    const char *csv_dir, *lookup;
     int64_t lookup_nodes, lookup_edges; /* 0: the table's only size */
     int json;
     pp_analyze_options opt;
@@ -88,14 +97,6 @@ static int parse_size(const char *text, int64_t *nodes, int64_t *edges) {
     return 0;
 }
 
-static int parse_ns(const char *cmd, const char *option, const char *text, int64_t *out) {
-    uint64_t v;
-    if (cli_parse_u64(cmd, option, text, 0, INT64_MAX, &v) != 0)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 static int analyze_parse(int argc, char **argv, analyze_args *a) {
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -106,14 +107,6 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->csv_dir = v;
-        } else if ((got = cli_option(argc, argv, &i, "--from", &v)) != 0) {
-            if (got < 0 || parse_ns(argv[0], "--from", v, &a->opt.from_ns) != 0)
-                return CLI_BADINPUT;
-            a->opt.has_from = 1;
-        } else if ((got = cli_option(argc, argv, &i, "--to", &v)) != 0) {
-            if (got < 0 || parse_ns(argv[0], "--to", v, &a->opt.to_ns) != 0)
-                return CLI_BADINPUT;
-            a->opt.has_to = 1;
         } else if ((got = cli_option(argc, argv, &i, "--lookup", &v)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
@@ -121,19 +114,17 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
         } else if ((got = cli_option(argc, argv, &i, "--lookup-size", &v)) != 0) {
             if (got < 0 || parse_size(v, &a->lookup_nodes, &a->lookup_edges) != 0)
                 return CLI_BADINPUT;
-        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0) {
+        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0 ||
+                   (got = cli_traces_option(argc, argv, &i, &a->traces)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_unknown_option(argv[0], argv[i]);
-        } else if (a->trace) {
-            cli_error("analyze: unexpected argument \"%s\": expected one TRACE", argv[i]);
-            return CLI_BADINPUT;
-        } else {
-            a->trace = argv[i];
+        } else if (cli_traces_add(&a->traces, argv[i]) != 0) {
+            return CLI_FAIL;
         }
     }
-    if (!a->trace) {
+    if (!a->traces.n) {
         cli_error("analyze: expected a TRACE (pipeprof analyze trace.pptrace)");
         return CLI_BADINPUT;
     }
@@ -164,28 +155,25 @@ static int analyze_output(const pp_report *r, const analyze_args *a) {
     return CLI_OK;
 }
 
-static int analyze_trace(const analyze_args *a) {
+static int analyze_trace(analyze_args *a) {
     pp_model *m = NULL;
     pp_error err = {{0}};
-    int rc = pp_trace_read(a->trace, &m, &err);
-    if (rc == PP_ETRUNCATED && m) {
-        cli_error("warning: %s (analyzing the rest; the report states the loss)", err.msg);
-    } else if (rc != PP_OK) {
-        pp_model_free(m);
-        cli_error("%s", err.msg[0] ? err.msg : pp_strerror(rc));
-        return cli_exit_code(rc);
-    }
+    char *source = NULL;
+    int code = cli_traces_load("analyze", "analyzing", &a->traces, &m, &source);
+    if (code != CLI_OK)
+        return code;
+    a->opt.source = source;
     pp_report *r = NULL;
-    memset(&err, 0, sizeof err);
-    rc = pp_report_build(m, &a->opt, &r, &err);
+    int rc = pp_report_build(m, &a->opt, &r, &err);
     if (rc != PP_OK) {
-        cli_error("analyze: %s: %s", a->trace, err.msg[0] ? err.msg : pp_strerror(rc));
-        pp_model_free(m);
-        return cli_exit_code(rc);
+        cli_error("analyze: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
+        code = cli_exit_code(rc);
+    } else {
+        code = analyze_output(r, a);
     }
-    int code = analyze_output(r, a);
     pp_report_free(r);
     pp_model_free(m);
+    free(source);
     return code;
 }
 
@@ -193,11 +181,11 @@ static int analyze_run(int argc, char **argv) {
     analyze_args a = {0};
     pp_analyze_options_init(&a.opt);
     int code = analyze_parse(argc, argv, &a);
-    if (code != CLI_OK)
+    if (code != CLI_OK || !a.lookup) {
+        code = code != CLI_OK ? code : analyze_trace(&a);
+        cli_traces_free(&a.traces);
         return code;
-    a.opt.source = a.trace;
-    if (!a.lookup)
-        return analyze_trace(&a);
+    }
     /* --lookup: the isolated times point into the table, kept until the end */
     pp_lookup *l = NULL;
     pp_isolated_hw *iso = NULL;
@@ -214,6 +202,7 @@ static int analyze_run(int argc, char **argv) {
     }
     free(iso);
     pp_lookup_free(l);
+    cli_traces_free(&a.traces);
     return code;
 }
 

@@ -82,6 +82,7 @@ static int convert_run(int argc, char **argv) {
         return convert_fail(out, rc, &err);
     }
     fprintf(stderr, "pipeprof: %s -> %s: %zu events\n", in, out, pp_model_event_count(m));
+    cli_viewer_limits_warn(out);
     pp_model_free(m);
     return CLI_OK;
 }

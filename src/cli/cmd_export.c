@@ -2,11 +2,11 @@
  * report (the analysis and a timeline, pp_report_write_html), or another
  * trace format (pp_trace_write). This file turns flags into options and
  * statuses into messages and exit codes. */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/load_traces.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
 
@@ -23,9 +23,10 @@ static const struct target {
 
 static void export_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof export TRACE --to html|pptrace|json|pftrace [-o OUT]\n"
+            "usage: pipeprof export TRACE... --to html|pptrace|json|pftrace [-o OUT]\n"
             "                       [--region NAME | --exclude-region NAME]\n"
-            "                       [--batch-pattern REGEX]\n\n"
+            "                       [--batch-pattern REGEX]\n"
+            "                       [--offset TRACE=TIME]... [--sync NAME]\n\n"
             "Reads TRACE (.pptrace, Chrome JSON or a PyTorch-profiler export) and writes it\n"
             "as OUT. --to html writes one self-contained page that works offline: the\n"
             "findings, a timeline of every track with zoom, pan and hover (at most 20000\n"
@@ -33,25 +34,31 @@ static void export_help(FILE *out) {
             "histograms, the stage, cycle and data-parallel tables (docs/report-html.md).\n"
             "--to pptrace, json and pftrace (Perfetto protobuf) convert the trace as\n"
             "`pipeprof convert` does.\n"
-            "OUT appears only when complete.\n\n"
+            "OUT appears only when complete. Several TRACEs are merged first, as\n"
+            "`pipeprof merge` does (then -o is required).\n\n"
             "options:\n"
             "  --to FORMAT            html, pptrace, json or pftrace\n"
             "  -o, --output OUT       the file (default: TRACE with the format's extension)\n"
             "  --region NAME          html: window = the hull of the regions named NAME\n"
             "  --exclude-region NAME  html: window = from the end of the last region NAME\n"
+            "  --from NS, --to NS     html: clip the window to trace nanoseconds [NS, NS)\n"
             "  --batch-pattern REGEX, --stage-pattern REGEX, --partition-pattern REGEX,\n"
             "  --merge-pattern REGEX  html: label a foreign trace (pipeprof analyze --help)\n"
+            "%s"
             "  -h, --help             this help\n\n"
             "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, an unreadable trace,\n"
             "a trace without execs for html).\n\n"
             "examples:\n"
             "  pipeprof export trace.pptrace --to html -o report.html\n"
             "  pipeprof export trace.json --to html --exclude-region \"warm up\"\n"
-            "  pipeprof export trace.pptrace --to pftrace\n");
+            "  pipeprof export trace.pptrace --to pftrace\n"
+            "  pipeprof export producer.pptrace consumer.pptrace --to html -o both.html\n",
+            cli_traces_help);
 }
 
 typedef struct export_args {
-    const char *trace, *out;
+    cli_traces traces;
+    const char *out;
     const struct target *to;
     pp_analyze_options opt;
 } export_args;
@@ -75,19 +82,17 @@ static int export_parse(int argc, char **argv, export_args *a) {
             if (got < 0)
                 return CLI_BADINPUT;
             a->out = v;
-        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0) {
+        } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0 ||
+                   (got = cli_traces_option(argc, argv, &i, &a->traces)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_unknown_option(argv[0], argv[i]);
-        } else if (a->trace) {
-            cli_error("export: unexpected argument \"%s\": expected one TRACE", argv[i]);
-            return CLI_BADINPUT;
-        } else {
-            a->trace = argv[i];
+        } else if (cli_traces_add(&a->traces, argv[i]) != 0) {
+            return CLI_FAIL;
         }
     }
-    if (!a->trace || !a->to) {
+    if (!a->traces.n || !a->to) {
         cli_error("export: expected a TRACE and --to (pipeprof export trace.pptrace --to html "
                   "-o report.html)");
         return CLI_BADINPUT;
@@ -118,20 +123,28 @@ static char *output_path(const export_args *a) {
             cli_error("export: -o %s: a %s trace's name ends in %s", a->out, a->to->name, ext);
             return NULL;
         }
-        if (cli_same_file(a->trace, a->out)) {
-            cli_error("export: -o %s is TRACE itself: writing it would destroy the input", a->out);
-            return NULL;
+        for (size_t i = 0; i < a->traces.n; i++) {
+            if (cli_same_file(a->traces.paths[i], a->out)) {
+                cli_error("export: -o %s is TRACE itself: writing it would destroy the input",
+                          a->out);
+                return NULL;
+            }
         }
         return strdup(a->out);
     }
-    size_t stem = stem_length(a->trace);
+    if (a->traces.n > 1) {
+        cli_error("export: several TRACEs are merged into one output: name it with -o");
+        return NULL;
+    }
+    const char *trace = a->traces.paths[0];
+    size_t stem = stem_length(trace);
     char *out = malloc(stem + strlen(ext) + 1);
     if (!out) {
         cli_error("export: out of memory");
         return NULL;
     }
-    sprintf(out, "%.*s%s", (int)stem, a->trace, ext);
-    if (strcmp(out, a->trace) == 0) {
+    sprintf(out, "%.*s%s", (int)stem, trace, ext);
+    if (strcmp(out, trace) == 0) {
         cli_error("export: writing %s would replace TRACE; name the output with -o", out);
         free(out);
         return NULL;
@@ -139,7 +152,8 @@ static char *output_path(const export_args *a) {
     return out;
 }
 
-static int export_write(const export_args *a, const pp_model *m, const char *out) {
+static int export_write(const export_args *a, const pp_model *m, const char *out,
+                        const char *source) {
     pp_error err = {{0}};
     int rc;
     if (strcmp(a->to->name, "html") != 0) {
@@ -148,7 +162,7 @@ static int export_write(const export_args *a, const pp_model *m, const char *out
         pp_report *r = NULL;
         rc = pp_report_build(m, &a->opt, &r, &err);
         if (rc != PP_OK) {
-            cli_error("export: %s: %s", a->trace, err.msg[0] ? err.msg : pp_strerror(rc));
+            cli_error("export: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
             return cli_exit_code(rc);
         }
         rc = pp_report_write_html(r, m, out, &err);
@@ -158,8 +172,9 @@ static int export_write(const export_args *a, const pp_model *m, const char *out
         cli_error("export: %s", err.msg[0] ? err.msg : pp_strerror(rc));
         return cli_exit_code(rc);
     }
-    fprintf(stderr, "pipeprof: %s -> %s (%s): %zu events\n", a->trace, out, a->to->name,
+    fprintf(stderr, "pipeprof: %s -> %s (%s): %zu events\n", source, out, a->to->name,
             pp_model_event_count(m));
+    cli_viewer_limits_warn(out);
     return CLI_OK;
 }
 
@@ -167,27 +182,21 @@ static int export_run(int argc, char **argv) {
     export_args a = {0};
     pp_analyze_options_init(&a.opt);
     int code = export_parse(argc, argv, &a);
-    if (code != CLI_OK)
-        return code;
-    a.opt.source = a.trace;
-    char *out = output_path(&a);
-    if (!out)
-        return CLI_BADINPUT;
+    char *out = code == CLI_OK ? output_path(&a) : NULL;
     pp_model *m = NULL;
-    pp_error err = {{0}};
-    int rc = pp_trace_read(a.trace, &m, &err);
-    if (rc == PP_ETRUNCATED && m) {
-        cli_error("warning: %s (%" PRIu64 " bytes lost; exporting the rest, which states the "
-                  "loss)", err.msg, pp_model_meta_get(m)->truncated_bytes);
-    } else if (rc != PP_OK) {
-        cli_error("%s", err.msg[0] ? err.msg : pp_strerror(rc));
-        pp_model_free(m);
-        free(out);
-        return cli_exit_code(rc);
+    char *source = NULL;
+    if (code == CLI_OK && !out)
+        code = CLI_BADINPUT;
+    if (code == CLI_OK)
+        code = cli_traces_load("export", "exporting", &a.traces, &m, &source);
+    if (code == CLI_OK) {
+        a.opt.source = source;
+        code = export_write(&a, m, out, source);
     }
-    code = export_write(&a, m, out);
     pp_model_free(m);
+    free(source);
     free(out);
+    cli_traces_free(&a.traces);
     return code;
 }
 

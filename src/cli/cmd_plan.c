@@ -76,13 +76,9 @@ static double error_of(int64_t predicted, int64_t measured) {
 }
 
 static int verify(const pp_pipeline *p, const pp_plan *best) {
-    pp_pipeline *q = NULL;
     pp_error err = {{0}};
     pp_plan_measured m;
-    int rc = pp_plan_apply(p, best, &q, &err);
-    if (rc == PP_OK)
-        rc = pp_plan_measure(q, &m, &err);
-    pp_pipeline_free(q);
+    int rc = pp_plan_verify(p, best, &m, &err);
     if (rc != PP_OK) {
         cli_error("plan: --verify: %s", err.msg);
         return cli_exit_code(rc);

@@ -5,6 +5,7 @@
  * nothing; it starts the child, passes signals on, and checks the result. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -32,10 +33,15 @@ static void record_help(FILE *out) {
             "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
             "CMD need not link libpipeprof: its NVTX ranges (nvtxRangePush, torch.cuda.nvtx)\n"
             "and ITT tasks (torch.profiler.itt, emit_itt) are recorded through pipeprof's\n"
-            "injection libraries, which NVTX_INJECTION64_PATH and INTEL_LIBITTNOTIFY64 name.\n\n"
+            "injection libraries, which NVTX_INJECTION64_PATH and INTEL_LIBITTNOTIFY64 name;\n"
+            "where pipeprof was built with CUPTI, the CUDA driver loads its collector\n"
+            "(CUDA_INJECTION64_PATH) and kernels, memcpys and memsets are recorded per stream.\n\n"
             "options:\n"
             "  -o, --output FILE     trace to write: .pptrace (native), .json (Chrome)\n"
-            "                        or .pftrace (Perfetto protobuf)\n"
+            "                        or .pftrace (Perfetto protobuf); in its name %%p is\n"
+            "                        the process id, %%n the process's session number\n"
+            "                        (0, 1, ...), %%h the host name, %%%% a percent sign, so\n"
+            "                        several processes or sessions write several files\n"
             "  --level 0|1|2         0: wall times, 1: + hardware totals (default),\n"
             "                        2: + one span per layer / kernel\n"
             "  --max-records N       record budget over all threads (default %" PRIu64 ")\n"
@@ -50,6 +56,7 @@ static void record_help(FILE *out) {
             "  pipeprof record -o trace.pptrace -- ./my_pipeline --batches 500\n"
             "  pipeprof record -o trace.pftrace -- ./my_pipeline   # open in ui.perfetto.dev\n"
             "  pipeprof record -o last.json --max-records 100000 --overflow ring -- ./server\n"
+            "  pipeprof record -o 'trace-%%p-%%n.pptrace' -- ./run_both_processes.sh\n"
             "  pipeprof record -o nvtx.pptrace -- python infer.py   # NVTX / ITT ranges\n",
             (uint64_t)PP_DEFAULT_MAX_RECORDS, inject_help);
 }
@@ -95,7 +102,7 @@ static int record_parse(int argc, char **argv, record_opts *o) {
     pp_session_config_init(&o->cfg);
     o->output = NULL;
     o->command = NULL;
-    o->inject = (inject_opts){.nvtx = 1, .itt = 1};
+    o->inject = (inject_opts){.nvtx = 1, .itt = 1, .cupti = 1};
     o->collect = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
@@ -143,6 +150,18 @@ static int record_parse(int argc, char **argv, record_opts *o) {
     }
     if (!o->output) {
         cli_error("record: no output file: give -o FILE (.pptrace, .json or .pftrace)");
+        return CLI_BADINPUT;
+    }
+    char probe[4096];
+    pp_error err = {{0}};
+    if (pp_output_expand(o->output, 0, probe, sizeof probe, &err) != PP_OK) {
+        cli_error("record: -o: %s", err.msg);
+        return CLI_BADINPUT;
+    }
+    const char *slash = strrchr(o->output, '/');
+    if (slash && memchr(o->output, '%', (size_t)(slash - o->output))) {
+        cli_error("record: -o %s: patterns (%%p, %%n, %%h) go in the file name, not in its "
+                  "directory", o->output);
         return CLI_BADINPUT;
     }
     pp_format f = pp_format_from_path(o->output);
@@ -212,27 +231,105 @@ static int record_setenv(const record_opts *o, const char *abs_output) {
     return 0;
 }
 
-/* Identity of the output file, to tell "written by this run" from "left
+/* Identity of an output file, to tell "written by this run" from "left
  * over from an earlier one": writers rename a new file into place, so a
  * fresh trace has a new inode and mtime. */
 typedef struct file_stamp {
-    int exists;
+    char *path;
     struct stat st;
 } file_stamp;
 
-static file_stamp stamp_of(const char *path) {
-    file_stamp s;
-    memset(&s, 0, sizeof s);
-    s.exists = stat(path, &s.st) == 0;
-    return s;
+static int stamp_same(const struct stat *a, const struct stat *b) {
+    return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-static int stamp_changed(const file_stamp *before, const file_stamp *after) {
-    return after->exists &&
-           (!before->exists || before->st.st_ino != after->st.st_ino ||
-            before->st.st_dev != after->st.st_dev ||
-            before->st.st_mtim.tv_sec != after->st.st_mtim.tv_sec ||
-            before->st.st_mtim.tv_nsec != after->st.st_mtim.tv_nsec);
+/* The files the output names: the one file, or for a pattern every file
+ * whose name it could expand to (%p and %n any text, %h this host). */
+typedef struct file_set {
+    file_stamp *files;
+    size_t n;
+} file_set;
+
+static void file_set_free(file_set *fs) {
+    for (size_t i = 0; i < fs->n; i++)
+        free(fs->files[i].path);
+    free(fs->files);
+    *fs = (file_set){0};
+}
+
+/* The glob(3) pattern of an output name pattern: literal text escaped.
+ * NULL when out of memory. */
+static char *output_glob(const char *output) {
+    char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        strcpy(host, "unknown-host");
+    host[sizeof host - 1] = '\0';
+    size_t len = strlen(output);
+    char *g = malloc(2 * len + (len / 2 + 1) * 2 * strlen(host) + 1), *q = g;
+    if (!g)
+        return NULL;
+    for (const char *p = output; *p; p++) {
+        const char *lit = p;
+        size_t n = 1;
+        if (*p == '%') {
+            p++;
+            if (*p == 'p' || *p == 'n') {
+                *q++ = '*';
+                continue;
+            }
+            if (*p == 'h')
+                lit = host, n = strlen(host);
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (strchr("*?[\\", lit[k]))
+                *q++ = '\\';
+            *q++ = lit[k];
+        }
+    }
+    *q = '\0';
+    return g;
+}
+
+static int file_set_add(file_set *fs, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (!(fs->files[fs->n].path = strdup(path)))
+        return CLI_FAIL;
+    fs->files[fs->n++].st = st;
+    return 0;
+}
+
+/* Fills `fs` with the files `output` (absolute) names now. */
+static int file_set_scan(const char *output, file_set *fs) {
+    glob_t g = {0};
+    char *pattern = NULL;
+    int rc = 0;
+    *fs = (file_set){0};
+    if (strchr(output, '%')) {
+        if (!(pattern = output_glob(output)) || glob(pattern, 0, NULL, &g) == GLOB_NOSPACE)
+            rc = CLI_FAIL;
+    }
+    size_t n = pattern ? g.gl_pathc : 1;
+    if (!rc && !(fs->files = calloc(n ? n : 1, sizeof *fs->files)))
+        rc = CLI_FAIL;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = file_set_add(fs, pattern ? g.gl_pathv[i] : output);
+    if (pattern)
+        globfree(&g);
+    free(pattern);
+    if (rc)
+        cli_error("record: out of memory");
+    return rc;
+}
+
+/* 1 when `f` is not in `before` as it was then: written by this run. */
+static int is_new(const file_stamp *f, const file_set *before) {
+    for (size_t i = 0; i < before->n; i++)
+        if (strcmp(before->files[i].path, f->path) == 0)
+            return !stamp_same(&before->files[i].st, &f->st);
+    return 1;
 }
 
 /* ---- running the child ---- */
@@ -343,6 +440,7 @@ static int record_summary(const char *cmd, const char *path) {
     pp_model *m = NULL;
     pp_error err = {{0}};
     struct stat st;
+    cli_viewer_limits_warn(path);
     if (pp_format_from_path(path) == PP_FORMAT_PERFETTO && stat(path, &st) == 0) {
         fprintf(stderr, "pipeprof: %s: wrote %s: %lld bytes (open it in ui.perfetto.dev; its "
                 "\"pipeprof\" track names the records dropped, if any)\n", cmd, path,
@@ -365,37 +463,57 @@ static int record_summary(const char *cmd, const char *path) {
     return rc == PP_OK ? 0 : CLI_FAIL;
 }
 
+/* Says which traces the run wrote (one line each) or that it wrote none;
+ * returns 0 or a CLI_* code. */
+static int record_report(const record_opts *o, const char *abs, const file_set *before,
+                         int status) {
+    int code = exit_code_of(status), rc = 0, wrote = 0;
+    file_set after;
+    if ((rc = file_set_scan(abs, &after)) != 0)
+        return rc;
+    for (size_t i = 0; i < after.n; i++) {
+        if (!is_new(&after.files[i], before))
+            continue;
+        wrote++;
+        /* a plain name is shown as the user wrote it */
+        int r = record_summary(o->command[0],
+                               strchr(o->output, '%') ? after.files[i].path : o->output);
+        rc = rc ? rc : r;
+    }
+    file_set_free(&after);
+    if (!wrote) {
+        char why[64] = "";
+        if (WIFSIGNALED(status))
+            snprintf(why, sizeof why, " (it was killed by signal %d)", WTERMSIG(status));
+        else if (code != 0)
+            snprintf(why, sizeof why, " (it exited with status %d)", code);
+        cli_error("%s wrote no trace to %s%s: does it use libpipeprof, NVTX or ITT?", o->command[0],
+                  o->output, why);
+        return code ? code : CLI_FAIL;
+    }
+    return code ? code : rc;
+}
+
 static int record_run(int argc, char **argv) {
     record_opts o;
+    file_set before = {0};
     int rc = record_parse(argc, argv, &o), status = 0;
     if (rc != 0)
         return rc;
     char *abs = absolute_output(o.output);
     if (!abs)
         return CLI_FAIL;
-    file_stamp before = stamp_of(abs);
-    if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = record_setenv(&o, abs)) != 0 ||
-        (rc = inject_setenv(&o.inject)) != 0 ||
+    if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = file_set_scan(abs, &before)) != 0 ||
+        (rc = record_setenv(&o, abs)) != 0 || (rc = inject_setenv(&o.inject)) != 0 ||
         (rc = run_child(o.command, &status)) != 0) {
+        file_set_free(&before);
         free(abs);
         return rc;
     }
-    int code = exit_code_of(status);
-    file_stamp after = stamp_of(abs);
-    if (!stamp_changed(&before, &after)) {
-        char why[64] = "";
-        if (WIFSIGNALED(status))
-            snprintf(why, sizeof why, " (it was killed by signal %d)", WTERMSIG(status));
-        else if (code != 0)
-            snprintf(why, sizeof why, " (it exited with status %d)", code);
-        cli_error("%s wrote no trace to %s%s: does it use libpipeprof, NVTX or ITT?", o.command[0],
-                  o.output, why);
-        free(abs);
-        return code ? code : CLI_FAIL;
-    }
-    rc = record_summary(o.command[0], o.output);
+    rc = record_report(&o, abs, &before, status);
+    file_set_free(&before);
     free(abs);
-    return code ? code : rc;
+    return rc;
 }
 
 const pp_command pp_cmd_record = {

@@ -95,6 +95,8 @@ int cli_run_pipeline(const char *cmd, pp_pipeline *p, const cli_run_args *a) {
         pp_session_close(s);
         return CLI_FAIL;
     }
+    cli_viewer_limits_warn(json);
+    cli_viewer_limits_warn(pftrace);
     printf("%s: %lld batches %s in %.3f s (%.1f batches/s); wrote %s, %s, %s and %s\n\n",
            pp_pipeline_config_get(p)->name, (long long)res.batches,
            a->serial ? "one at a time" : "streaming", (double)res.wall_ns / 1e9,

@@ -1,6 +1,6 @@
-/* Finding the injection libraries and pointing the child's NVTX and ITT at
- * them. They sit next to the pipeprof binary in the build tree and in the
- * library folder of an installed copy (bin/../lib). */
+/* Finding the injection libraries and pointing the child's NVTX, ITT and
+ * CUDA driver at them. They sit next to the pipeprof binary in the build
+ * tree and in the library folder of an installed copy (bin/../lib). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,13 +18,17 @@
 const char inject_help[] =
     "  --no-nvtx             do not attach to NVTX (NVTX_INJECTION64_PATH is left\n"
     "                        as it is)\n"
-    "  --no-itt              do not attach to ITT (INTEL_LIBITTNOTIFY64 likewise)\n";
+    "  --no-itt              do not attach to ITT (INTEL_LIBITTNOTIFY64 likewise)\n"
+    "  --no-cupti            do not record CUDA kernels and copies through CUPTI\n"
+    "                        (CUDA_INJECTION64_PATH likewise)\n";
 
 int inject_option(const char *arg, inject_opts *o) {
     if (strcmp(arg, "--no-nvtx") == 0)
         o->nvtx = 0;
     else if (strcmp(arg, "--no-itt") == 0)
         o->itt = 0;
+    else if (strcmp(arg, "--no-cupti") == 0)
+        o->cupti = 0;
     else
         return 0;
     return 1;
@@ -73,5 +77,7 @@ int inject_setenv(const inject_opts *o) {
         rc = set_library("NVTX_INJECTION64_PATH", "libpipeprof_nvtx.so");
     if (rc == 0 && o->itt)
         rc = set_library("INTEL_LIBITTNOTIFY64", "libpipeprof_itt.so");
+    if (rc == 0 && o->cupti)
+        rc = set_library("CUDA_INJECTION64_PATH", "libpipeprof_cupti.so");
     return rc;
 }

@@ -1,5 +1,5 @@
 /* inject_env.h — how `pipeprof record` attaches its injection libraries
- * (NVTX, ITT) to the program it runs (docs/recording.md). */
+ * (NVTX, ITT, CUPTI) to the program it runs (docs/recording.md). */
 #ifndef PP_CLI_INJECT_ENV_H
 #define PP_CLI_INJECT_ENV_H
 
@@ -7,9 +7,10 @@
 typedef struct inject_opts {
     int nvtx; /* set NVTX_INJECTION64_PATH */
     int itt;  /* set INTEL_LIBITTNOTIFY64 */
+    int cupti; /* set CUDA_INJECTION64_PATH */
 } inject_opts;
 
-/* Takes --no-nvtx or --no-itt at argv[i]: 1 when it was one, else 0. */
+/* Takes --no-nvtx, --no-itt or --no-cupti at argv[i]: 1 when it was one, else 0. */
 int inject_option(const char *arg, inject_opts *o);
 /* Sets the variables for the child to this build's libraries. A library
  * that is not there (not built, or moved) is left out, and its variable is

@@ -15,10 +15,12 @@
 static const pp_command *const commands[] = {
     &pp_cmd_record,
     &pp_cmd_convert,
+    &pp_cmd_merge,
     &pp_cmd_analyze,
     &pp_cmd_demo,
     &pp_cmd_run,
     &pp_cmd_export,
+    &pp_cmd_report,
     &pp_cmd_devices,
     &pp_cmd_sweep,
     &pp_cmd_plan,

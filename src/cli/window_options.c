@@ -1,10 +1,33 @@
-/* window_options.c — the analysis options that analyze and export share:
- * the window's region and the name patterns that label foreign traces,
- * parsed and checked the same way by both. */
+/* window_options.c — the analysis options that analyze, export and report
+ * share: the window's region and clip, and the name patterns that label
+ * foreign traces, parsed and checked the same way by all. */
 #include "cli/cli.h"
 #include "pipeprof/analyze.h"
 
+/* --from NS / --to NS: a clip of W in trace nanoseconds. */
+static int range_option(int argc, char **argv, int *i, pp_analyze_options *opt) {
+    static const char *const names[] = {"--from", "--to"};
+    int *has[] = {&opt->has_from, &opt->has_to};
+    int64_t *at[] = {&opt->from_ns, &opt->to_ns};
+    for (size_t k = 0; k < 2; k++) {
+        const char *v = NULL;
+        uint64_t ns;
+        int got = cli_option(argc, argv, i, names[k], &v);
+        if (got < 0 || (got > 0 && cli_parse_u64(argv[0], names[k], v, 0, INT64_MAX, &ns) != 0))
+            return -1;
+        if (got > 0) {
+            *has[k] = 1;
+            *at[k] = (int64_t)ns;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cli_window_option(int argc, char **argv, int *i, pp_analyze_options *opt) {
+    int range = range_option(argc, argv, i, opt);
+    if (range != 0)
+        return range;
     static const char *const names[] = {"--region",        "--exclude-region",
                                         "--batch-pattern", "--stage-pattern",
                                         "--partition-pattern", "--merge-pattern"};

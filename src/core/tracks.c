@@ -54,9 +54,14 @@ int pp_track_thread(pp_session *s, const char *name, pp_track *out) {
         pthread_getname_np(pthread_self(), os_name, sizeof os_name);
         name = os_name;
     }
-    int64_t tid = (int64_t)gettid();
+    return pp_track_thread_id(s, (int64_t)gettid(), name, out);
+}
+
+int pp_track_thread_id(pp_session *s, int64_t tid, const char *name, pp_track *out) {
+    if (!s || !out)
+        return PP_EINVAL;
     char fallback[48];
-    if (!*name) {
+    if (!name || !*name) {
         snprintf(fallback, sizeof fallback, "thread %lld", (long long)tid);
         name = fallback;
     }

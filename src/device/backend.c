@@ -218,6 +218,8 @@ int pp_compiled_create_level(pp_device *d, const pp_workload *w, int nrequests, 
         r->compiled = c;
         r->index = made;
         r->ops = r->inline_ops;
+        r->bytes_in = pp_wl_input_bytes(w);
+        r->bytes_out = pp_wl_output_bytes(w);
         /* zeroed, so that a device that does not compute (sim) returns zeros */
         r->input = calloc((size_t)(w->nodes * w->in_dim), sizeof(float));
         r->output = calloc((size_t)(w->nodes * w->out_dim), sizeof(float));
@@ -366,7 +368,8 @@ int pp_request_profile_get(pp_request *r, pp_request_profile *out) {
         return PP_ESTATE;
     *out = (pp_request_profile){.hw_ns = r->hw_ns, .xfer_ns = r->xfer_ns,
                                 .queued_ns = r->queued_ns, .dev_start_ns = r->dev_start_ns,
-                                .dev_end_ns = r->dev_end_ns, .nops = r->nops, .ops = r->ops};
+                                .dev_end_ns = r->dev_end_ns, .bytes_in = r->bytes_in,
+                                .bytes_out = r->bytes_out, .nops = r->nops, .ops = r->ops};
     return PP_OK;
 }
 

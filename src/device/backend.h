@@ -91,6 +91,10 @@ struct pp_request {
     /* Written by the backend while running, read after it finished. */
     uint64_t hw_ns, xfer_ns;
     int64_t queued_ns, dev_start_ns, dev_end_ns; /* pp_request_profile's; 0 = unknown */
+    /* The bytes of its input and output tensors: the workload's FP32 tensors,
+     * set when the request is made; a backend whose tensors differ (a model
+     * file's own inputs) sets them at compile. */
+    uint64_t bytes_in, bytes_out;
     size_t nops;
     pp_op_profile *ops; /* inline_ops, or a backend's own array when it reports more ops */
     pp_op_profile inline_ops[PP_MAX_OPS];

@@ -2,9 +2,11 @@
  *
  * The file is streamed: json_scan.c cuts it into one value per event, and
  * each event is parsed here from contiguous memory. Written by hand, not
- * with a JSON package: the readers in Debian (jansson, json-c, yajl) either
- * build a whole DOM (a 2 GB trace would not fit) or convert numbers through
- * double, which loses nanoseconds at epoch-scale microsecond timestamps. */
+ * with a JSON package: the readers in Debian (jansson, json-c, yajl, and
+ * simdjson, which needs the whole document in memory) either hold the whole
+ * file (a 2 GB trace would not fit) or convert numbers through double,
+ * which loses nanoseconds at epoch-scale microsecond timestamps. How it
+ * compares with simdjson, measured: docs/format-chrome-json.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -22,12 +24,28 @@ static size_t cache_slot(const char *text, size_t len) {
     return (len * 31 + (unsigned char)text[0] * 7 + (unsigned char)text[len - 1]) % CHROME_NAME_CACHE;
 }
 
+/* memcmp(a, b, n) == 0 for the short names of a trace, without the
+ * library call that would cost more than the comparison. */
+static int same_bytes(const char *a, const char *b, size_t n) {
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+    }
+    while (n--)
+        if (*a++ != *b++)
+            return 0;
+    return 1;
+}
+
 int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
     const char *text;
     size_t len;
     if (!s->escaped && s->len) {
         const chrome_cached_name *hit = &r->names[cache_slot(s->s, s->len)];
-        if (hit->len == s->len && hit->text && memcmp(hit->text, s->s, s->len) == 0) {
+        if (hit->len == s->len && hit->text && same_bytes(hit->text, s->s, s->len)) {
             *id = hit->id;
             return PP_OK;
         }
@@ -121,10 +139,28 @@ static int read_flow_id(reader *r, jcur *c, uint64_t *id) {
     return rc;
 }
 
+/* The phases whose args hold pipeline fields and annotations. */
+static int has_span_args(char ph) {
+    switch (ph) {
+    case 'X': case 'B': case 'i': case 'I': case 'R': case 'n': case 'b':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Parses the fields of one event object. */
 static int parse_fields(reader *r, jcur *c, raw_event *e) {
     int rc;
-    memset(e, 0, sizeof *e);
+    /* field by field, not a memset of the whole struct: this runs once per
+     * event, and only these fields are read before being set */
+    e->ph.len = e->name.len = e->cat.len = 0;
+    e->ph.escaped = e->name.escaped = e->cat.escaped = 0;
+    e->pid = e->tid = (chrome_id){0, 0};
+    e->has_ts = e->has_dur = e->has_id = 0;
+    e->id = 0;
+    e->args = NULL;
+    e->args_done = 0;
     pp_event_init(&e->fields);
     r->nanns = 0;
     if ((rc = jcur_expect(c, '{', "at the start of an event")))
@@ -164,7 +200,7 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
             char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
             if (c->p < c->end && *c->p != '{') {
                 rc = jcur_fail(c, "\"args\" must be an object");
-            } else if (ph && strchr("XBiIRnb", ph)) { /* "ph" came first: one pass */
+            } else if (has_span_args(ph)) { /* "ph" came first: one pass */
                 rc = parse_span_args_at(r, c, &e->fields);
                 e->args_done = 1;
             } else {
@@ -349,7 +385,7 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
 /* Most events are parsed in place in the window; one that does not fit
  * (or is broken) is cut out whole by the scanner and parsed again, so that
  * errors point at the right place and large events still work. */
-#define IN_PLACE_WINDOW (256 * 1024)
+#define IN_PLACE_WINDOW (64 * 1024)
 
 static int parse_event(reader *r) {
     jreader *j = &r->j;
@@ -485,6 +521,11 @@ static int finish(reader *r) {
         meta->truncated_bytes = r->file_meta.truncated_bytes;
         meta->ignored_events = r->file_meta.ignored_events;
         meta->unmatched_ends = r->file_meta.unmatched_ends;
+        meta->clock = r->file_meta.clock;
+        meta->host = r->file_meta.host;
+        meta->boot_id = r->file_meta.boot_id;
+        meta->alignment = r->file_meta.alignment;
+        meta->alignment_error_ns = r->file_meta.alignment_error_ns;
     }
     meta->ignored_events += r->ignored;
     meta->unmatched_ends += r->unmatched;

@@ -115,7 +115,13 @@ static int annotation_value(reader *r, jcur *c, const jstr *key) {
     return push_annotation(r, &a);
 }
 
-static const char *const role_names[] = {"none", "exec", "partition", "merge", "stage", "op", "user"};
+/* Indexed by pp_role, with their lengths (looked up once per span). */
+#define ROLE_NAME(text) {text, sizeof text - 1}
+static const struct {
+    const char *text;
+    size_t len;
+} role_names[] = {ROLE_NAME("none"), ROLE_NAME("exec"),  ROLE_NAME("partition"), ROLE_NAME("merge"),
+                  ROLE_NAME("stage"), ROLE_NAME("op"), ROLE_NAME("user")};
 
 static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_event *ev = ctx;
@@ -141,7 +147,7 @@ static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
         jstr s;
         int rc = jcur_string(c, &s);
         for (size_t i = 0; !rc && i < sizeof role_names / sizeof role_names[0]; i++) {
-            if (jstr_eq_n(&s, role_names[i], strlen(role_names[i]))) {
+            if (jstr_eq_n(&s, role_names[i].text, role_names[i].len)) {
                 ev->role = (uint8_t)i;
                 return PP_OK;
             }
@@ -438,6 +444,21 @@ static int other_field(reader *r, jcur *c, const jstr *key, void *ctx) {
         return u64_value(c, "ignored_events", &m->ignored_events);
     if (jstr_eq(key, "unmatched_ends"))
         return u64_value(c, "unmatched_ends", &m->unmatched_ends);
+    if (jstr_eq(key, "clock") && peek(c) == '"')
+        return string_value(r, c, &m->clock);
+    if (jstr_eq(key, "host") && peek(c) == '"')
+        return string_value(r, c, &m->host);
+    if (jstr_eq(key, "boot_id") && peek(c) == '"')
+        return string_value(r, c, &m->boot_id);
+    if (jstr_eq(key, "alignment") && peek(c) == '"')
+        return string_value(r, c, &m->alignment);
+    if (jstr_eq(key, "alignment_error_ns") && is_number_start(peek(c))) {
+        if ((rc = int_value(c, "alignment_error_ns", &m->alignment_error_ns)))
+            return rc;
+        if (m->alignment_error_ns < -1)
+            return jcur_fail(c, "\"alignment_error_ns\" must be -1 (not known) or more");
+        return PP_OK;
+    }
     if (jstr_eq(key, "threads") && peek(c) == '[')
         return read_threads(r, c);
     return jcur_skip(c);

@@ -192,8 +192,10 @@ static char *put_separator(writer *w, char *p) {
 static int write_other_data(writer *w) {
     const pp_model_meta *meta = pp_model_meta_get(w->m);
     size_t nthreads = pp_model_thread_count(w->m);
-    int rc = reserve(w, EVENT_FIXED_MAX + JSON_STRING_MAX(strlen(pp_version())) +
-                            quoted_len(w, meta->process_name));
+    int rc = reserve(w, 2 * EVENT_FIXED_MAX + JSON_STRING_MAX(strlen(pp_version())) +
+                            quoted_len(w, meta->process_name) + quoted_len(w, meta->clock) +
+                            quoted_len(w, meta->host) + quoted_len(w, meta->boot_id) +
+                            quoted_len(w, meta->alignment));
     if (rc)
         return rc;
     char *p = w->p;
@@ -211,6 +213,20 @@ static int write_other_data(writer *w) {
     p = json_put_u64(p, meta->ignored_events);
     PUT_LIT(p, ",\"unmatched_ends\":");
     p = json_put_u64(p, meta->unmatched_ends);
+    if (meta->clock || meta->host || meta->boot_id) {
+        PUT_LIT(p, ",\"clock\":");
+        p = put_quoted(w, p, meta->clock);
+        PUT_LIT(p, ",\"host\":");
+        p = put_quoted(w, p, meta->host);
+        PUT_LIT(p, ",\"boot_id\":");
+        p = put_quoted(w, p, meta->boot_id);
+    }
+    if (meta->alignment || meta->alignment_error_ns) {
+        PUT_LIT(p, ",\"alignment\":");
+        p = put_quoted(w, p, meta->alignment);
+        PUT_LIT(p, ",\"alignment_error_ns\":");
+        p = json_put_i64(p, meta->alignment_error_ns);
+    }
     PUT_LIT(p, ",\"threads\":[");
     w->p = p;
     for (size_t i = 0; i < nthreads; i++) {

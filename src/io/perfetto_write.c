@@ -36,6 +36,7 @@ enum {
     FX_STAGE, FX_BATCH, FX_HW_NS, FX_TRANSFER_NS, FX_ROLE, FX_REGION_ID, FX_RANGE_ID,
     FX_TRACE_INFO, FX_VERSION, FX_LEVEL, FX_PROCESS_NAME, FX_DROPPED_RECORDS,
     FX_TRUNCATED_BYTES, FX_IGNORED_EVENTS, FX_UNMATCHED_ENDS,
+    FX_CLOCK, FX_HOST, FX_BOOT_ID, FX_ALIGNMENT, FX_ALIGNMENT_ERROR_NS,
     FX_RECORDING_THREAD, FX_TID, FX_NAME, FX_RECORDED, FX_DROPPED,
     FX_ROLES /* + pp_role */
 };
@@ -43,6 +44,7 @@ static const char *const fixed_strings[] = {
     "stage", "batch", "hw_ns", "transfer_ns", "role", "region_id", "range_id",
     "trace info", "pipeprof_version", "level", "process_name", "dropped_records",
     "truncated_bytes", "ignored_events", "unmatched_ends",
+    "clock", "host", "boot_id", "alignment", "alignment_error_ns",
     "recording thread", "tid", "name", "recorded", "dropped",
     "span", "exec", "partition", "merge", "stage", "op", "user"};
 #define FIXED_COUNT (sizeof fixed_strings / sizeof *fixed_strings)
@@ -317,8 +319,9 @@ static int write_info(pf_writer *w, int64_t ts) {
     size_t vlen = strlen(version);
     int rc = reserve_refs(w, 2 * FIXED_COUNT);
     if (!rc)
-        rc = pf_reserve(w, PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + vlen + w->len[meta->process_name] +
-                            2 * FIXED_COUNT * 24);
+        rc = pf_reserve(w, PACKET_FIXED_MAX + 13 * ANNOTATION_MAX + vlen + w->len[meta->process_name] +
+                            w->len[meta->clock] + w->len[meta->host] + w->len[meta->boot_id] +
+                            w->len[meta->alignment] + 2 * FIXED_COUNT * 24);
     if (rc)
         return rc;
     uint8_t *pkt, *ev, *a;
@@ -335,6 +338,15 @@ static int write_info(pf_writer *w, int64_t ts) {
     p = put_uint_annotation(w, p, fixed(w, FX_TRUNCATED_BYTES), meta->truncated_bytes);
     p = put_uint_annotation(w, p, fixed(w, FX_IGNORED_EVENTS), meta->ignored_events);
     p = put_uint_annotation(w, p, fixed(w, FX_UNMATCHED_ENDS), meta->unmatched_ends);
+    if (meta->clock || meta->host || meta->boot_id) {
+        p = put_string_annotation(w, p, fixed(w, FX_CLOCK), meta->clock);
+        p = put_string_annotation(w, p, fixed(w, FX_HOST), meta->host);
+        p = put_string_annotation(w, p, fixed(w, FX_BOOT_ID), meta->boot_id);
+    }
+    if (meta->alignment || meta->alignment_error_ns) {
+        p = put_string_annotation(w, p, fixed(w, FX_ALIGNMENT), meta->alignment);
+        p = put_int_annotation(w, p, fixed(w, FX_ALIGNMENT_ERROR_NS), meta->alignment_error_ns);
+    }
     p = pb_close(ev, p);
     w->p = pb_close(pkt, put_interned(w, p));
     for (size_t k = 0; k < pp_model_thread_count(w->m); k++) {

@@ -34,6 +34,9 @@ void pptrace_put_header(pptrace_enc *w);
 int pptrace_put_strings(pptrace_enc *w, const pp_model *m, size_t first, const char *path,
                         pp_error *err);
 int pptrace_put_meta(pptrace_enc *w, const pp_model *m);
+/* The optional CLOCK block of the model's clock fields; nothing when it has
+ * none. */
+int pptrace_put_clock(pptrace_enc *w, const pp_model *m);
 /* TRACKS / THREADS blocks for the model's rows [first, count). */
 int pptrace_put_tracks(pptrace_enc *w, const pp_model *m, size_t first);
 int pptrace_put_threads(pptrace_enc *w, const pp_model *m, size_t first);

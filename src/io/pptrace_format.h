@@ -12,7 +12,8 @@
 
 #define PPTRACE_MAGIC "PPTRACE" /* 8 bytes with the terminating NUL */
 #define PPTRACE_MAGIC_LEN 8
-#define PPTRACE_VERSION 1u
+#define PPTRACE_VERSION 2u         /* what the writer writes */
+#define PPTRACE_OLDEST_VERSION 1u  /* the oldest the reader reads */
 #define PPTRACE_HEADER_LEN 16      /* magic, u32 version, u32 flags */
 #define PPTRACE_BLOCK_HEAD_LEN 8   /* u32 type, u32 payload length */
 #define PPTRACE_BLOCK_TAIL_LEN 4   /* u32 crc32 of head and payload */
@@ -26,7 +27,9 @@
 /* The largest payload a STRINGS or unknown optional block may have. */
 #define PPTRACE_MAX_PAYLOAD (1u << 26)
 
-/* Row sizes in bytes (the column widths of each table summed). A track is
+/* Row sizes in bytes (the column widths of each table summed). EVENTS and
+ * ANNOTATIONS rows have these fixed sizes in version 1 only (version 2
+ * encodes them with pptrace_codec.h); TRACKS and THREADS in both. A track is
  * u8 kind, u32 flags, process, name, device, i32 stream, i64 pid, tid,
  * i32 sort_index. */
 #define PPTRACE_TRACK_ROW 41
@@ -35,6 +38,7 @@
 #define PPTRACE_ANNOTATION_ROW 21 /* u64 event, u32 key, u8 type, u64 value */
 #define PPTRACE_META_LEN 40       /* i32 level, u32 process_name, 4 x u64 */
 #define PPTRACE_END_LEN 40        /* 5 x u64 totals */
+#define PPTRACE_CLOCK_LEN 24      /* u32 clock, host, boot_id, alignment, i64 error */
 
 /* Types with this bit set are optional: a reader skips those it does not
  * know. Every other unknown type is an error. */
@@ -49,6 +53,9 @@ typedef enum pptrace_block_type {
     PPTRACE_ANNOTATIONS = 6,
     PPTRACE_END = 7
 } pptrace_block_type;
+/* Optional (older readers skip it): the clock fields of the meta. Outside
+ * the enum: C11 enumerators are ints. */
+#define PPTRACE_CLOCK 0x80000001u
 
 static inline const char *pptrace_block_name(uint32_t type) {
     switch (type) {
@@ -59,6 +66,7 @@ static inline const char *pptrace_block_name(uint32_t type) {
     case PPTRACE_EVENTS: return "EVENTS";
     case PPTRACE_ANNOTATIONS: return "ANNOTATIONS";
     case PPTRACE_END: return "END";
+    case PPTRACE_CLOCK: return "CLOCK";
     default: return type & PPTRACE_OPTIONAL_BIT ? "optional" : "unknown";
     }
 }

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "core/error.h"
+#include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
 #include "io/trace_read.h"
 #include "pipeprof/io.h"
@@ -32,6 +33,7 @@ typedef struct reader {
     uint64_t block_at;   /* offset of the block being read */
     uint64_t payload_at; /* offset of its payload, which lies in buf */
     uint32_t type;
+    uint32_t version;    /* of the file's header */
     unsigned char *buf;
     size_t cap;
     int seen_meta;
@@ -98,11 +100,12 @@ static int read_header(reader *r) {
     if (got < sizeof h)
         return truncated(r, "an incomplete file header");
     uint32_t version = pptrace_get32(h + 8), flags = pptrace_get32(h + 12);
-    if (version != PPTRACE_VERSION)
-        return fail(r, 8, "unsupported .pptrace version %u (this pipeprof reads version %u)",
-                    version, PPTRACE_VERSION);
+    if (version < PPTRACE_OLDEST_VERSION || version > PPTRACE_VERSION)
+        return fail(r, 8, "unsupported .pptrace version %u (this pipeprof reads versions %u to %u)",
+                    version, PPTRACE_OLDEST_VERSION, PPTRACE_VERSION);
     if (flags != 0)
-        return fail(r, 12, "unknown header flags 0x%x (version 1 defines none)", flags);
+        return fail(r, 12, "unknown header flags 0x%x (version %u defines none)", flags, version);
+    r->version = version;
     r->block_at = PPTRACE_HEADER_LEN;
     return PP_OK;
 }
@@ -173,6 +176,30 @@ static int decode_meta(reader *r, const unsigned char *p) {
     return PP_OK;
 }
 
+/* The optional CLOCK block: string ids in range, the error bound -1 or more. */
+static int decode_clock(reader *r, const unsigned char *p, uint32_t len) {
+    static const char *const fields[] = {"clock", "host", "boot_id", "alignment"};
+    if (len != PPTRACE_CLOCK_LEN)
+        return fail(r, r->block_at + 4, "CLOCK block length %u (it must be %u)", len,
+                    PPTRACE_CLOCK_LEN);
+    for (int k = 0; k < 4; k++) {
+        int rc = check_string(r, p + 4 * k, "CLOCK", NO_ROW, fields[k], pptrace_get32(p + 4 * k));
+        if (rc)
+            return rc;
+    }
+    int64_t error_ns = (int64_t)pptrace_get64(p + 16);
+    if (error_ns < -1)
+        return fail(r, at(r, p + 16), "CLOCK: alignment error %lld ns is below -1 (not known)",
+                    (long long)error_ns);
+    pp_model_meta *meta = pp_model_meta_mut(r->m);
+    meta->clock = pptrace_get32(p);
+    meta->host = pptrace_get32(p + 4);
+    meta->boot_id = pptrace_get32(p + 8);
+    meta->alignment = pptrace_get32(p + 12);
+    meta->alignment_error_ns = error_ns;
+    return PP_OK;
+}
+
 /* The row count of a table block, checked against the block's length. */
 static int table_rows(reader *r, const unsigned char *p, uint32_t len, uint32_t row, uint32_t *n) {
     if (len < 4)
@@ -235,45 +262,72 @@ enum { C_TS, C_DUR, C_BATCH, C_HW, C_XFER, C_ID, C_VALUE, C_NAME, C_STAGE, C_TRA
        C_ROLE, C_PHASE, NCOLS };
 static const unsigned char col_width[NCOLS] = {8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 1, 1, 1};
 
-/* The file offset of column c of row i. */
-static uint64_t field_at(const reader *r, const unsigned char *const *col, int c, uint32_t i) {
-    return at(r, col[c] + (size_t)col_width[c] * i);
+/* Where the fields of the row being checked lie in the payload, for
+ * messages: version 1 columns of fixed width, or version 2 columns. */
+typedef struct row_site {
+    const unsigned char *const *v1_cols; /* version 1: each column's start */
+    const unsigned char *v1_row;         /* version 1 annotations: the row */
+    const pptrace_decoder *v2;
+    uint32_t row;                        /* within the block */
+} row_site;
+
+/* The file offset of field c (C_*) of the event at `s`. The first ten
+ * columns have the same order in both versions; version 2 keeps kind, role
+ * and phase in one byte. */
+static uint64_t event_field_at(const reader *r, const row_site *s, int c) {
+    if (s->v2)
+        return at(r, pptrace_events_field(s->v2, c >= C_KIND ? PPTRACE_EV_FLAGS : c, s->row));
+    return at(r, s->v1_cols[c] + (size_t)col_width[c] * s->row);
 }
 
-/* Names the first invalid field of event `e` (row i of the block). */
-static int bad_event(reader *r, const pp_event *e, const unsigned char *const *col, uint32_t i) {
+/* Names the first invalid field of event `e`. */
+static int bad_event(reader *r, const pp_event *e, const row_site *s) {
     size_t idx = pp_model_event_count(r->m);
-    size_t ntracks = pp_model_track_count(r->m);
+    size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
     if (e->dur_ns < 0)
-        return fail(r, field_at(r, col, C_DUR, i), "event %zu: negative duration %lld ns", idx,
+        return fail(r, event_field_at(r, s, C_DUR), "event %zu: negative duration %lld ns", idx,
                     (long long)e->dur_ns);
     if (e->ts_ns == INT64_MIN) /* -INT64_MIN does not exist: no text form reads it back */
-        return fail(r, field_at(r, col, C_TS, i), "event %zu: time %lld ns is out of range (the "
+        return fail(r, event_field_at(r, s, C_TS), "event %zu: time %lld ns is out of range (the "
                     "earliest is %lld)", idx, (long long)e->ts_ns, (long long)-INT64_MAX);
     if (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
-        return fail(r, field_at(r, col, C_DUR, i), "event %zu: ends past the largest time (%lld + %lld ns)",
+        return fail(r, event_field_at(r, s, C_DUR), "event %zu: ends past the largest time (%lld + %lld ns)",
                     idx, (long long)e->ts_ns, (long long)e->dur_ns);
     if (e->track >= ntracks)
-        return fail(r, field_at(r, col, C_TRACK, i),
+        return fail(r, event_field_at(r, s, C_TRACK),
                     "event %zu: track index %u out of range (%zu tracks)", idx, e->track, ntracks);
     if (e->kind > PP_EV_REGION)
-        return fail(r, field_at(r, col, C_KIND, i), "event %zu: unknown kind %u", idx, e->kind);
+        return fail(r, event_field_at(r, s, C_KIND), "event %zu: unknown kind %u", idx, e->kind);
     if (e->role > PP_ROLE_USER)
-        return fail(r, field_at(r, col, C_ROLE, i), "event %zu: unknown role %u", idx, e->role);
+        return fail(r, event_field_at(r, s, C_ROLE), "event %zu: unknown role %u", idx, e->role);
     if (e->phase > PP_FLOW_END)
-        return fail(r, field_at(r, col, C_PHASE, i), "event %zu: unknown flow phase %u", idx,
+        return fail(r, event_field_at(r, s, C_PHASE), "event %zu: unknown flow phase %u", idx,
                     e->phase);
-    int rc = check_string(r, col[C_NAME] + 4 * (size_t)i, "event", idx, "name", e->name);
-    return rc ? rc : check_string(r, col[C_STAGE] + 4 * (size_t)i, "event", idx, "stage", e->stage);
+    const char *field = e->name >= nstrings ? "name" : "stage";
+    return fail(r, event_field_at(r, s, e->name >= nstrings ? C_NAME : C_STAGE),
+                "event %zu: %s string id %u out of range (%zu strings defined before it)", idx,
+                field, e->name >= nstrings ? e->name : e->stage, nstrings);
 }
 
-/* Events are stored column after column (format doc, EVENTS). */
-static int decode_events(reader *r, const unsigned char *p, uint32_t n) {
+/* Checks one decoded event and appends it to the model. */
+static int add_event(reader *r, const pp_event *e, const row_site *s, size_t nstrings,
+                     size_t ntracks) {
+    if (e->dur_ns < 0 || e->ts_ns == INT64_MIN || (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns) ||
+        e->track >= ntracks || e->name >= nstrings || e->stage >= nstrings ||
+        e->kind > PP_EV_REGION || e->role > PP_ROLE_USER || e->phase > PP_FLOW_END)
+        return bad_event(r, e, s);
+    int rc = pp_model_add_event(r->m, e);
+    return rc ? model_refused(r, rc, "event", pp_model_event_count(r->m)) : PP_OK;
+}
+
+/* Version 1: events stored column after column at fixed widths. */
+static int decode_events_v1(reader *r, const unsigned char *p, uint32_t n) {
     const unsigned char *col[NCOLS];
     col[0] = p;
     for (int c = 1; c < NCOLS; c++)
         col[c] = col[c - 1] + (size_t)col_width[c - 1] * n;
     size_t nstrings = pp_model_string_count(r->m), ntracks = pp_model_track_count(r->m);
+    row_site site = {.v1_cols = col};
     for (uint32_t i = 0; i < n; i++) {
         pp_event e;
         uint64_t value_bits = pptrace_get64(col[C_VALUE] + 8 * (size_t)i);
@@ -290,50 +344,159 @@ static int decode_events(reader *r, const unsigned char *p, uint32_t n) {
         e.kind = col[C_KIND][i];
         e.role = col[C_ROLE][i];
         e.phase = col[C_PHASE][i];
-        if (e.dur_ns < 0 || e.ts_ns == INT64_MIN || (e.ts_ns > 0 && e.dur_ns > INT64_MAX - e.ts_ns) || e.track >= ntracks || e.name >= nstrings || e.stage >= nstrings ||
-            e.kind > PP_EV_REGION || e.role > PP_ROLE_USER || e.phase > PP_FLOW_END)
-            return bad_event(r, &e, col, i);
-        int rc = pp_model_add_event(r->m, &e);
+        site.row = i;
+        int rc = add_event(r, &e, &site, nstrings, ntracks);
         if (rc)
-            return model_refused(r, rc, "event", pp_model_event_count(r->m));
+            return rc;
     }
     return PP_OK;
 }
 
-static int decode_annotations(reader *r, const unsigned char *p, uint32_t n) {
+/* The message for a version-2 payload whose layout is wrong. */
+static int bad_layout(reader *r, pptrace_layout_problem problem, const pptrace_decoder *d,
+                      uint32_t len) {
+    const char *name = pptrace_block_name(r->type);
+    switch (problem) {
+    case PPTRACE_LAYOUT_SHORT:
+        return fail(r, r->block_at + 4, "%s block length %u is below its row count and column "
+                    "directory", name, len);
+    case PPTRACE_LAYOUT_ROWS:
+        return fail(r, r->payload_at, "%s block holds %u rows (at most %u allowed)", name, d->rows,
+                    PPTRACE_ROWS_PER_BLOCK);
+    case PPTRACE_LAYOUT_BYTES:
+        return fail(r, r->payload_at, "%s block: its %s column does not hold one byte per row "
+                    "(%u rows)", name, r->type == PPTRACE_EVENTS ? "flags" : "type", d->rows);
+    default:
+        return fail(r, r->payload_at + 4, "%s block: its column lengths do not add up to its "
+                    "length %u", name, len);
+    }
+}
+
+/* A version-2 column with bytes after its last row's value. */
+static int leftover(reader *r, const pptrace_decoder *d, int ncols, const char *const *names) {
+    int k = pptrace_decoder_leftover(d, ncols);
+    if (k < 0)
+        return PP_OK;
+    return fail(r, at(r, d->at[k]), "%s block: %zu bytes after the last value of its %s column",
+                pptrace_block_name(r->type), (size_t)(d->end[k] - d->at[k]), names[k]);
+}
+
+/* Rows a version-2 block is decoded in at a time (pptrace_*_decode). */
+#define V2_RUN 256
+
+/* Version 2: columns of varints (pptrace_codec.h). */
+static int decode_events_v2(reader *r, const unsigned char *p, uint32_t len) {
+    pptrace_decoder d;
+    pptrace_layout_problem problem = pptrace_events_open(&d, p, len);
+    if (problem)
+        return bad_layout(r, problem, &d, len);
+    size_t nstrings = pp_model_string_count(r->m), ntracks = pp_model_track_count(r->m);
+    row_site site = {.v2 = &d};
+    pp_event run[V2_RUN];
+    for (uint32_t first = 0; first < d.rows; first += V2_RUN) {
+        uint32_t n = d.rows - first < V2_RUN ? d.rows - first : V2_RUN, row;
+        int col = pptrace_events_decode(&d, run, n, &row);
+        if (col >= 0)
+            return fail(r, at(r, pptrace_events_field(&d, col, first + row)),
+                        "event %zu: malformed %s value (a varint that runs past its column or "
+                        "does not fit the field)", pp_model_event_count(r->m) + row,
+                        pptrace_event_column_names[col]);
+        for (uint32_t i = 0; i < n; i++) {
+            site.row = first + i;
+            int rc = add_event(r, &run[i], &site, nstrings, ntracks);
+            if (rc)
+                return rc;
+        }
+    }
+    return leftover(r, &d, PPTRACE_EV_COLUMNS, pptrace_event_column_names);
+}
+
+/* Where field c (PPTRACE_AN_*) of the annotation at `s` lies. */
+static uint64_t annotation_field_at(const reader *r, const row_site *s, int c) {
+    static const unsigned char v1_offset[PPTRACE_AN_COLUMNS] = {0, 8, 12, 13};
+    if (s->v2)
+        return at(r, pptrace_annotations_field(s->v2, c, s->row));
+    return at(r, s->v1_row + v1_offset[c]);
+}
+
+/* Checks one annotation (`value`: its value field as stored) and appends it. */
+static int add_annotation(reader *r, pp_annotation *a, uint64_t value, const row_site *s) {
+    size_t idx, nevents = pp_model_event_count(r->m);
+    const pp_annotation *prev = pp_model_annotations(r->m, &idx);
+    if (a->event >= nevents)
+        return fail(r, annotation_field_at(r, s, PPTRACE_AN_EVENT),
+                    "annotation %zu: event index %llu out of range (%zu events)", idx,
+                    (unsigned long long)a->event, nevents);
+    if (idx && a->event < prev[idx - 1].event)
+        return fail(r, annotation_field_at(r, s, PPTRACE_AN_EVENT),
+                    "annotation %zu: event %llu is before the previous annotation's event "
+                    "%llu (annotations are sorted by event)",
+                    idx, (unsigned long long)a->event, (unsigned long long)prev[idx - 1].event);
+    if (a->type > PP_VALUE_STR)
+        return fail(r, annotation_field_at(r, s, PPTRACE_AN_TYPE),
+                    "annotation %zu: unknown value type %u", idx, a->type);
+    size_t nstrings = pp_model_string_count(r->m);
+    int bad_key = a->key >= nstrings;
+    if (bad_key || (a->type == PP_VALUE_STR && value >= nstrings))
+        return fail(r, annotation_field_at(r, s, bad_key ? PPTRACE_AN_KEY : PPTRACE_AN_VALUE),
+                    "annotation %zu: %s string id %llu out of range (%zu strings defined before "
+                    "it)", idx, bad_key ? "key" : "value",
+                    (unsigned long long)(bad_key ? a->key : value), nstrings);
+    if (a->type == PP_VALUE_STR)
+        a->v.s = (uint32_t)value;
+    int rc = pp_model_add_annotation(r->m, a);
+    return rc ? model_refused(r, rc, "annotation", idx) : PP_OK;
+}
+
+static int decode_annotations_v1(reader *r, const unsigned char *p, uint32_t n) {
+    row_site site = {0};
     for (uint32_t i = 0; i < n; i++, p += PPTRACE_ANNOTATION_ROW) {
-        size_t idx, nevents = pp_model_event_count(r->m);
-        const pp_annotation *prev = pp_model_annotations(r->m, &idx);
         pp_annotation a;
         uint64_t value = pptrace_get64(p + 13);
         a.event = pptrace_get64(p);
         a.key = pptrace_get32(p + 8);
         a.type = p[12];
-        if (a.event >= nevents)
-            return fail(r, at(r, p), "annotation %zu: event index %llu out of range (%zu events)",
-                        idx, (unsigned long long)a.event, nevents);
-        if (idx && a.event < prev[idx - 1].event)
-            return fail(r, at(r, p),
-                        "annotation %zu: event %llu is before the previous annotation's event "
-                        "%llu (annotations are sorted by event)",
-                        idx, (unsigned long long)a.event, (unsigned long long)prev[idx - 1].event);
-        if (a.type > PP_VALUE_STR)
-            return fail(r, at(r, p + 12), "annotation %zu: unknown value type %u", idx, a.type);
-        int rc = check_string(r, p + 8, "annotation", idx, "key", a.key);
-        if (!rc && a.type == PP_VALUE_STR)
-            rc = check_string(r, p + 13, "annotation", idx, "value", value);
-        if (rc)
-            return rc;
         if (a.type == PP_VALUE_INT)
             a.v.i = (int64_t)value;
         else if (a.type == PP_VALUE_DOUBLE)
             memcpy(&a.v.d, &value, sizeof a.v.d);
-        else
-            a.v.s = (uint32_t)value;
-        if ((rc = pp_model_add_annotation(r->m, &a)))
-            return model_refused(r, rc, "annotation", idx);
+        site.v1_row = p;
+        int rc = add_annotation(r, &a, value, &site);
+        if (rc)
+            return rc;
     }
     return PP_OK;
+}
+
+static int decode_annotations_v2(reader *r, const unsigned char *p, uint32_t len) {
+    pptrace_decoder d;
+    pptrace_layout_problem problem = pptrace_annotations_open(&d, p, len);
+    if (problem)
+        return bad_layout(r, problem, &d, len);
+    row_site site = {.v2 = &d};
+    pp_annotation run[V2_RUN];
+    for (uint32_t first = 0; first < d.rows; first += V2_RUN) {
+        uint32_t n = d.rows - first < V2_RUN ? d.rows - first : V2_RUN, row = 0;
+        int col = pptrace_annotations_decode(&d, run, n, &row);
+        for (uint32_t i = 0; i < (col >= 0 ? row : n); i++) {
+            site.row = first + i;
+            int rc = add_annotation(r, &run[i], (uint64_t)run[i].v.i, &site);
+            if (rc)
+                return rc;
+        }
+        if (col >= 0) {
+            size_t idx;
+            pp_model_annotations(r->m, &idx);
+            site.row = first + row;
+            if (col == PPTRACE_AN_TYPE)
+                return fail(r, annotation_field_at(r, &site, col),
+                            "annotation %zu: unknown value type %u", idx, run[row].type);
+            return fail(r, annotation_field_at(r, &site, col),
+                        "annotation %zu: malformed %s value (a varint that runs past its column "
+                        "or does not fit the field)", idx, pptrace_annotation_column_names[col]);
+        }
+    }
+    return leftover(r, &d, PPTRACE_AN_COLUMNS, pptrace_annotation_column_names);
 }
 
 /* The totals must match what was read, and nothing may follow. */
@@ -356,7 +519,11 @@ static int decode_end(reader *r, const unsigned char *p) {
 }
 
 /* The largest payload a block of `type` may have; 0 for an unknown type. */
-static uint32_t max_payload(uint32_t type) {
+static uint32_t max_payload(uint32_t type, uint32_t version) {
+    if (version >= 2 && type == PPTRACE_EVENTS)
+        return PPTRACE_V2_EVENTS_MAX(PPTRACE_ROWS_PER_BLOCK);
+    if (version >= 2 && type == PPTRACE_ANNOTATIONS)
+        return PPTRACE_V2_ANNOTATIONS_MAX(PPTRACE_ROWS_PER_BLOCK);
     switch (type) {
     case PPTRACE_STRINGS: return PPTRACE_MAX_PAYLOAD;
     case PPTRACE_META: return PPTRACE_META_LEN;
@@ -376,10 +543,19 @@ static int decode_payload(reader *r, uint32_t len) {
     case PPTRACE_STRINGS: return decode_strings(r, r->buf, len);
     case PPTRACE_META: return decode_meta(r, r->buf);
     case PPTRACE_END: return decode_end(r, r->buf);
+    case PPTRACE_CLOCK: return decode_clock(r, r->buf, len);
+    case PPTRACE_EVENTS:
+        if (r->version >= 2)
+            return decode_events_v2(r, r->buf, len);
+        decode_rows = decode_events_v1, row = PPTRACE_EVENT_ROW;
+        break;
+    case PPTRACE_ANNOTATIONS:
+        if (r->version >= 2)
+            return decode_annotations_v2(r, r->buf, len);
+        decode_rows = decode_annotations_v1, row = PPTRACE_ANNOTATION_ROW;
+        break;
     case PPTRACE_TRACKS: decode_rows = decode_tracks, row = PPTRACE_TRACK_ROW; break;
     case PPTRACE_THREADS: decode_rows = decode_threads, row = PPTRACE_THREAD_ROW; break;
-    case PPTRACE_EVENTS: decode_rows = decode_events, row = PPTRACE_EVENT_ROW; break;
-    case PPTRACE_ANNOTATIONS: decode_rows = decode_annotations, row = PPTRACE_ANNOTATION_ROW; break;
     default: return PP_OK; /* an optional block this version does not know */
     }
     int rc = table_rows(r, r->buf, len, row, &rows);
@@ -399,7 +575,7 @@ static int read_block(reader *r) {
     if (got < sizeof head)
         return truncated(r, "an incomplete block header");
     r->type = pptrace_get32(head);
-    uint32_t len = pptrace_get32(head + 4), max = max_payload(r->type);
+    uint32_t len = pptrace_get32(head + 4), max = max_payload(r->type, r->version);
     const char *name = pptrace_block_name(r->type);
     if (max == 0)
         return fail(r, r->block_at, "unknown block type %u", r->type);

@@ -2,7 +2,7 @@
  *
  * Each block is encoded whole into one buffer (head, payload, CRC) and handed
  * to the output file in one write, so the cost is one pass over the columns
- * and large sequential writes. The order is: STRINGS, META, TRACKS, THREADS,
+ * and large sequential writes. The order is: STRINGS, META, CLOCK, TRACKS, THREADS,
  * then each EVENTS block followed by the ANNOTATIONS of its events, END. That
  * way everything a block refers to lies before it, and a file cut anywhere
  * still reads back as every complete block. The block encoders are shared
@@ -14,6 +14,7 @@
 
 #include "io/outfile.h"
 #include "io/pptrace_blocks.h"
+#include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
 #include "pipeprof/io.h"
 
@@ -40,6 +41,12 @@ static unsigned char *block_begin(writer *w, uint32_t type, size_t len) {
     pptrace_put32(w->buf + 4, (uint32_t)len);
     w->len = total;
     return w->buf + PPTRACE_BLOCK_HEAD_LEN;
+}
+
+/* Sets the payload length of a block begun with room for more. */
+static void block_shrink(writer *w, size_t len) {
+    pptrace_put32(w->buf + 4, (uint32_t)len);
+    w->len = PPTRACE_BLOCK_HEAD_LEN + len + PPTRACE_BLOCK_TAIL_LEN;
 }
 
 /* Seals the block with the CRC of its head and payload and writes it. */
@@ -109,6 +116,25 @@ int pptrace_put_meta(writer *w, const pp_model *m) {
     return PP_OK;
 }
 
+/* The clock fields, in an optional block so that readers from before them
+ * still read the file; left out when the model has none (a foreign trace). */
+int pptrace_put_clock(writer *w, const pp_model *m) {
+    const pp_model_meta *meta = pp_model_meta_get(m);
+    if (!meta->clock && !meta->host && !meta->boot_id && !meta->alignment &&
+        !meta->alignment_error_ns)
+        return PP_OK;
+    unsigned char *p = block_begin(w, PPTRACE_CLOCK, PPTRACE_CLOCK_LEN);
+    if (!p)
+        return PP_ENOMEM;
+    pptrace_put32(p, meta->clock);
+    pptrace_put32(p + 4, meta->host);
+    pptrace_put32(p + 8, meta->boot_id);
+    pptrace_put32(p + 12, meta->alignment);
+    pptrace_put64(p + 16, (uint64_t)meta->alignment_error_ns);
+    block_end(w);
+    return PP_OK;
+}
+
 int pptrace_put_tracks(writer *w, const pp_model *m, size_t first) {
     size_t n = pp_model_track_count(m);
     for (; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
@@ -156,40 +182,12 @@ int pptrace_put_threads(writer *w, const pp_model *m, size_t first) {
     return PP_OK;
 }
 
-/* Writes n 8-byte values of a column and moves *p past them. Signed columns
- * come in through their unsigned view (C lets the two alias). */
-static void put_column64(unsigned char **p, const uint64_t *col, size_t n) {
-    unsigned char *q = *p;
-    for (size_t i = 0; i < n; i++)
-        pptrace_put64(q + 8 * i, col[i]);
-    *p = q + 8 * n;
-}
-
-/* One EVENTS block: events [first, first + n), column after column. */
+/* One EVENTS block: events [first, first + n). */
 static int write_event_block(writer *w, const pp_event_columns *c, size_t first, size_t n) {
-    unsigned char *p = block_begin(w, PPTRACE_EVENTS, 4 + n * PPTRACE_EVENT_ROW);
+    unsigned char *p = block_begin(w, PPTRACE_EVENTS, PPTRACE_V2_EVENTS_MAX(n));
     if (!p)
         return PP_ENOMEM;
-    pptrace_put32(p, (uint32_t)n);
-    p += 4;
-    put_column64(&p, (const uint64_t *)c->ts_ns + first, n);
-    put_column64(&p, (const uint64_t *)c->dur_ns + first, n);
-    put_column64(&p, (const uint64_t *)c->batch + first, n);
-    put_column64(&p, c->hw_ns + first, n);
-    put_column64(&p, c->xfer_ns + first, n);
-    put_column64(&p, c->id + first, n);
-    for (size_t i = 0; i < n; i++, p += 8) {
-        uint64_t bits;
-        memcpy(&bits, &c->value[first + i], sizeof bits); /* the IEEE-754 bit pattern */
-        pptrace_put64(p, bits);
-    }
-    const uint32_t *ids[] = {c->name, c->stage, c->track};
-    for (size_t k = 0; k < 3; k++)
-        for (size_t i = 0; i < n; i++, p += 4)
-            pptrace_put32(p, ids[k][first + i]);
-    memcpy(p, c->kind + first, n);
-    memcpy(p + n, c->role + first, n);
-    memcpy(p + 2 * n, c->phase + first, n);
+    block_shrink(w, pptrace_events_encode(c, first, n, p));
     block_end(w);
     return PP_OK;
 }
@@ -200,24 +198,10 @@ static int write_annotations(writer *w, const pp_annotation *a, size_t *next, si
                              uint64_t base) {
     while (*next < end) {
         size_t count = min_size(end - *next, PPTRACE_ROWS_PER_BLOCK);
-        unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, 4 + count * PPTRACE_ANNOTATION_ROW);
+        unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, PPTRACE_V2_ANNOTATIONS_MAX(count));
         if (!p)
             return PP_ENOMEM;
-        pptrace_put32(p, (uint32_t)count);
-        p += 4;
-        for (size_t i = *next; i < *next + count; i++, p += PPTRACE_ANNOTATION_ROW) {
-            uint64_t value = 0;
-            if (a[i].type == PP_VALUE_INT)
-                value = (uint64_t)a[i].v.i;
-            else if (a[i].type == PP_VALUE_DOUBLE)
-                memcpy(&value, &a[i].v.d, sizeof value);
-            else
-                value = a[i].v.s;
-            pptrace_put64(p, base + a[i].event);
-            pptrace_put32(p + 8, a[i].key);
-            p[12] = a[i].type;
-            pptrace_put64(p + 13, value);
-        }
+        block_shrink(w, pptrace_annotations_encode(a + *next, count, base, p));
         block_end(w);
         *next += count;
     }
@@ -259,7 +243,7 @@ void pptrace_put_header(writer *w) {
     unsigned char header[PPTRACE_HEADER_LEN];
     memcpy(header, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN);
     pptrace_put32(header + 8, PPTRACE_VERSION);
-    pptrace_put32(header + 12, 0); /* flags: none defined in version 1 */
+    pptrace_put32(header + 12, 0); /* flags: none defined */
     w->sink(w->ctx, header, sizeof header);
 }
 
@@ -272,9 +256,9 @@ static int write_all(writer *w, const pp_model *m, const char *path, pp_error *e
     int rc = pptrace_put_strings(w, m, 1, path, err);
     if (rc)
         return rc;
-    if ((rc = pptrace_put_meta(w, m)) || (rc = pptrace_put_tracks(w, m, 0)) ||
-        (rc = pptrace_put_threads(w, m, 0)) || (rc = pptrace_put_events(w, m, 0)) ||
-        (rc = pptrace_put_end(w, &totals)))
+    if ((rc = pptrace_put_meta(w, m)) || (rc = pptrace_put_clock(w, m)) ||
+        (rc = pptrace_put_tracks(w, m, 0)) || (rc = pptrace_put_threads(w, m, 0)) ||
+        (rc = pptrace_put_events(w, m, 0)) || (rc = pptrace_put_end(w, &totals)))
         return pp_set_error(err, rc, "%s: out of memory", path);
     return PP_OK;
 }
@@ -290,6 +274,9 @@ int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
     if (level < -1 || level > 2) /* the reader rejects it: the writer must not produce it */
         return pp_set_error(err, PP_EINVAL, "%s: recording level %d is not -1 (unknown), 0, 1 or 2",
                             path, level);
+    if (pp_model_meta_get(m)->alignment_error_ns < -1)
+        return pp_set_error(err, PP_EINVAL, "%s: alignment error %lld ns is below -1 (not known)",
+                            path, (long long)pp_model_meta_get(m)->alignment_error_ns);
     pp_outfile out;
     int rc = pp_outfile_open(&out, path, err);
     if (rc)

@@ -294,6 +294,8 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
     pp_model_meta *meta = pp_model_meta_mut(b.m);
     meta->level = pp_session_level(s);
     meta->process_name = intern(&b, pp_session_process_name(s));
+    if (pp_model_meta_set_clock(b.m) != PP_OK)
+        b.rc = PP_ENOMEM;
     b.live = pp_session_recording(s);
     rc = pp_session_visit_records(s, collect_ranges, &b);
     if (rc == PP_OK)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock_id.h"
+
 void pp_event_from_record(const pp_record *r, pp_event *e) {
     pp_event_init(e);
     e->ts_ns = r->ts_ns;
@@ -84,4 +86,15 @@ void pp_name_map_free(pp_name_map *nm) {
     free(nm->ids);
     nm->ids = NULL;
     nm->cap = 0;
+}
+
+int pp_model_meta_set_clock(pp_model *m) {
+    char host[256], boot_id[64];
+    pp_clock_identity(host, sizeof host, boot_id, sizeof boot_id);
+    pp_model_meta *meta = pp_model_meta_mut(m);
+    if (pp_model_intern(m, PP_CLOCK_NAME, strlen(PP_CLOCK_NAME), &meta->clock) != PP_OK ||
+        pp_model_intern(m, host, strlen(host), &meta->host) != PP_OK ||
+        pp_model_intern(m, boot_id, strlen(boot_id), &meta->boot_id) != PP_OK)
+        return PP_ENOMEM;
+    return PP_OK;
 }

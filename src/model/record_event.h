@@ -19,6 +19,10 @@ void pp_annotation_from_record(const pp_record *r, uint64_t event, pp_annotation
  * device, process, pid and sort_index are the caller's to set. */
 void pp_track_info_from_def(const pp_track_def *d, pp_track_info *t);
 
+/* Sets the meta's clock, host and boot id to this machine's
+ * (core/clock_id.h): a session's timestamps are on its clock. PP_ENOMEM. */
+int pp_model_meta_set_clock(pp_model *m);
+
 /* Session string ids (pp_str) to a model's ids, each interned into the
  * model on first use. Zero-initialize; pp_name_map_free releases it. */
 typedef struct pp_name_map {

@@ -38,7 +38,7 @@ struct pp_executor {
     unsigned collect; /* the session's PP_COLLECT_* bits */
     pp_compiled *compiled;
     pp_str name, stage;
-    pp_str key_type, key_exec_type, key_cpu_ns, key_share;
+    pp_str key_type, key_exec_type, key_cpu_ns, key_share, key_bytes_in, key_bytes_out;
     pp_str api_start, api_wait;
     pp_str key_submit, key_queue, key_completion, key_shift, key_clock,
         key_method, key_error;
@@ -138,6 +138,8 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_exec_type = pp_intern("exec_type");
     ex->key_cpu_ns = pp_intern("cpu_ns");
     ex->key_share = pp_intern("share");
+    ex->key_bytes_in = pp_intern("bytes_in");
+    ex->key_bytes_out = pp_intern("bytes_out");
     ex->key_submit = pp_intern("submit_ns");
     ex->key_queue = pp_intern("queue_ns");
     ex->key_completion = pp_intern("completion_ns");
@@ -240,6 +242,14 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
     int recorded = (want & PP_COLLECT_SPANS) && pp_span(ex->s, &rec) == PP_OK;
     if (recorded && slot->share >= 0)
         pp_annotate_double(ex->s, ex->key_share, slot->share);
+    /* the bytes its tensors moved (docs/analysis.md, bandwidth): data
+     * movement, so they follow the transfers setting */
+    if (recorded && have_profile && (want & PP_COLLECT_TRANSFERS)) {
+        if (prof.bytes_in)
+            pp_annotate_int(ex->s, ex->key_bytes_in, (int64_t)prof.bytes_in);
+        if (prof.bytes_out)
+            pp_annotate_int(ex->s, ex->key_bytes_out, (int64_t)prof.bytes_out);
+    }
     int64_t shift = 0;
     /* the split is hardware information: it follows the hw setting */
     if (recorded && have_profile && (want & PP_COLLECT_HW) && prof.queued_ns != 0) {

@@ -196,14 +196,16 @@ static int read_stages(pp_json_loader *ld, json_t *list, pp_sweep_config *c) {
 
 static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int check) {
     static const char *const keys[] = {"name",       "features", "sizes",        "devices",
-                                       "stages",     "warmup",   "iterations",   "seed",
-                                       "sim_bus_gbps", "sim_devices", "shared", NULL};
+                                       "stages",     "warmup",   "iterations",   "min_time_ms",
+                                       "seed",     "sim_bus_gbps", "sim_devices", "shared",
+                                       NULL};
     if (!json_is_object(root))
         return pp_set_error(ld->err, PP_EINVAL, "%s: expected an object at the top", ld->path);
     const char *name = "sweep";
     int64_t features = 0, seed = 1;
     c->warmup = 10;
     c->iterations = 50;
+    c->min_time_ms = SW_MIN_TIME_MS;
     int rc = pp_json_check_keys(ld, root, "", keys);
     if (rc == PP_OK)
         rc = pp_json_get_string(ld, root, "", "name", &name);
@@ -213,6 +215,8 @@ static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int ch
         rc = pp_json_get_int32(ld, root, "", "warmup", &c->warmup);
     if (rc == PP_OK)
         rc = pp_json_get_int32(ld, root, "", "iterations", &c->iterations);
+    if (rc == PP_OK)
+        rc = pp_json_get_int32(ld, root, "", "min_time_ms", &c->min_time_ms);
     if (rc == PP_OK)
         rc = pp_json_get_int(ld, root, "", "seed", &seed);
     if (rc == PP_OK)
@@ -233,6 +237,9 @@ static int read_top(pp_json_loader *ld, json_t *root, pp_sweep_config *c, int ch
     if (c->iterations < 1 || c->iterations > 1000000)
         return pp_set_error(ld->err, PP_EINVAL, "%s: iterations: %d (expected 1..1000000)",
                             ld->path, c->iterations);
+    if (c->min_time_ms < 0 || c->min_time_ms > 60000)
+        return pp_set_error(ld->err, PP_EINVAL, "%s: min_time_ms: %d (expected 0..60000)",
+                            ld->path, c->min_time_ms);
     c->seed = (uint64_t)seed;
     rc = read_sizes(ld, json_object_get(root, "sizes"), c, features);
     if (rc == PP_OK)
@@ -276,8 +283,9 @@ static json_t *canonical(const pp_sweep_config *c) {
         json_array_append_new(sim, json_pack("{sssIsfsi}", "name", c->sim[i].name, "launch_ns",
                                              (json_int_t)c->sim[i].launch_ns, "gflops",
                                              c->sim[i].gflops, "units", c->sim[i].units));
-    return json_pack("{sssosososisisIsfsoso}", "name", c->name, "sizes", sizes, "devices", devices,
-                     "stages", stages, "warmup", c->warmup, "iterations", c->iterations, "seed",
+    return json_pack("{sssosososisisisIsfsoso}", "name", c->name, "sizes", sizes, "devices",
+                     devices, "stages", stages, "warmup", c->warmup, "iterations", c->iterations,
+                     "min_time_ms", c->min_time_ms, "seed",
                      (json_int_t)c->seed, "sim_bus_gbps", c->devopt.sim_bus_gbps, "sim_devices",
                      sim, "shared", sw_sharing_json(c));
 }

@@ -5,8 +5,8 @@
  * bus: every `sim:` device), every size and every pair of stages, stage A
  * runs on the first device and stage B on the second at the same time,
  * each in a loop, and each one's mean wall time while the other was still
- * running is compared with its mean alone, timed right before:
- * slowdown = together / alone. Records go to DIR/co_run.jsonl as they
+ * running is compared with its mean alone, timed right before while the
+ * other waited: slowdown = together / alone. Records go to DIR/co_run.jsonl as they
  * finish (a killed co-run resumes), and into the lookup table's "co_run".
  * Key: "nodes,edges,deviceA,stageA+deviceB,stageB". */
 #include <pthread.h>
@@ -20,13 +20,14 @@
 #include "sweep/sweep_impl.h"
 
 typedef struct runner {
+    const pp_sweep_config *c;
     pp_request *r;
-    int warmup, iterations;
-    int64_t *alone, *together; /* room for iterations each */
-    int n;                     /* runs timed together */
-    atomic_int done;           /* it has timed its runs together */
+    int turn;                      /* 0 or 1: which of the two is alone first */
+    int64_t alone_ns, together_ns; /* sums of the timed runs */
+    size_t alone, together;        /* how many */
+    atomic_int done;               /* it has timed its runs together */
     struct runner *other;
-    pthread_barrier_t *start;
+    pthread_barrier_t *step;
     int status;
 } runner;
 
@@ -37,34 +38,36 @@ static int64_t timed_run(runner *u) {
     return pp_now() - t0;
 }
 
-/* Warms up and times its runs alone, waits for the other runner, then runs
- * until both have timed their runs together: neither stops while the other
- * still times, so every timed run overlaps the other's load. Alone and
+/* Two turns alone, one runner each while the other waits at the barrier
+ * (warm-up, then timed runs), then both together: each runs until both
+ * have timed their runs together, so neither stops while the other still
+ * times and every timed run overlaps the other's load. Each timed phase
+ * lasts as sw_phase_done says (iterations and min_time_ms). Alone and
  * together are measured moments apart, so drift of a shared machine hits
  * both alike. */
 static void *run_loop(void *arg) {
     runner *u = arg;
-    for (int i = 0; i < u->warmup && u->status == PP_OK; i++)
-        timed_run(u);
-    for (int i = 0; i < u->iterations && u->status == PP_OK; i++)
-        u->alone[i] = timed_run(u);
-    pthread_barrier_wait(u->start);
+    for (int turn = 0; turn < 2; turn++) {
+        if (turn == u->turn) {
+            for (int i = 0; i < u->c->warmup && u->status == PP_OK; i++)
+                timed_run(u);
+            int64_t t0 = pp_now();
+            while (u->status == PP_OK && !sw_phase_done(u->c, u->alone, pp_now() - t0))
+                u->alone_ns += timed_run(u), u->alone++;
+        }
+        pthread_barrier_wait(u->step);
+    }
+    int64_t t0 = pp_now();
     while (u->status == PP_OK && !(atomic_load(&u->done) && atomic_load(&u->other->done))) {
         int64_t t = timed_run(u);
-        if (u->n < u->iterations)
-            u->together[u->n++] = t;
-        if (u->n == u->iterations)
-            atomic_store(&u->done, 1);
+        if (!atomic_load(&u->done)) {
+            u->together_ns += t, u->together++;
+            if (sw_phase_done(u->c, u->together, pp_now() - t0))
+                atomic_store(&u->done, 1);
+        }
     }
     atomic_store(&u->done, 1);
     return NULL;
-}
-
-static int64_t mean(const int64_t *v, int n) {
-    int64_t sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += v[i];
-    return n > 0 ? sum / n : 0;
 }
 
 /* Whether combination (s, d, t) ran alone, on its own device. */
@@ -75,10 +78,12 @@ static int ran_alone(const pp_sweep_config *c, json_t *const *recs, size_t s, si
 }
 
 static json_t *side(const char *device, const char *stage, const runner *u) {
-    int64_t alone = mean(u->alone, u->iterations), together = mean(u->together, u->n);
-    return json_pack("{sssssIsIsisf}", "device", device, "stage", stage, "alone_ns",
-                     (json_int_t)alone, "together_ns", (json_int_t)together, "runs", u->n,
-                     "slowdown", (double)together / (double)(alone > 0 ? alone : 1));
+    int64_t alone = u->alone ? u->alone_ns / (int64_t)u->alone : 0;
+    int64_t together = u->together ? u->together_ns / (int64_t)u->together : 0;
+    return json_pack("{sssssIsIsIsf}", "device", device, "stage", stage, "alone_ns",
+                     (json_int_t)alone, "together_ns", (json_int_t)together, "runs",
+                     (json_int_t)u->together, "slowdown",
+                     (double)together / (double)(alone > 0 ? alone : 1));
 }
 
 /* Runs stage ta on da and tb on db together at size s into *out. */
@@ -92,33 +97,30 @@ static int co_measure(const pp_sweep_config *c, size_t s, size_t da, size_t ta, 
     pp_workload w[2];
     runner u[2];
     memset(u, 0, sizeof u);
-    int64_t *wall = calloc(4 * (size_t)c->iterations, sizeof *wall);
-    int rc = wall ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
+    int rc = PP_OK;
     for (int k = 0; rc == PP_OK && k < 2; k++) {
         sw_workload(c, idx[k], &w[k], inputs[k]);
         rc = pp_device_open(c->devices[k ? db : da], &c->devopt, &dev[k], err);
         if (rc == PP_OK)
             rc = pp_compiled_create_level(dev[k], &w[k], 1, 1, &cm[k], err);
         if (rc == PP_OK) {
-            u[k] = (runner){.r = pp_compiled_request(cm[k], 0), .warmup = c->warmup,
-                            .iterations = c->iterations,
-                            .alone = wall + 2 * k * c->iterations,
-                            .together = wall + (2 * k + 1) * c->iterations, .other = &u[1 - k]};
+            u[k] = (runner){.c = c, .r = pp_compiled_request(cm[k], 0), .turn = k,
+                            .other = &u[1 - k]};
             pp_wl_fill_input(&w[k], c->seed, pp_request_input(u[k].r));
         }
     }
     if (rc == PP_OK) {
-        pthread_barrier_t start;
-        pthread_barrier_init(&start, NULL, 2);
+        pthread_barrier_t step;
+        pthread_barrier_init(&step, NULL, 2);
         pthread_t th;
-        u[0].start = u[1].start = &start;
+        u[0].step = u[1].step = &step;
         if (pthread_create(&th, NULL, run_loop, &u[1]) != 0) {
             rc = pp_set_error(err, PP_ENOMEM, "co-run: cannot start a thread");
         } else {
             run_loop(&u[0]);
             pthread_join(th, NULL);
         }
-        pthread_barrier_destroy(&start);
+        pthread_barrier_destroy(&step);
         if (rc == PP_OK && (u[0].status != PP_OK || u[1].status != PP_OK))
             rc = pp_set_error(err, PP_EIO, "co-run: a request failed: %s",
                               pp_strerror(u[0].status ? u[0].status : u[1].status));
@@ -137,7 +139,6 @@ static int co_measure(const pp_sweep_config *c, size_t s, size_t da, size_t ta, 
         pp_compiled_free(cm[k]);
         pp_device_close(dev[k]);
     }
-    free(wall);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "device/workload.h"
 #include "pipeprof/analyze.h"
 #include "sweep/sweep_impl.h"
@@ -43,10 +44,26 @@ static json_t *stats(int64_t *v, size_t n, int zero_is_unknown) {
                      (json_int_t)s.p50);
 }
 
-/* Runs the request warmup + n times; fills the n timed values. */
-static int time_runs(pp_request *r, int warmup, int n, int64_t *wall, int64_t *hw, int64_t *xfer,
+/* One timed run: wall, hardware and transfer ns. */
+typedef struct timed_run {
+    int64_t wall, hw, xfer;
+} timed_run;
+
+int sw_phase_done(const pp_sweep_config *c, size_t runs, int64_t elapsed_ns) {
+    return runs >= SW_MAX_RUNS ||
+           (runs >= (size_t)c->iterations && elapsed_ns >= (int64_t)c->min_time_ms * 1000000);
+}
+
+/* Runs the request `warmup` times, then times it until sw_phase_done; the
+ * runs go to *out (malloc'd, *n of them). */
+static int time_runs(const pp_sweep_config *c, pp_request *r, timed_run **out, size_t *n,
                      pp_error *err) {
-    for (int i = -warmup; i < n; i++) {
+    timed_run *v = NULL;
+    size_t cap = 0, k = 0;
+    int64_t start = 0;
+    for (int i = -c->warmup; i < 0 || !sw_phase_done(c, k, pp_now() - start); i++) {
+        if (i == 0)
+            start = pp_now();
         int64_t t0 = pp_now();
         int rc = pp_request_start(r, NULL, NULL);
         if (rc == PP_OK)
@@ -55,14 +72,31 @@ static int time_runs(pp_request *r, int warmup, int n, int64_t *wall, int64_t *h
         pp_request_profile prof;
         if (rc == PP_OK)
             rc = pp_request_profile_get(r, &prof);
-        if (rc != PP_OK)
-            return pp_set_error(err, rc, "run %d failed: %s", i + warmup + 1, pp_strerror(rc));
-        if (i >= 0) {
-            wall[i] = t1 - t0;
-            hw[i] = (int64_t)prof.hw_ns;
-            xfer[i] = (int64_t)prof.xfer_ns;
+        if (rc == PP_OK && i >= 0 && pp_grow((void **)&v, &cap, k, sizeof *v) != PP_OK)
+            rc = PP_ENOMEM;
+        if (rc != PP_OK) {
+            free(v);
+            return pp_set_error(err, rc, "run %d failed: %s", i + c->warmup + 1, pp_strerror(rc));
         }
+        if (i >= 0)
+            v[k++] = (timed_run){t1 - t0, (int64_t)prof.hw_ns, (int64_t)prof.xfer_ns};
     }
+    *out = v, *n = k;
+    return PP_OK;
+}
+
+/* The "wall_ns", "hw_ns" and "xfer_ns" stats of n runs into rec. */
+static int put_stats(json_t *rec, const timed_run *runs, size_t n) {
+    static const char *const names[] = {"wall_ns", "hw_ns", "xfer_ns"};
+    int64_t *col = malloc(n * sizeof *col);
+    if (!col)
+        return PP_ENOMEM;
+    for (int f = 0; f < 3; f++) {
+        for (size_t i = 0; i < n; i++)
+            col[i] = f == 0 ? runs[i].wall : f == 1 ? runs[i].hw : runs[i].xfer;
+        json_object_set_new(rec, names[f], stats(col, n, f > 0));
+    }
+    free(col);
     return PP_OK;
 }
 
@@ -152,27 +186,22 @@ int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, co
     /* level 1: hardware and transfer totals, without the per-op cost of 2 */
     if (pp_compiled_create_level(dev, &w, 1, 1, &cm, &e) != PP_OK)
         return failed(rec, e.msg, out, err);
-    size_t n = (size_t)c->iterations;
-    int64_t *v = malloc(3 * n * sizeof *v);
-    if (!v) {
-        pp_compiled_free(cm);
-        json_decref(rec);
-        return pp_set_error(err, PP_ENOMEM, "sweep: out of memory");
-    }
     pp_request *r = pp_compiled_request(cm, 0);
     pp_wl_fill_input(&w, c->seed, pp_request_input(r));
-    int rc = time_runs(r, c->warmup, c->iterations, v, v + n, v + 2 * n, &e);
+    timed_run *runs = NULL;
+    size_t n = 0;
+    int rc = time_runs(c, r, &runs, &n, &e);
     pp_compiled_free(cm);
-    if (rc != PP_OK) {
-        free(v);
+    if (rc != PP_OK)
         return failed(rec, e.msg, out, err);
-    }
     json_object_set_new(rec, "status", json_string("ok"));
-    json_object_set_new(rec, "iterations", json_integer(c->iterations));
-    json_object_set_new(rec, "wall_ns", stats(v, n, 0));
-    json_object_set_new(rec, "hw_ns", stats(v + n, n, 1));
-    json_object_set_new(rec, "xfer_ns", stats(v + 2 * n, n, 1));
-    free(v);
+    json_object_set_new(rec, "iterations", json_integer((json_int_t)n));
+    rc = put_stats(rec, runs, n);
+    free(runs);
+    if (rc != PP_OK) {
+        json_decref(rec);
+        return pp_set_error(err, rc, "sweep: out of memory");
+    }
     *out = rec;
     return PP_OK;
 }

@@ -14,6 +14,12 @@
 
 #define SW_NAME_MAX 64
 #define SW_MAX_GROUPS 16
+/* min_time_ms by default: a scheduler slice of a loaded machine is a few
+ * ms, so a phase shorter than several of them measures the machine's load
+ * more than the stage */
+#define SW_MIN_TIME_MS 20
+/* runs of one timed phase at most, whatever min_time_ms asks */
+#define SW_MAX_RUNS 1000000
 
 typedef struct sw_size {
     int64_t nodes, edges, features;
@@ -55,6 +61,7 @@ struct pp_sweep_config {
     size_t ngroups;
     sw_stage *stages;
     int warmup, iterations;
+    int min_time_ms; /* each timed phase runs at least this long, beyond `iterations` */
     uint64_t seed;
     pp_device_options devopt;
     pp_sim_device_params sim[PP_JSON_MAX_SIM_DEVICES];
@@ -97,6 +104,11 @@ uint64_t sw_bytes(const pp_workload *w);
  * file is what is compiled and measured. */
 int sw_measure(const pp_sweep_config *c, size_t i, size_t on, pp_device *dev, const char *why,
                const char *dir, json_t **rec, pp_error *err);
+
+/* Whether a timed phase of `runs` runs over `elapsed_ns` is done: at least
+ * the config's iterations and its min_time_ms (SW_MAX_RUNS at most). The
+ * sweep's runs alone and the co-run's runs together both end by it. */
+int sw_phase_done(const pp_sweep_config *c, size_t runs, int64_t elapsed_ns);
 
 /* 1 when rec is a record of combination *index of config c, written as
  * sw_measure writes one (every field present with its type and this

@@ -10,6 +10,12 @@
 #include "pipeprof/model.h"
 #include "pipeprof/sweep.h"
 
+/* pp_plan_verify runs at least this much of predicted cycles, so that one
+ * preemption of a loaded machine (a few ms) cannot move a mean of short
+ * cycles; and at most this many batches */
+#define VERIFY_MIN_NS 250000000LL
+#define VERIFY_MAX_BATCHES 100000
+
 int pp_plan_apply(const pp_pipeline *p, const pp_plan *plan, pp_pipeline **out, pp_error *err) {
     if (plan->nstages != p->nstages)
         return pp_set_error(err, PP_EINVAL, "plan: %d stages for a pipeline of %d", plan->nstages,
@@ -81,5 +87,20 @@ int pp_plan_measure(pp_pipeline *p, pp_plan_measured *out, pp_error *err) {
     if (rc == PP_OK)
         rc = analyze(p, s, out, err);
     pp_session_close(s);
+    return rc;
+}
+
+int pp_plan_verify(const pp_pipeline *p, const pp_plan *plan, pp_plan_measured *out,
+                   pp_error *err) {
+    pp_pipeline *q = NULL;
+    int rc = pp_plan_apply(p, plan, &q, err);
+    if (rc != PP_OK)
+        return rc;
+    if (plan->cycle_ns > 0 && (int64_t)q->cfg.batches * plan->cycle_ns < VERIFY_MIN_NS)
+        q->cfg.batches = VERIFY_MIN_NS / plan->cycle_ns < VERIFY_MAX_BATCHES
+                             ? (int)(VERIFY_MIN_NS / plan->cycle_ns) + 1
+                             : VERIFY_MAX_BATCHES;
+    rc = pp_plan_measure(q, out, err);
+    pp_pipeline_free(q);
     return rc;
 }

@@ -6,7 +6,7 @@ pipe: commands on fd 3, replies on fd 4, NUL-separated JSON), so nothing
 listens on a port and only the standard library is needed. For each page it
 checks: no console error and no uncaught exception, no network request other
 than the file itself, the key sections rendered into the DOM with the
-report's content, hovering a span shows its fields, the wheel zooms; then it
+report's content (the bandwidth table included), hovering a span shows its fields, the wheel zooms; then it
 writes a full-page screenshot.
 
 usage: html_browser.py CHROMIUM PROFILE_DIR REPORT.html SCREENSHOT.png [EXPECT_SUMMARIZED]
@@ -122,6 +122,8 @@ PROBE = """JSON.stringify({
   dp_text: document.getElementById("data-parallel").textContent,
   decomp_bars: [...document.querySelectorAll("#decomposition .stack")].map((b) =>
     [...b.children].reduce((sum, seg) => sum + parseFloat(seg.style.width || "0"), 0)),
+  bw_rows: [...document.querySelectorAll("#bandwidth tbody tr")].map((r) => r.cells[1].textContent),
+  bw_note: document.querySelector("#bandwidth .note").textContent,
   data: JSON.parse(document.getElementById("pp-data").textContent)
 })"""
 
@@ -175,6 +177,10 @@ def main():
         lost = any(data["data_loss"].values())
         check("the banner states data loss exactly when there is some",
               lost == ("Data loss" in dom["banner"]), repr(dom["banner"]))
+        align = data.get("clock_alignment")
+        check("the banner states a merged trace's clock alignment exactly when it is one",
+              (align is not None) == ("clock alignment" in dom["banner"])
+              and (align is None or align["how"] in dom["banner"]), repr(dom["banner"]))
         check("the timeline is drawn with a row per track",
               dom["canvas_h"] > 20 * len(data["timeline"]["rows"]), "height %s for %d rows"
               % (dom["canvas_h"], len(data["timeline"]["rows"])))
@@ -202,6 +208,9 @@ def main():
         check("a stacked bar per stage and device whose parts fill it",
               len(dom["decomp_bars"]) == len(data["decomposition"]) > 0 and
               all(abs(w - 100) < 0.01 for w in dom["decomp_bars"]), repr(dom["decomp_bars"]))
+        check("the bandwidth table has a row per device, track and stage that moved bytes",
+              dom["bw_rows"] == [b["name"] for b in data["bandwidth"]] and
+              (data["bandwidth"] or "carries bytes" in dom["bw_note"]), repr(dom["bw_rows"]))
         tl = data["timeline"]
         check("the timeline holds at most its cap of spans", len(tl["spans"]) <= tl["cap"],
               "%d spans" % len(tl["spans"]))

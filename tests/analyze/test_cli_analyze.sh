@@ -98,7 +98,7 @@ expect "bad regex" 2 '--batch-pattern "("'
 run "$P" analyze "$D/pipeline_small.json" --frobnicate
 expect "unknown option" 2 'unknown option "--frobnicate"'
 run "$P" analyze "$D/pipeline_small.json" extra.json
-expect "two traces" 2 'unexpected argument "extra.json"'
+expect "a second TRACE (merged) that does not exist" 2 "extra.json: cannot open: No such file or directory"
 run "$P" analyze missing.json
 expect "missing file" 2 "missing.json"
 echo '{"traceEvents": [{"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}' >noexec.json

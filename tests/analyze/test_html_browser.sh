@@ -36,6 +36,18 @@ expect "the report of a trace with data loss renders" 0 "no console errors" \
     "ok   the banner states data loss exactly when there is some"
 echo "$out"
 
+# Two traces merged: the banner states how their clocks were aligned (the
+# same trace twice shares its clock: same clock, error bound 0 ns).
+cp d/trace.pptrace d/again.pptrace
+run "$P" export d/trace.pptrace d/again.pptrace --to html -o merged.html
+expect "export merges two traces into one report" 0 "merged.html"
+run "$PY" "$PP_SOURCE_DIR/tests/analyze/html_browser.py" "$CHROMIUM" "$tmp/profile3" \
+    merged.html "$artifacts/report_merged.png"
+expect "the report of a merged trace renders" 0 "no console errors" \
+    "ok   the banner states a merged trace's clock alignment exactly when it is one"
+check "the banner gives the error bound" grep -q '"error_ns": 0' merged.html
+echo "$out"
+
 # Level 2 adds a span per op: 1500 batches hold more spans than the cap.
 run "$P" demo --out big --batches 1500 --level 2
 expect "a large demo runs" 0 "big/report.html"

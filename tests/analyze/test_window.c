@@ -144,6 +144,41 @@ static void test_bad_batch_pattern(void) {
     pp_model_free(m);
 }
 
+/* Patterns whose regcomp would take gigabytes are refused first (found by
+ * the CLI fuzzer: "\\+++++..." took 2 GB): a quantifier after a quantifier,
+ * and counted repeats multiplying past 10000. Single quantifiers, escaped
+ * ones, ones in brackets and counts within the bound still compile. */
+static void test_pattern_blowups_refused(void) {
+    pp_model *m = warm_up_model();
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    pp_error err = {{0}};
+    o.batch_pattern = "^x\\\\+++++++(?<batch>[0-9]+)$";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "a quantifier right after another at offset 5");
+    o.batch_pattern = "^.*?(?<batch>[0-9]+)$";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "a quantifier right after another at offset 3");
+    o.batch_pattern = "^((a{100}){100}){2}(?<batch>[0-9]+)$";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "counted repeats {m,n} multiply past 10000 repetitions (at offset 16)");
+    o.batch_pattern = "^(a{5,}){2}(?<batch>[0-9]{1,999})$";
+    EXPECT_EQ_I64(build_error(m, &o, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "multiply past 10000");
+    static const char *const fine[] = {"^\\+[+*?](?<batch>[0-9]+)$", "^a+b*c?(?<batch>[0-9]{1,5})$",
+                                       "^(ab){2,}(?<batch>[0-9]+)$"};
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+        o.batch_pattern = fine[i];
+        pp_report *r = NULL;
+        int rc = pp_report_build(m, &o, &r, &err);
+        EXPECT_EQ_I64(rc, PP_OK);
+        if (rc != PP_OK)
+            fprintf(stderr, "%s: %s\n", fine[i], err.msg);
+        pp_report_free(r);
+    }
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_exclude_region_starts_after_it);
     RUN(test_region_is_the_hull);
@@ -153,5 +188,6 @@ int main(void) {
     RUN(test_region_options_exclude_each_other);
     RUN(test_trace_without_execs);
     RUN(test_bad_batch_pattern);
+    RUN(test_pattern_blowups_refused);
     return pp_test_finish();
 }

@@ -1,6 +1,7 @@
 /* The recording core, seen through the model a session produces. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pipeprof/model.h"
 #include "testutil.h"
@@ -306,6 +307,32 @@ static void test_strerror_names_codes(void) {
     EXPECT_STR(pp_strerror(-999), "unknown error");
 }
 
+/* A tool that learns of a thread's work on another thread (CUPTI's API
+ * records) finds that thread's own track by its id; an unseen thread gets
+ * a track of its own, named by its id unless a name is given. */
+static void test_thread_track_by_id(void) {
+    pp_session *s = open_session(0, PP_OVERFLOW_DROP);
+    pp_track mine, by_id, other, named;
+    EXPECT_EQ_I64(pp_track_thread(s, "main", &mine), PP_OK);
+    EXPECT_EQ_I64(pp_track_thread_id(s, gettid(), NULL, &by_id), PP_OK);
+    EXPECT_EQ_U64(by_id, mine);
+    EXPECT_EQ_I64(pp_track_thread_id(s, 999999, NULL, &other), PP_OK);
+    EXPECT(other != mine);
+    EXPECT_EQ_I64(pp_track_thread_id(s, 999998, "worker", &named), PP_OK);
+    EXPECT_EQ_I64(pp_track_thread_id(NULL, 1, NULL, &named), PP_EINVAL);
+    EXPECT_EQ_I64(pp_session_start(s), PP_OK);
+    EXPECT_EQ_I64(pp_mark(s, other, pp_intern("seen"), pp_now()), PP_OK);
+    EXPECT_EQ_I64(pp_mark(s, named, pp_intern("seen"), pp_now()), PP_OK);
+    EXPECT_EQ_I64(pp_session_stop(s, NULL), PP_OK);
+    pp_model *m = model_of(s);
+    const pp_track_info *t = pp_model_track(m, other);
+    EXPECT_STR(pp_model_string(m, t->name), "thread 999999");
+    EXPECT_EQ_I64(t->tid, 999999);
+    EXPECT_STR(pp_model_string(m, pp_model_track(m, named)->name), "worker");
+    pp_model_free(m);
+    pp_session_close(s);
+}
+
 int main(void) {
     RUN(test_lifecycle_order_is_enforced);
     RUN(test_open_rejects_bad_config);
@@ -316,5 +343,6 @@ int main(void) {
     RUN(test_ring_keeps_newest);
     RUN(test_intern_is_stable);
     RUN(test_strerror_names_codes);
+    RUN(test_thread_track_by_id);
     return pp_test_finish();
 }

@@ -306,6 +306,9 @@ def check_against_chrome(dec, path):
     expected = {k: typed(other[k]) for k in ("level", "process_name", "dropped_records",
                                              "truncated_bytes", "ignored_events",
                                              "unmatched_ends")}
+    # the clock fields, where the JSON has them (recorded, merged traces)
+    expected.update({k: typed(other[k]) for k in ("clock", "host", "boot_id", "alignment",
+                                                  "alignment_error_ns") if k in other})
     expected["pipeprof_version"] = ("str", other["pipeprof_version"])
     if meta != [expected]:
         fail(f"trace info: decoded {meta}, expected {expected}")

@@ -172,6 +172,33 @@ static void test_counters_flows_ranges(void) {
     pp_model_free(m);
 }
 
+/* A counter value reads back as the double nearest its decimal text, as
+ * the compiler reads the same literal: short decimals (one division by an
+ * exact power of ten), and long ones and exponents (the general path). */
+static void test_counter_values_are_nearest_doubles(void) {
+    static const char *const texts[] = {"0.1", "-0.3", "2.675", "123456789012345", "99999.99999",
+                                        "1234567890123456", "0.1000000000000000055511151231257827",
+                                        "1e-2", "-7.5E+3", "0.000000000000000000000000001"};
+    static const double want[] = {0.1, -0.3, 2.675, 123456789012345, 99999.99999,
+                                  1234567890123456, 0.1000000000000000055511151231257827,
+                                  1e-2, -7.5E+3, 0.000000000000000000000000001};
+    char json[2048];
+    size_t n = sizeof texts / sizeof texts[0], at = 0;
+    at += (size_t)snprintf(json, sizeof json, "[");
+    for (size_t i = 0; i < n; i++)
+        at += (size_t)snprintf(json + at, sizeof json - at, "%s{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,"
+                               "\"ts\":%zu,\"args\":{\"value\":%s}}", i ? "," : "", i, texts[i]);
+    snprintf(json + at, sizeof json - at, "]");
+    pp_error err;
+    pp_model *m = read_text("values.json", json, &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    EXPECT_EQ_U64(pp_model_event_count(m), n);
+    for (size_t i = 0; i < n; i++)
+        EXPECT_NEAR(event_at(m, i).value, want[i], 0);
+    pp_model_free(m);
+}
+
 /* A PyTorch-profiler export: kernels, memcpys and memsets become execs on
  * device tracks; memcpy/memset time is transfer; host events stay host. */
 static void test_pytorch_profiler_export(void) {
@@ -306,6 +333,7 @@ int main(void) {
     RUN(test_begin_end_pairs_and_late_names);
     RUN(test_args_fields_and_annotations);
     RUN(test_counters_flows_ranges);
+    RUN(test_counter_values_are_nearest_doubles);
     RUN(test_pytorch_profiler_export);
     RUN(test_gzip_input);
     RUN(test_large_file_streams);

@@ -15,6 +15,7 @@
 
 enum { T_STRINGS = 1, T_META = 2, T_TRACKS = 3, T_THREADS = 4, T_EVENTS = 5, T_ANNOTATIONS = 6,
        T_END = 7 };
+#define T_CLOCK 0x80000001u
 static const char *const type_names[] = {"", "STRINGS", "META", "TRACKS", "THREADS", "EVENTS",
                                          "ANNOTATIONS", "END"};
 
@@ -131,7 +132,9 @@ static void annotate(pp_model *m, uint64_t ev, const char *key, uint8_t type, in
 
 /* One of everything: every event kind, role and phase, every track kind,
  * extreme integers, awkward doubles, every annotation type, all meta. */
-static pp_model *full_model(void) {
+/* with_clock: the clock meta a trace has recorded since the CLOCK block
+ * (the checked-in version-1 file predates it, and reads without one) */
+static pp_model *full_model_clock(int with_clock) {
     pp_model *m;
     pp_model_create(&m);
     uint32_t gpu = track(m, PP_TRACK_KIND_DEVICE, 0, "GPU.0", "stream 1", "GPU.0", 1, 4242, 0, 3);
@@ -168,8 +171,17 @@ static pp_model *full_model(void) {
     EXPECT_EQ_I64(pp_model_add_thread(m, &threads[0]), PP_OK);
     EXPECT_EQ_I64(pp_model_add_thread(m, &threads[1]), PP_OK);
     pp_model_meta *meta = pp_model_meta_mut(m);
-    *meta = (pp_model_meta){2, str(m, "demo"), 7, 11, 3, 2};
+    *meta = (pp_model_meta){2, str(m, "demo"), 7, 11, 3, 2, 0, 0, 0, 0, 0};
+    if (with_clock) {
+        meta->clock = str(m, "CLOCK_MONOTONIC"), meta->host = str(m, "host-a");
+        meta->boot_id = str(m, "7d9c0e2a-boot");
+        meta->alignment = str(m, "b.pptrace: sync marks"), meta->alignment_error_ns = 1234;
+    }
     return m;
+}
+
+static pp_model *full_model(void) {
+    return full_model_clock(1);
 }
 
 static void expect_same_model(const pp_model *a, const pp_model *b) {
@@ -253,6 +265,33 @@ static void test_events_span_several_blocks(void) {
     EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
     expect_same_model(m, back);
     free(data);
+    pp_model_free(m);
+    pp_model_free(back);
+}
+
+/* Full blocks of the longest varints (10 bytes: ids, hardware times,
+ * batches and counter values that jump as far as they can, int annotations
+ * of INT64_MIN) fit the encoder's bounds and round trip; run under ASan this
+ * is what checks those bounds. */
+static void test_longest_varints_round_trip(void) {
+    pp_model *m, *back = NULL;
+    pp_error err = {{0}};
+    pp_model_create(&m);
+    uint32_t trk = track(m, PP_TRACK_KIND_THREAD, 0, "demo", "main", "", -1, 1, 2, 0);
+    uint32_t name = str(m, "x"), key = str(m, "k");
+    for (size_t i = 0; i < 65536 + 10; i++) {
+        uint64_t bits = i % 2 ? 0x8000000000000001ull : 0x7ff0000000000001ull; /* NaN payloads */
+        pp_event e = {i % 2 ? -INT64_MAX : INT64_MAX, 0, i % 2 ? INT64_MIN + 1 : INT64_MAX,
+                      UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, name, name, trk, PP_EV_SPAN, 0, 0};
+        memcpy(&e.value, &bits, sizeof bits);
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+        pp_annotation a = {.event = i, .key = key, .type = PP_VALUE_INT, .v.i = INT64_MIN};
+        EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    }
+    const char *path = write_model(m, "longest_varints.pptrace");
+    EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+    EXPECT_STR(err.msg, "");
+    expect_same_model(m, back);
     pp_model_free(m);
     pp_model_free(back);
 }
@@ -387,12 +426,16 @@ static void test_damaged_header_is_refused(void) {
     data[0] = 'X';
     expect_format_error(data, len, 0, "not a .pptrace file", __LINE__);
     data[0] = 'P';
-    put32(data + 8, 2);
-    expect_format_error(data, len, 8, "unsupported .pptrace version 2 (this pipeprof reads version 1)",
+    put32(data + 8, 3);
+    expect_format_error(data, len, 8,
+                        "unsupported .pptrace version 3 (this pipeprof reads versions 1 to 2)",
                         __LINE__);
-    put32(data + 8, 1);
+    put32(data + 8, 0);
+    expect_format_error(data, len, 8, "unsupported .pptrace version 0", __LINE__);
+    put32(data + 8, 2);
     put32(data + 12, 1);
-    expect_format_error(data, len, 12, "unknown header flags 0x1", __LINE__);
+    expect_format_error(data, len, 12, "unknown header flags 0x1 (version 2 defines none)",
+                        __LINE__);
     free(data);
 }
 
@@ -407,13 +450,14 @@ static void test_damaged_framing_is_refused(void) {
     expect_format_error(data, len, tracks.at, "TRACKS block fails its checksum", __LINE__);
     data[tracks.at + 20] ^= 1;
     put32(data + events.at + 4, 0xfffffff0u);
+    /* 65536 rows of ten 10-byte varints and a flags byte, the count, 11 lengths */
     expect_format_error(data, len, events.at + 4,
-                        "EVENTS block length 4294967280 (the maximum is 4653060)", __LINE__);
+                        "EVENTS block length 4294967280 (the maximum is 6619184)", __LINE__);
     put32(data + events.at + 4, events.len);
     put32(data + events.at + 8, events.rows + 1);
     fix_crc(data, events);
-    expect_format_error(data, len, events.at + 4, "EVENTS block length 1495 does not match its 22 rows",
-                        __LINE__);
+    expect_format_error(data, len, events.at + 8, "EVENTS block: its flags column does not hold "
+                        "one byte per row (22 rows)", __LINE__);
     put32(data + events.at + 8, events.rows);
     fix_crc(data, events);
     put32(data + end.at, 99);
@@ -434,11 +478,60 @@ static void test_damaged_framing_is_refused(void) {
     free(data);
 }
 
-/* Field damage behind a valid checksum: ids out of range, impossible values.
- * Event i's field of column c lies at payload + 4 + c_start * rows + width * i. */
-static void test_damaged_fields_are_refused(void) {
+/* The full model as the writer of `version` wrote it (tests/io/data). */
+static unsigned char *data_file(unsigned version, size_t *len) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/io/data/full_v%u.pptrace", getenv("PP_SOURCE_DIR"),
+             version);
+    return (unsigned char *)pp_test_read_file(path, len);
+}
+
+static unsigned char *v1_file(size_t *len) {
+    return data_file(1, len);
+}
+
+/* Files of every version, written by the pipeprof of their time (version
+ * 1: fixed-width EVENTS and ANNOTATIONS rows; version 2: varint columns),
+ * read back field for field. */
+static void test_every_version_reads_identically(void) {
+    for (unsigned version = 1; version <= 2; version++) {
+        pp_model *m = full_model_clock(version >= 2);
+        size_t len;
+        unsigned char *data = data_file(version, &len);
+        EXPECT(data && len > 16 && get32(data + 8) == version);
+        const char *path = pp_test_path("old.pptrace");
+        pp_test_write_file(path, data, len);
+        pp_model *back = NULL;
+        pp_error err = {{0}};
+        EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+        EXPECT_STR(err.msg, "");
+        expect_same_model(m, back);
+        free(data);
+        pp_model_free(back);
+        pp_model_free(m);
+    }
+}
+
+/* The writer still writes the checked-in version-2 bytes: any change to
+ * what it writes is a format change, which needs a version of its own. */
+static void test_writer_writes_the_version_2_bytes(void) {
+    pp_model *m = full_model();
+    size_t want_len, got_len;
+    unsigned char *want = data_file(2, &want_len);
+    unsigned char *got = (unsigned char *)pp_test_read_file(write_model(m, "v2.pptrace"), &got_len);
+    EXPECT_EQ_U64(got_len, want_len);
+    EXPECT(want && got && got_len == want_len && memcmp(got, want, got_len) == 0);
+    free(want);
+    free(got);
+    pp_model_free(m);
+}
+
+/* Field damage behind a valid checksum in a version-1 file: ids out of
+ * range, impossible values. Event i's field of column c lies at payload + 4
+ * + c_start * rows + width * i. */
+static void test_damaged_v1_fields_are_refused(void) {
     size_t len;
-    unsigned char *data = full_file(&len);
+    unsigned char *data = v1_file(&len);
     block ev = find_block(data, len, T_EVENTS, 0), tr = find_block(data, len, T_TRACKS, 0);
     block an = find_block(data, len, T_ANNOTATIONS, 0), th = find_block(data, len, T_THREADS, 0);
     block me = find_block(data, len, T_META, 0);
@@ -489,6 +582,118 @@ static void test_damaged_fields_are_refused(void) {
         memcpy(data + cases[k].at, saved, cases[k].width);
         fix_crc(data, cases[k].b);
     }
+    free(data);
+}
+
+/* Version-2 EVENTS and ANNOTATIONS payloads (format doc, "Version 2
+ * tables"): a u32 row count, one u32 length per column, the columns. The
+ * file offset where column k of block b starts. */
+static size_t v2_column(const unsigned char *data, block b, int ncols, int k) {
+    size_t at = b.at + 8 + 4 + 4 * (size_t)ncols;
+    for (int j = 0; j < k; j++)
+        at += get32(data + b.at + 8 + 4 + 4 * (size_t)j);
+    return at;
+}
+
+enum { EV_NAME = 7, EV_STAGE = 8, EV_TRACK = 9, EV_FLAGS = 10, EV_COLS = 11 };
+enum { AN_EVENT = 0, AN_KEY = 1, AN_TYPE = 2, AN_COLS = 4 };
+
+/* Field damage behind a valid checksum in a version-2 file. In the full
+ * model every string id, track index and annotation event step is below
+ * 128, so each is a one-byte varint and row i of those columns is byte i;
+ * flags are kind | role << 3 | phase << 6. */
+static void test_damaged_v2_fields_are_refused(void) {
+    size_t len;
+    unsigned char *data = full_file(&len);
+    block ev = find_block(data, len, T_EVENTS, 0), an = find_block(data, len, T_ANNOTATIONS, 0);
+    size_t name = v2_column(data, ev, EV_COLS, EV_NAME), stage = v2_column(data, ev, EV_COLS, EV_STAGE);
+    size_t trk = v2_column(data, ev, EV_COLS, EV_TRACK), flags = v2_column(data, ev, EV_COLS, EV_FLAGS);
+    size_t step = v2_column(data, an, AN_COLS, AN_EVENT), key = v2_column(data, an, AN_COLS, AN_KEY);
+    size_t type = v2_column(data, an, AN_COLS, AN_TYPE);
+    EXPECT_EQ_U64(stage - name, 21); /* 21 events, one byte each */
+    const struct {
+        block b;
+        size_t at;
+        unsigned char value;
+        const char *problem;
+    } cases[] = {
+        {ev, name + 2, 127, "event 2: name string id 127 out of range (29 strings defined before it)"},
+        {ev, stage + 2, 126, "event 2: stage string id 126 out of range"},
+        {ev, trk + 4, 5, "event 4: track index 5 out of range (5 tracks)"},
+        {ev, flags + 6, 6, "event 6: unknown kind 6"},
+        {ev, flags + 6, 7 << 3, "event 6: unknown role 7"},
+        {ev, flags + 6, 3 << 6, "event 6: unknown flow phase 3"},
+        /* a continuation bit on the column's last byte: the varint runs past it */
+        {ev, name + 20, 0x80, "event 20: malformed name value"},
+        {an, step + 1, 21, "annotation 1: event index 21 out of range (21 events)"}, /* 0 + 21 */
+        {an, key, 127, "annotation 0: key string id 127 out of range"},
+        {an, type + 3, 3, "annotation 3: unknown value type 3"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char saved = data[cases[k].at];
+        data[cases[k].at] = cases[k].value;
+        fix_crc(data, cases[k].b);
+        expect_format_error(data, len, cases[k].at, cases[k].problem, __LINE__);
+        data[cases[k].at] = saved;
+        fix_crc(data, cases[k].b);
+    }
+    free(data);
+}
+
+/* A damaged CLOCK block (an optional block the writer adds when the model
+ * has clock meta): a string id out of range, an error bound below -1. */
+static void test_damaged_clock_is_refused(void) {
+    size_t len;
+    unsigned char *data = full_file(&len);
+    block ck = find_block(data, len, T_CLOCK, 0);
+    const struct {
+        size_t at;
+        unsigned width;
+        uint64_t value;
+        const char *problem;
+    } cases[] = {
+        {ck.at + 8 + 4, 4, 8000, "CLOCK: host string id 8000 out of range"},
+        {ck.at + 8 + 16, 8, (uint64_t)-7, "CLOCK: alignment error -7 ns is below -1 (not known)"},
+    };
+    EXPECT(ck.type != 0);
+    for (size_t k = 0; ck.type && k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char saved[8];
+        memcpy(saved, data + cases[k].at, cases[k].width);
+        for (unsigned i = 0; i < cases[k].width; i++)
+            data[cases[k].at + i] = (unsigned char)(cases[k].value >> 8 * i);
+        fix_crc(data, ck);
+        expect_format_error(data, len, cases[k].at, cases[k].problem, __LINE__);
+        memcpy(data + cases[k].at, saved, cases[k].width);
+        fix_crc(data, ck);
+    }
+    free(data);
+}
+
+/* A version-2 payload whose column lengths do not add up to it, or with a
+ * byte left over after a column's last value, is refused. */
+static void test_v2_column_layout_is_checked(void) {
+    size_t len;
+    unsigned char *data = full_file(&len);
+    block ev = find_block(data, len, T_EVENTS, 0);
+    size_t dir = ev.at + 8 + 4, flags = v2_column(data, ev, EV_COLS, EV_FLAGS);
+    char problem[128];
+    put32(data + dir, get32(data + dir) + 1);
+    fix_crc(data, ev);
+    snprintf(problem, sizeof problem, "EVENTS block: its column lengths do not add up to its "
+             "length %u", ev.len);
+    expect_format_error(data, len, dir, problem, __LINE__);
+    put32(data + dir, get32(data + dir) - 1);
+    /* one byte more at the end of the track column, counted in its length */
+    unsigned char *longer = malloc(len + 1);
+    memcpy(longer, data, flags);
+    longer[flags] = 1;
+    memcpy(longer + flags + 1, data + flags, len - flags);
+    put32(longer + dir + 4 * EV_TRACK, get32(longer + dir + 4 * EV_TRACK) + 1);
+    put32(longer + ev.at + 4, ev.len + 1);
+    fix_crc(longer, (block){ev.at, ev.end + 1, T_EVENTS, ev.len + 1, ev.rows});
+    expect_format_error(longer, len + 1, flags,
+                        "EVENTS block: 1 bytes after the last value of its track column", __LINE__);
+    free(longer);
     free(data);
 }
 
@@ -565,7 +770,7 @@ static void test_unknown_optional_block_is_skipped(void) {
     const char *path = write_model(m, "optional.pptrace");
     unsigned char *data = (unsigned char *)pp_test_read_file(path, &len);
     block end = find_block(data, len, T_END, 0);
-    unsigned char *with = insert_block(data, &len, end.at, 0x80000001u, "hello", 5);
+    unsigned char *with = insert_block(data, &len, end.at, 0x8000abcdu, "hello", 5);
     pp_test_write_file(path, with, len);
     EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
     expect_same_model(m, back);
@@ -648,11 +853,17 @@ int main(void) {
     RUN(test_every_field_round_trips);
     RUN(test_empty_model_round_trips);
     RUN(test_events_span_several_blocks);
+    RUN(test_longest_varints_round_trip);
     RUN(test_truncated_file_keeps_complete_blocks);
     RUN(test_torn_final_block_is_truncation);
     RUN(test_damaged_header_is_refused);
     RUN(test_damaged_framing_is_refused);
-    RUN(test_damaged_fields_are_refused);
+    RUN(test_every_version_reads_identically);
+    RUN(test_writer_writes_the_version_2_bytes);
+    RUN(test_damaged_clock_is_refused);
+    RUN(test_damaged_v1_fields_are_refused);
+    RUN(test_damaged_v2_fields_are_refused);
+    RUN(test_v2_column_layout_is_checked);
     RUN(test_damaged_strings_are_refused);
     RUN(test_impossible_blocks_are_refused);
     RUN(test_unknown_optional_block_is_skipped);

@@ -203,16 +203,16 @@ static pp_model *seed_model(void) {
     return m;
 }
 
-static void test_reader_survives_mutations(void) {
-    const char *seed_path = pp_test_path("fuzz_seed.pptrace"), *path = pp_test_path("fuzz.pptrace");
+static long iterations(long fallback) {
     const char *env = getenv("PP_FUZZ_ITERATIONS");
-    long iterations = env && atol(env) > 0 ? atol(env) : 20000;
-    pp_model *seed = seed_model();
+    return env && atol(env) > 0 ? atol(env) : fallback;
+}
+
+/* Reads `iterations` mutations of the file `seed_data`. */
+static void fuzz(const unsigned char *seed_data, size_t seed_len, long iterations) {
+    const char *path = pp_test_path("fuzz.pptrace");
     pp_error err = {{0}};
-    size_t seed_len = 0, outcomes[3] = {0};
-    EXPECT_EQ_I64(pp_pptrace_write(seed, seed_path, &err), PP_OK);
-    pp_model_free(seed);
-    unsigned char *seed_data = (unsigned char *)pp_test_read_file(seed_path, &seed_len);
+    size_t outcomes[3] = {0};
     buf b = {malloc(seed_len * 4), 0, seed_len * 4};
     long it;
     for (it = 0; it < iterations; it++) {
@@ -246,10 +246,33 @@ static void test_reader_survives_mutations(void) {
     /* the mutations reach every outcome, or the fuzzer is not testing much */
     EXPECT(iterations < 1000 || (outcomes[0] && outcomes[1] && outcomes[2]));
     free(b.p);
+}
+
+/* The file the writer writes now (version 2). */
+static void test_reader_survives_mutations(void) {
+    const char *seed_path = pp_test_path("fuzz_seed.pptrace");
+    pp_model *seed = seed_model();
+    pp_error err = {{0}};
+    size_t seed_len = 0;
+    EXPECT_EQ_I64(pp_pptrace_write(seed, seed_path, &err), PP_OK);
+    pp_model_free(seed);
+    unsigned char *seed_data = (unsigned char *)pp_test_read_file(seed_path, &seed_len);
+    fuzz(seed_data, seed_len, iterations(16000));
+    free(seed_data);
+}
+
+/* A version-1 file (tests/io/data), whose fixed-width tables are still read. */
+static void test_reader_survives_mutations_of_version_1(void) {
+    char seed_path[1024];
+    size_t seed_len = 0;
+    snprintf(seed_path, sizeof seed_path, "%s/tests/io/data/full_v1.pptrace", getenv("PP_SOURCE_DIR"));
+    unsigned char *seed_data = (unsigned char *)pp_test_read_file(seed_path, &seed_len);
+    fuzz(seed_data, seed_len, iterations(4000));
     free(seed_data);
 }
 
 int main(void) {
     RUN(test_reader_survives_mutations);
+    RUN(test_reader_survives_mutations_of_version_1);
     return pp_test_finish();
 }

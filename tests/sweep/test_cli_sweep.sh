@@ -121,7 +121,7 @@ expect "plan refuses a --copy-mbps that is no number" 2 'plan: --copy-mbps "fast
 # A stage that is 50x faster on FAST: the plan puts both stages there, and
 # --verify runs it.
 cat >"$tmp/plan_sweep.json" <<'EOF'
-{"name": "plan", "features": 64, "warmup": 1, "iterations": 3,
+{"name": "plan", "features": 64, "warmup": 1, "iterations": 3, "min_time_ms": 0,
  "sim_devices": [{"name": "FAST", "launch_ns": 20000, "gflops": 50},
                  {"name": "SLOW", "launch_ns": 20000, "gflops": 1}],
  "sizes": [{"nodes": 256, "edges": 1024}, {"nodes": 512, "edges": 2048}],
@@ -139,8 +139,14 @@ EOF
 run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan"
 expect "the planning sweep completes" 0 "8 of 8 combinations"
 run "$PP_CLI" plan "$tmp/plan/lookup_table.json" "$tmp/pipeline.json" --top 2 --verify
-expect "plan ranks and verifies" 0 "#1  cycle" "#2  cycle" "verify #1 (10 measured batches)" \
+expect "plan ranks and verifies" 0 "#1  cycle" "#2  cycle" "verify #1 (" \
     "predicted     measured    error" "mean cycle"
+# --verify runs the pipeline's 10 batches, or more: 250 ms of predicted cycles
+batches=$(sed -n 's/^verify #1 (\([0-9]*\) measured batches):$/\1/p' <<<"$out")
+cycle=$(awk '$1 == "mean" && $2 == "cycle" {print $3}' <<<"$out")
+# (the cycle printed is rounded to the us: +-0.0005 ms)
+check "verify measures at least 250 ms of predicted cycles ($batches x $cycle ms)" \
+    awk -v n="$batches" -v c="$cycle" 'BEGIN {exit !(n >= 10 && n * (c + 0.0005) >= 250 && (n == 10 || (n - 1) * (c - 0.0005) < 250))}'
 best=$(printf '%s\n' "$out" | sed -n '/^#1 /,/^#2 /p')
 check "the best plan runs big on FAST" grep -Eq "^ +big +[0-9.]+ ms  sim:FAST \(simulated\)$" <<<"$best"
 check "the best plan runs small on FAST" grep -Eq "^ +small +[0-9.]+ ms  sim:FAST \(simulated\)$" <<<"$best"
@@ -174,6 +180,25 @@ check "a calibrated table leaves no plan estimated as independent" \
     test -z "$(grep "estimated as independent" <<<"$out")"
 run "$PP_CLI" sweep "$tmp/plan_sweep.json" --out "$tmp/plan_co" --co-run --resume
 expect "a finished co-run resumes with nothing to measure" 0 "co-run: 0 pairs"
+# Alone means alone: each side is timed alone while the other waits, then
+# both at once. On a bus of 10 MB/s, a 1024 x 64 matmul moves 256 KiB in
+# and out (52 ms, long beside a loaded machine's late wake-ups) and computes
+# for microseconds: alone it has the bus to itself, together the bus is
+# shared and each transfer takes twice as long, so each side's slowdown is
+# close to 2 (timed alone at the same time, both would read close to 1).
+cat >"$tmp/bus.json" <<'EOF'
+{"name": "bus", "features": 64, "warmup": 1, "iterations": 2, "min_time_ms": 0,
+ "sim_bus_gbps": 0.01,
+ "sim_devices": [{"name": "P", "launch_ns": 1000, "gflops": 50},
+                 {"name": "Q", "launch_ns": 1000, "gflops": 50}],
+ "sizes": [{"nodes": 1024, "edges": 1024}], "devices": ["sim:P", "sim:Q"],
+ "stages": [{"name": "mm", "model": "matmul", "out_dim": 64}]}
+EOF
+run "$PP_CLI" sweep "$tmp/bus.json" --out "$tmp/bus" --co-run
+expect "a bus-bound pair is co-run" 0 "co-run: 1 pairs"
+check "each side was timed alone with the bus to itself: slowdowns near 2" test \
+    "$(json_get "$tmp/bus/lookup_table.json" '[1.5 < v[s]["slowdown"] < 2.5 for v in d["co_run"].values() for s in "ab"]')" = \
+    "[True, True]"
 # a declared group: cpu and sim:FAST on one memory; sim:SLOW is left alone
 # on the simulated bus, so the only co-run pair is (cpu, sim:FAST)
 sed 's/"devices": \["sim:FAST", "sim:SLOW"\],/"devices": ["sim:FAST", "sim:SLOW", "cpu"], "shared": [{"hardware": "memory", "devices": ["cpu", "sim:FAST"]}],/' \

@@ -15,7 +15,7 @@
 
 #define CONFIG_FMT                                                                                 \
     "{\"name\": \"t\", \"features\": 8, \"warmup\": 1, \"iterations\": %d,"                       \
-    " \"sim_bus_gbps\": 1, \"sim_devices\": ["                                                    \
+    " \"min_time_ms\": 0, \"sim_bus_gbps\": 1, \"sim_devices\": ["                                                    \
     "  {\"name\": \"A\", \"launch_ns\": 2000, \"gflops\": 1},"                                    \
     "  {\"name\": \"B\", \"launch_ns\": 2000, \"gflops\": 2}],"                                   \
     " \"sizes\": [{\"nodes\": 32, \"edges\": 64}, {\"nodes\": 64, \"edges\": 128},"               \
@@ -343,6 +343,9 @@ static void test_bad_configs_name_the_key(void) {
         {"{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": [\"cpu\"], "
          "\"stages\": [{\"name\": \"a\", \"out_dim\": 4}], \"iterations\": 0}",
          "iterations: 0 (expected 1..1000000)"},
+        {"{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": [\"cpu\"], "
+         "\"stages\": [{\"name\": \"a\", \"out_dim\": 4}], \"min_time_ms\": 60001}",
+         "min_time_ms: 60001 (expected 0..60000)"},
         {"{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": \"many\"}]}",
          "sizes[0].edges: expected a whole number"},
         {"{\"features\": 4,", "sweep_bad.json:1:"},
@@ -363,13 +366,13 @@ static void test_bad_configs_name_the_key(void) {
 }
 
 static const char *fingerprint_of(const char *text) {
-    static char fp[3][17];
+    static char fp[4][17];
     static int next;
     const char *path = pp_test_path("sweep_fp.json");
     pp_test_write_file(path, text, strlen(text));
     pp_sweep_config *c = NULL;
     pp_error err = {{0}};
-    char *out = fp[next++ % 3];
+    char *out = fp[next++ % 4];
     out[0] = '\0';
     if (pp_sweep_config_load(path, &c, &err) == PP_OK)
         snprintf(out, 17, "%s", pp_sweep_config_fingerprint(c));
@@ -388,6 +391,7 @@ static void test_fingerprint_follows_meaning(void) {
     const char *b = fingerprint_of(
         "{\"stages\": [{\"out_dim\": 4, \"name\": \"a\", \"model\": \"matmul\", \"layers\": 1}],"
         "\n \"devices\": [\"cpu\"], \"warmup\": 10, \"iterations\": 50, \"seed\": 1,\n"
+        " \"min_time_ms\": 20,"
         " \"sizes\": [{\"edges\": 8, \"nodes\": 8, \"features\": 4}], \"name\": \"sweep\"}");
     EXPECT_STR(a, b);
     EXPECT_EQ_I64(strlen(a), 16);
@@ -395,10 +399,44 @@ static void test_fingerprint_follows_meaning(void) {
         "{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": "
         "[\"cpu\"], \"stages\": [{\"name\": \"a\", \"out_dim\": 4}], \"iterations\": 51}");
     EXPECT(strcmp(a, c) != 0);
+    const char *d = fingerprint_of(
+        "{\"features\": 4, \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": "
+        "[\"cpu\"], \"stages\": [{\"name\": \"a\", \"out_dim\": 4}], \"min_time_ms\": 5}");
+    EXPECT(strcmp(a, d) != 0);
+}
+
+/* min_time_ms: a phase goes on past `iterations` until it has lasted that
+ * long, and the record counts the runs it timed. A sim device of 2 us
+ * launches runs 1 iteration for at least 50 ms: thousands of runs on an
+ * idle machine, and on a loaded one still more than one, timed over at
+ * least half of those 50 ms (the rest being the few ns between runs). */
+static void test_min_time_lengthens_short_phases(void) {
+    static const char text[] =
+        "{\"features\": 8, \"warmup\": 0, \"iterations\": 1, \"min_time_ms\": 50,"
+        " \"sim_devices\": [{\"name\": \"A\", \"launch_ns\": 2000, \"gflops\": 1}],"
+        " \"sizes\": [{\"nodes\": 8, \"edges\": 8}], \"devices\": [\"sim:A\"],"
+        " \"stages\": [{\"name\": \"a\", \"out_dim\": 8}]}";
+    const char *path = pp_test_path("sweep_min_time.json");
+    pp_test_write_file(path, text, strlen(text));
+    pp_sweep_config *c = NULL;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_sweep_config_load(path, &c, &err), PP_OK);
+    const char *dir = fresh_dir("sweep_min_time");
+    pp_sweep_result res;
+    EXPECT_EQ_I64(run(c, dir, NULL, &res, &err), PP_OK);
+    json_t *lk = load_json(dir, "lookup_table.json");
+    json_t *e = json_object_get(json_object_get(lk, "entries"), "8,8,sim:A,a");
+    json_int_t runs = json_integer_value(json_object_get(e, "iterations"));
+    json_int_t mean = json_integer_value(json_object_get(json_object_get(e, "wall_ns"), "mean"));
+    EXPECT(runs > 1);
+    EXPECT(runs * mean >= 25000000);
+    json_decref(lk);
+    pp_sweep_config_free(c);
 }
 
 int main(void) {
     RUN(test_whole_sweep_models_times_exactly);
+    RUN(test_min_time_lengthens_short_phases);
     RUN(test_interrupted_sweep_resumes_to_same_tables);
     RUN(test_shards_merge_to_the_whole_sweep);
     RUN(test_directory_guards_its_sweep);

@@ -115,23 +115,52 @@ static ov_status_e input_tensor(const pp_workload *w, size_t i, ov_element_type_
     return st;
 }
 
+/* The bytes of the request's output tensors, as OpenVINO allocated them for
+ * a model file's static shapes; 0 (not known) when it cannot say. */
+static uint64_t output_bytes(ov_compiled_model_t *compiled, ov_req *q) {
+    size_t n = 0, total = 0;
+    if (ov_compiled_model_outputs_size(compiled, &n) != OK)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        ov_tensor_t *t = NULL;
+        size_t bytes = 0;
+        ov_status_e st = ov_infer_request_get_output_tensor_by_index(q->req, i, &t);
+        if (st == OK)
+            st = ov_tensor_get_byte_size(t, &bytes);
+        if (t)
+            ov_tensor_free(t);
+        if (st != OK)
+            return 0;
+        total += bytes;
+    }
+    return total;
+}
+
 /* The request's tensors: the described inputs of a model file, made here
- * and handed to the request (it keeps a reference); else the pp_request's
- * own input and output buffers, wrapped. */
-static ov_status_e bind_tensors(pp_request *r, ov_req *q) {
+ * and handed to the request (it keeps a reference), with their bytes as the
+ * request's; else the pp_request's own input and output buffers, wrapped. */
+static ov_status_e bind_tensors(pp_request *r, ov_req *q, ov_compiled_model_t *compiled) {
     const pp_workload *w = &r->compiled->workload;
     const pp_ov_model *m = r->compiled->impl;
     ov_status_e st = OK;
+    if (w->ninputs)
+        r->bytes_in = 0;
     for (size_t i = 0; st == OK && i < w->ninputs; i++) {
         ov_tensor_t *t = NULL;
+        size_t bytes = 0;
         st = input_tensor(w, i, m->input_types[i], &t);
         if (st == OK)
+            st = ov_tensor_get_byte_size(t, &bytes);
+        if (st == OK)
             st = ov_infer_request_set_tensor(q->req, w->inputs[i].name, t);
+        r->bytes_in += bytes;
         if (t)
             ov_tensor_free(t);
     }
-    if (w->ninputs)
+    if (w->ninputs) {
+        r->bytes_out = st == OK ? output_bytes(compiled, q) : 0;
         return st;
+    }
     st = tensor_on(r->input, w->nodes, w->in_dim, &q->input);
     if (st == OK)
         st = tensor_on(r->output, w->nodes, w->out_dim, &q->output);
@@ -149,7 +178,7 @@ static int request_create(pp_request *r, ov_compiled_model_t *compiled, pp_error
     r->impl = q;
     ov_status_e st = ov_compiled_model_create_infer_request(compiled, &q->req);
     if (st == OK)
-        st = bind_tensors(r, q);
+        st = bind_tensors(r, q, compiled);
     if (st != OK)
         return pp_set_error(err, PP_EIO, "openvino: request %d: %s", r->index, pp_ov_last_error(st));
     if (pp_req_thread_start(&q->waiter, r, wait_run, "ov") != PP_OK)

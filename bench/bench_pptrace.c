@@ -1,0 +1,198 @@
+/* bench_pptrace — the native format and analysis at scale, on the pipeline
+ * trace of bench_analyze (bench/analyze_trace.h: 10 events and 7
+ * annotations per batch, 1M batches = 10M events by default).
+ *
+ * BENCH lines:
+ *   pptrace_bytes_per_event      .pptrace file bytes / event, baseline the
+ *                                .pftrace of the same model (below 1 is
+ *                                better; the goal is at most 0.5)
+ *   pptrace_read_GBps            reading the .pptrace into a model, in bytes
+ *                                of the model's fixed-width rows per second
+ *                                (the decoded size: 71 bytes an event + 21
+ *                                an annotation, which is also the size of a
+ *                                version-1 file), baseline memcpy of that
+ *                                many bytes (above 1 is better)
+ *   analyze_pptrace_Mevents_per_s  read + pp_report_build end to end, in a
+ *                                child process, baseline the read alone
+ *   analyze_pptrace_peak_B_per_event  that child's peak RSS / event,
+ *                                baseline the model's own bytes / event
+ *                                (its event columns and annotation table:
+ *                                what any analysis of the loaded model holds)
+ *
+ * Usage: bench_pptrace [BATCHES]           (default 1000000)
+ *        bench_pptrace --child TRACE       (the analysis, run by the bench) */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze_trace.h"
+#include "pipeprof/analyze.h"
+#include "pipeprof/io.h"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void bench_line(const char *name, double v, const char *unit, const char *base_name,
+                       double base) {
+    printf("BENCH %s value=%.3f unit=%s baseline=%s:%.3f ratio=%.4f\n", name, v, unit, base_name,
+           base, base > 0 ? v / base : 0.0);
+}
+
+/* Reads TRACE, analyzes it, prints "events load_s analyze_s". */
+static int child(const char *path) {
+    pp_model *m = NULL;
+    pp_error err = {{0}};
+    double t0 = now_s();
+    if (pp_trace_read(path, &m, &err) != PP_OK)
+        trace_die(err.msg);
+    double t1 = now_s();
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.exclude_region = "warm up";
+    pp_report *r = NULL;
+    if (pp_report_build(m, &o, &r, &err) != PP_OK)
+        trace_die(err.msg);
+    double t2 = now_s();
+    printf("%zu %.6f %.6f\n", pp_model_event_count(m), t1 - t0, t2 - t1);
+    pp_report_free(r);
+    pp_model_free(m);
+    return 0;
+}
+
+/* Runs `self --child path`; fills its figures and its peak RSS in bytes. */
+static void run_child(const char *self, const char *path, size_t *events, double *load_s,
+                      double *analyze_s, double *peak_bytes) {
+    int fd[2];
+    if (pipe(fd) != 0)
+        trace_die("pipe failed");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execl(self, self, "--child", path, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    char line[200] = "";
+    FILE *f = fdopen(fd[0], "r");
+    if (!f || !fgets(line, sizeof line, f))
+        line[0] = 0;
+    if (f)
+        fclose(f);
+    int status = 0;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0 || sscanf(line, "%zu %lf %lf", events, load_s, analyze_s) != 3)
+        trace_die("the analysis child failed");
+    *peak_bytes = (double)ru.ru_maxrss * 1024.0;
+}
+
+static double file_bytes(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        trace_die("cannot stat a written trace");
+    return (double)st.st_size;
+}
+
+/* Best of 3: seconds to memcpy `bytes` (in 64 MiB pieces, cache-cold). */
+static double memcpy_s(size_t bytes) {
+    size_t piece = (size_t)64 << 20;
+    char *src = malloc(piece), *dst = malloc(piece);
+    if (!src || !dst)
+        trace_die("out of memory");
+    memset(src, 1, piece);
+    memset(dst, 2, piece);
+    double best = 1e30;
+    for (int round = 0; round < 3; round++) {
+        double t0 = now_s();
+        for (size_t done = 0; done < bytes; done += piece) {
+            size_t n = bytes - done < piece ? bytes - done : piece;
+            memcpy(dst, src, n);
+            src[done / piece % piece] ^= dst[n - 1]; /* keep each copy observable */
+        }
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    free(src);
+    free(dst);
+    return best;
+}
+
+static char bench_dir[512];
+
+static void remove_dir(void) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", bench_dir);
+    if (bench_dir[0] && system(cmd) != 0)
+        fprintf(stderr, "bench_pptrace: could not remove %s\n", bench_dir);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--child") == 0)
+        return child(argv[2]);
+    int64_t batches = argc == 2 ? atoll(argv[1]) : BATCHES;
+    if (batches <= 0)
+        trace_die("usage: bench_pptrace [BATCHES] (a positive count)");
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(bench_dir, sizeof bench_dir, "%s/bench_pptrace.XXXXXX", tmp);
+    if (!mkdtemp(bench_dir))
+        trace_die("cannot create a temporary folder");
+    atexit(remove_dir);
+    char pptrace[600], pftrace[600];
+    snprintf(pptrace, sizeof pptrace, "%s/trace.pptrace", bench_dir);
+    snprintf(pftrace, sizeof pftrace, "%s/trace.pftrace", bench_dir);
+
+    pp_model *m = trace_build_batches(batches);
+    pp_error err = {{0}};
+    if (pp_pptrace_write(m, pptrace, &err) != PP_OK || pp_perfetto_write(m, pftrace, &err) != PP_OK)
+        trace_die(err.msg);
+    size_t events = pp_model_event_count(m), nanns;
+    pp_model_annotations(m, &nanns);
+    double row_bytes = 71.0 * (double)events + 21.0 * (double)nanns;
+    double model_bytes = 71.0 * (double)events + (double)(nanns * sizeof(pp_annotation));
+    pp_model_free(m);
+    double pp_size = file_bytes(pptrace), pf_size = file_bytes(pftrace);
+    if (unlink(pftrace) != 0)
+        trace_die("cannot remove the .pftrace");
+
+    double read_s = 1e30;
+    for (int round = 0; round < 3; round++) {
+        double t0 = now_s();
+        if (pp_pptrace_read(pptrace, &m, &err) != PP_OK)
+            trace_die(err.msg);
+        double t = now_s() - t0;
+        read_s = t < read_s ? t : read_s;
+        pp_model_free(m);
+    }
+    double copy_s = memcpy_s((size_t)row_bytes);
+
+    size_t child_events = 0;
+    double load_s, analyze_s, peak;
+    run_child(argv[0], pptrace, &child_events, &load_s, &analyze_s, &peak);
+    if (child_events != events)
+        trace_die("the analysis child read a different number of events");
+
+    printf("bench_pptrace: %zu events, %zu annotations; .pptrace %.0f bytes, .pftrace %.0f bytes; "
+           "read %.3f s; analyze child: load %.3f s + analyze %.3f s, peak %.0f MB\n",
+           events, nanns, pp_size, pf_size, read_s, load_s, analyze_s, peak / 1e6);
+    bench_line("pptrace_bytes_per_event", pp_size / (double)events, "B", "pftrace",
+               pf_size / (double)events);
+    bench_line("pptrace_read_GBps", row_bytes / read_s / 1e9, "GB/s", "memcpy",
+               row_bytes / copy_s / 1e9);
+    bench_line("analyze_pptrace_Mevents_per_s", (double)events / (load_s + analyze_s) / 1e6,
+               "Mevents/s", "read_only", (double)events / load_s / 1e6);
+    bench_line("analyze_pptrace_peak_B_per_event", peak / (double)events, "B", "model",
+               model_bytes / (double)events);
+    return 0;
+}
