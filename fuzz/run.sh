@@ -33,7 +33,7 @@ sweep_seeds() {
 if [[ ! -d $seeds ]]; then
     mkdir -p "$seeds.new"
     case $name in
-    chrome_json | chrome_gz)
+    chrome_json | chrome_gz | report)
         cp "${traces[@]}" "$seeds.new/"
         [[ $name == chrome_gz ]] && for t in "${traces[@]}"; do
             gzip -c "$t" >"$seeds.new/$(basename "$t").gz"
@@ -66,12 +66,16 @@ fi
 
 # ---- the run ---------------------------------------------------------------------
 case $name in
-pptrace) dict=pptrace.dict ;;
-cli) dict=cli.dict ;;
-*) dict=json.dict ;;
+pptrace) dict=$src/fuzz/dict/pptrace.dict ;;
+cli) dict=$src/fuzz/dict/cli.dict ;;
+report) # JSON and trace keys, and what the analyzer looks for
+    dict=$work/report.dict
+    cat "$src/fuzz/dict/json.dict" "$src/fuzz/dict/report.dict" >"$dict"
+    ;;
+*) dict=$src/fuzz/dict/json.dict ;;
 esac
 args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-      -error_exitcode=1 -timeout_exitcode=1 -dict="$src/fuzz/dict/$dict"
+      -error_exitcode=1 -timeout_exitcode=1 -dict="$dict"
       -artifact_prefix="$work/artifacts/")
 [[ $name == cli ]] && args+=(-close_fd_mask=3)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}

@@ -146,6 +146,9 @@ void pp_event_init(pp_event *e);
  * the last annotated one). */
 int pp_model_add_annotation(pp_model *m, const pp_annotation *a);
 const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count);
+/* Removes every event and annotation, keeping strings, tracks, threads and
+ * meta: a writer that streams events out in batches reuses one model. */
+void pp_model_clear_events(pp_model *m);
 /* The annotations of event `i`: *first is an index into the table, *n how many. */
 void pp_model_annotations_of(const pp_model *m, size_t i, size_t *first, size_t *n);
 

@@ -1,4 +1,4 @@
-/* The contention factor (DESIGN §4): how much slower each stage ran on each
+/* The contention factor (docs/architecture.md §4): how much slower each stage ran on each
  * device inside the pipeline than alone, as mean hw_ns inside W over the
  * isolated hw_ns a sweep's lookup table gives. */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* cycles.c — cycle latency, bottleneck, completeness, end-to-end latency and
- * throughput per batch (DESIGN.md §4).
+ * throughput per batch (docs/architecture.md §4).
  *
  * A batch is complete when it has a stage time for every stage that has one
  * for any batch in W; incomplete batches keep their cycle latency, and the

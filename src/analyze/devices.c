@@ -1,5 +1,5 @@
 /* devices.c — busy, idle, utilization, hardware figures and bubbles per
- * device and per track (DESIGN.md §4).
+ * device and per track (docs/architecture.md §4).
  *
  * Busy time and bubbles clip every exec to W; per-exec figures (counts,
  * hardware sums, concurrency penalty) take the execs lying entirely inside W.

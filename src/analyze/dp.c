@@ -1,4 +1,4 @@
-/* dp.c — the breakdown of data-parallel stages (DESIGN.md §4).
+/* dp.c — the breakdown of data-parallel stages (docs/architecture.md §4).
  *
  * Per stage: partition, max device wall, merge, the formula stage time and
  * the measured partition start .. merge end; imbalance = Σ max device wall /

@@ -1,7 +1,7 @@
 /* intervals.c — unions of busy intervals and the bubbles between them.
  *
  * busy(d) is the length of the union, never the sum, of a device's exec
- * intervals: two streams running at once count once (DESIGN.md §4). */
+ * intervals: two streams running at once count once (docs/architecture.md §4). */
 #include "analyze/report.h"
 
 int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t w1,

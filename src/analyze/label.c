@@ -1,6 +1,6 @@
 /* label.c — which spans are stage instances, partitions, merges and batch
- * spans, and the labels of execs that have none (DESIGN: "Host stage spans
- * and foreign traces"; docs/analysis.md).
+ * spans, and the labels of execs that have none (docs/architecture.md §4,
+ * "Host stage spans and foreign traces"; docs/analysis.md).
  *
  * Two sources:
  *   - a span's own fields: pipeprof's partition, merge and stage spans, and

@@ -1,4 +1,4 @@
-/* ops.c — op statistics (DESIGN.md §4): level-2 op spans (layers, kernels)
+/* ops.c — op statistics (docs/architecture.md §4): level-2 op spans (layers, kernels)
  * inside W on the device tracks that have execs, as two tables sorted by
  * total real time:
  *   - per device and op name, with its type and exec type;

@@ -1,6 +1,6 @@
 /* percentiles.c — nearest-rank percentiles and the standard summary.
  *
- * Integer arithmetic only (DESIGN.md §4): the rank of quantile q (thousandths
+ * Integer arithmetic only (docs/architecture.md §4): the rank of quantile q (thousandths
  * of a percent) among n values is ceil(q * n / 100000), so p99.9 of 1000
  * values is exactly the 999th, with no floating-point rounding.
  *

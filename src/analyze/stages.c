@@ -1,4 +1,4 @@
-/* stages.c — stage time(s, b) and the per-stage table (DESIGN.md §4).
+/* stages.c — stage time(s, b) and the per-stage table (docs/architecture.md §4).
  *
  * Everything labeled with a stage and a batch inside W (execs, host execs,
  * and the partition and merge spans on host threads) is one item of its

@@ -11,6 +11,11 @@
  *   PIPEPROF_COLLECT, PIPEPROF_DEVICES, PIPEPROF_LIVE_FD: see env_live.h
  *                         (PIPEPROF_LIVE_FD alone also activates a session)
  *
+ * A .pptrace output under the drop policy is a flight recording: written
+ * while the program runs (pptrace_stream.h), so that even SIGKILL or a crash
+ * leaves all but its last moments. Other outputs, and a file the stream
+ * cannot create, are written at the end.
+ *
  * The write on a signal happens on a small watcher thread, not inside the
  * handler, so the handler stays async-signal-safe.
  *
@@ -27,6 +32,7 @@
 #include <unistd.h>
 
 #include "capture/env_live.h"
+#include "capture/pptrace_stream.h"
 #include "core/session.h"
 #include "pipeprof/io.h"
 
@@ -177,6 +183,11 @@ __attribute__((constructor)) static void env_activate(void) {
         pp_session_close(s);
         return;
     }
+    /* Nothing records into s before it is the default session, so the
+     * stream, which follows from now on, misses nothing. */
+    if (cfg.output && pp_format_from_path(cfg.output) == PP_FORMAT_PPTRACE &&
+        cfg.overflow == PP_OVERFLOW_DROP && !strchr(cfg.output, '%')) /* patterns: at stop */
+        pp_pptrace_stream_open(s, cfg.output, NULL); /* else the whole file at the end */
     pp_env_live_open(s);
     default_session = s;
     default_pid = getpid();

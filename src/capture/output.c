@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "capture/output_name.h"
+#include "capture/pptrace_stream.h"
 #include "core/error.h"
 #include "core/session.h"
 #include "pipeprof/io.h"
@@ -29,6 +30,8 @@ int pp_session_stop(pp_session *s, pp_error *err) {
     int rc = pp_session_halt(s);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "stop: the session is not recording");
+    if (pp_pptrace_stream_active(s)) /* the flight recorder wrote all but the end */
+        return pp_pptrace_stream_finish(s, err);
     const char *out = pp_session_output(s);
     if (!out)
         return PP_OK;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/grow.h"
+#include "io/chrome_arg_keys.h"
 #include "io/perfetto_writer.h"
 #include "pipeprof/io.h"
 
@@ -67,21 +68,54 @@ int pf_reserve(pf_writer *w, size_t need) {
     return PP_OK;
 }
 
+/* Whether an annotation key is written as "annotation.KEY": the keys the
+ * Chrome writer namespaces (io/chrome_arg_keys.h: its fields and keys with
+ * the prefix), so both formats name an annotation alike, and the names of
+ * this writer's own pipeline fields (FX_STAGE .. FX_RANGE_ID), which a span
+ * would otherwise carry twice. */
+static int key_collides(const char *key, size_t n) {
+    for (unsigned k = FX_STAGE; k <= FX_RANGE_ID; k++)
+        if (chrome_key_is(key, n, fixed_strings[k]))
+            return 1;
+    return chrome_key_needs_prefix(key, n);
+}
+
+/* The model's strings, the writer's fixed ones, then a slot per model
+ * string for its "annotation." twin, made for the keys that collide. */
 static int make_strings(pf_writer *w) {
-    size_t n = pp_model_string_count(w->m), total = n + FIXED_COUNT;
+    size_t n = pp_model_string_count(w->m), total = 2 * n + FIXED_COUNT, nanns;
     w->nstrings = (uint32_t)n;
-    w->text = malloc(total * sizeof *w->text);
-    w->len = malloc(total * sizeof *w->len);
+    w->text = calloc(total, sizeof *w->text);
+    w->len = calloc(total, sizeof *w->len);
     if (!w->text || !w->len)
         return PP_ENOMEM;
-    for (size_t id = 0; id < total; id++) {
+    for (size_t id = 0; id < n + FIXED_COUNT; id++) {
         w->text[id] = id < n ? pp_model_string(w->m, (uint32_t)id) : fixed_strings[id - n];
         w->len[id] = strlen(w->text[id]);
+    }
+    const pp_annotation *a = pp_model_annotations(w->m, &nanns);
+    for (size_t i = 0; i < nanns; i++) {
+        uint32_t key = a[i].key, twin = (uint32_t)(n + FIXED_COUNT + key);
+        if (w->text[twin] || !key_collides(w->text[key], w->len[key]))
+            continue;
+        char *t = malloc(ANNOTATION_PREFIX_LEN + w->len[key] + 1);
+        if (!t)
+            return PP_ENOMEM;
+        memcpy(t, ANNOTATION_PREFIX, ANNOTATION_PREFIX_LEN);
+        memcpy(t + ANNOTATION_PREFIX_LEN, w->text[key], w->len[key] + 1);
+        w->text[twin] = t;
+        w->len[twin] = ANNOTATION_PREFIX_LEN + w->len[key];
     }
     for (int t = 0; t < TABLE_COUNT; t++)
         if (!(w->interned[t] = calloc(total, 1)))
             return PP_ENOMEM;
     return PP_OK;
+}
+
+/* The string an annotation key is written as (its twin when it collides). */
+static uint32_t annotation_key(const pf_writer *w, uint32_t key) {
+    uint32_t twin = w->nstrings + (uint32_t)FIXED_COUNT + key;
+    return w->text[twin] ? twin : key;
 }
 
 static uint32_t fixed(const pf_writer *w, unsigned k) {
@@ -207,14 +241,15 @@ static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_ann
     if (c->kind[i] == PP_EV_RANGE)
         p = put_uint_annotation(w, p, fixed(w, FX_RANGE_ID), c->id[i]);
     for (; a < a_end; a++) {
+        uint32_t key = annotation_key(w, a->key);
         if (a->type == PP_VALUE_INT) {
-            p = put_int_annotation(w, p, a->key, a->v.i);
+            p = put_int_annotation(w, p, key, a->v.i);
         } else if (a->type == PP_VALUE_DOUBLE) {
             uint8_t *mark;
-            p = open_annotation(w, p, &mark, a->key);
+            p = open_annotation(w, p, &mark, key);
             p = pb_close(mark, pb_double(p, ANNOTATION_DOUBLE, a->v.d));
         } else {
-            p = put_string_annotation(w, p, a->key, a->v.s);
+            p = put_string_annotation(w, p, key, a->v.s);
         }
     }
     return p;
@@ -228,7 +263,8 @@ static int reserve_event(pf_writer *w, size_t i, const pp_annotation *a, const p
      * key and a value per annotation */
     int rc = reserve_refs(w, 9 + 2 * (size_t)(a_end - a));
     for (; a < a_end; a++)
-        need += ANNOTATION_MAX + w->len[a->key] + (a->type == PP_VALUE_STR ? w->len[a->v.s] : 0);
+        need += ANNOTATION_MAX + w->len[annotation_key(w, a->key)] +
+                (a->type == PP_VALUE_STR ? w->len[a->v.s] : 0);
     return rc ? rc : pf_reserve(w, need);
 }
 
@@ -360,6 +396,9 @@ static int check_times(const pf_writer *w, const char *path, pp_error *err) {
 
 static void free_writer(pf_writer *w) {
     free(w->buf);
+    if (w->text)
+        for (size_t id = (size_t)w->nstrings + FIXED_COUNT; id < 2 * (size_t)w->nstrings + FIXED_COUNT; id++)
+            free((void *)w->text[id]); /* the "annotation." twins made */
     free((void *)w->text);
     free(w->len);
     for (int t = 0; t < TABLE_COUNT; t++)

@@ -659,14 +659,18 @@ int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) 
     if (rc == PP_ETRUNCATED) {
         uint64_t lost = r.size > r.block_at ? r.size - r.block_at : 0;
         size_t events = pp_model_event_count(r.m);
+        /* META is written last but for END by the flight recorder */
+        const char *cut = r.seen_meta ? "" : "; no META block: a recording cut off before it "
+                          "ended (a killed program's flight recording): its last moments and its "
+                          "drop counts are not in the file";
         pp_model_meta_mut(r.m)->truncated_bytes += lost;
         if (lost)
             pp_set_error(err, rc, "%s: truncated at byte %llu: last %llu bytes (%s) could not be "
-                         "read; %zu events recovered", path, (unsigned long long)r.block_at,
-                         (unsigned long long)lost, r.lost_what, events);
+                         "read; %zu events recovered%s", path, (unsigned long long)r.block_at,
+                         (unsigned long long)lost, r.lost_what, events, cut);
         else
-            pp_set_error(err, rc, "%s: truncated at byte %llu: %s; %zu events recovered", path,
-                         (unsigned long long)r.block_at, r.lost_what, events);
+            pp_set_error(err, rc, "%s: truncated at byte %llu: %s; %zu events recovered%s", path,
+                         (unsigned long long)r.block_at, r.lost_what, events, cut);
     }
     if (rc == BLOCK_DONE || rc == PP_ETRUNCATED) {
         *out = r.m;

@@ -5,21 +5,26 @@
  * and large sequential writes. The order is: STRINGS, META, CLOCK, TRACKS, THREADS,
  * then each EVENTS block followed by the ANNOTATIONS of its events, END. That
  * way everything a block refers to lies before it, and a file cut anywhere
- * still reads back as every complete block. */
+ * still reads back as every complete block. The block encoders are shared
+ * with the flight recorder (pptrace_blocks.h), which writes the same blocks
+ * while a program records. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "io/outfile.h"
+#include "io/pptrace_blocks.h"
 #include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
 #include "pipeprof/io.h"
 
-typedef struct writer {
-    pp_outfile out;
-    unsigned char *buf; /* the block being encoded */
-    size_t len, cap;
-} writer;
+typedef pptrace_enc writer;
+
+void pptrace_enc_free(pptrace_enc *w) {
+    free(w->buf);
+    w->buf = NULL;
+    w->len = w->cap = 0;
+}
 
 /* Starts a block of `type` with a payload of `len` bytes; returns where the
  * payload goes, or NULL when out of memory. */
@@ -49,7 +54,7 @@ static void block_end(writer *w) {
     size_t covered = w->len - PPTRACE_BLOCK_TAIL_LEN;
     uLong crc = crc32(0L, w->buf, (uInt)covered);
     pptrace_put32(w->buf + covered, (uint32_t)crc);
-    pp_outfile_write(&w->out, w->buf, w->len);
+    w->sink(w->ctx, w->buf, w->len);
 }
 
 static size_t min_size(size_t a, size_t b) {
@@ -59,9 +64,10 @@ static size_t min_size(size_t a, size_t b) {
 /* Strings 1.. in id order (id 0, the empty string, is implicit), cut into
  * blocks of at most PPTRACE_ROWS_PER_BLOCK strings or about
  * PPTRACE_STRINGS_TARGET bytes. */
-static int write_strings(writer *w, const pp_model *m, const char *path, pp_error *err) {
+int pptrace_put_strings(writer *w, const pp_model *m, size_t first, const char *path,
+                        pp_error *err) {
     size_t n = pp_model_string_count(m);
-    for (size_t first = 1; first < n;) {
+    while (first < n) {
         size_t end = first, bytes = 8;
         while (end < n && end - first < PPTRACE_ROWS_PER_BLOCK && bytes < PPTRACE_STRINGS_TARGET) {
             size_t len = strlen(pp_model_string(m, (uint32_t)end));
@@ -95,7 +101,7 @@ static int write_strings(writer *w, const pp_model *m, const char *path, pp_erro
     return PP_OK;
 }
 
-static int write_meta(writer *w, const pp_model *m) {
+int pptrace_put_meta(writer *w, const pp_model *m) {
     const pp_model_meta *meta = pp_model_meta_get(m);
     unsigned char *p = block_begin(w, PPTRACE_META, PPTRACE_META_LEN);
     if (!p)
@@ -112,7 +118,7 @@ static int write_meta(writer *w, const pp_model *m) {
 
 /* The clock fields, in an optional block so that readers from before them
  * still read the file; left out when the model has none (a foreign trace). */
-static int write_clock(writer *w, const pp_model *m) {
+int pptrace_put_clock(writer *w, const pp_model *m) {
     const pp_model_meta *meta = pp_model_meta_get(m);
     if (!meta->clock && !meta->host && !meta->boot_id && !meta->alignment &&
         !meta->alignment_error_ns)
@@ -129,9 +135,9 @@ static int write_clock(writer *w, const pp_model *m) {
     return PP_OK;
 }
 
-static int write_tracks(writer *w, const pp_model *m) {
+int pptrace_put_tracks(writer *w, const pp_model *m, size_t first) {
     size_t n = pp_model_track_count(m);
-    for (size_t first = 0; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
+    for (; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
         size_t count = min_size(n - first, PPTRACE_ROWS_PER_BLOCK);
         unsigned char *p = block_begin(w, PPTRACE_TRACKS, 4 + count * PPTRACE_TRACK_ROW);
         if (!p)
@@ -155,9 +161,9 @@ static int write_tracks(writer *w, const pp_model *m) {
     return PP_OK;
 }
 
-static int write_threads(writer *w, const pp_model *m) {
+int pptrace_put_threads(writer *w, const pp_model *m, size_t first) {
     size_t n = pp_model_thread_count(m);
-    for (size_t first = 0; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
+    for (; first < n; first += PPTRACE_ROWS_PER_BLOCK) {
         size_t count = min_size(n - first, PPTRACE_ROWS_PER_BLOCK);
         unsigned char *p = block_begin(w, PPTRACE_THREADS, 4 + count * PPTRACE_THREAD_ROW);
         if (!p)
@@ -186,22 +192,23 @@ static int write_event_block(writer *w, const pp_event_columns *c, size_t first,
     return PP_OK;
 }
 
-/* ANNOTATIONS blocks for the table rows [*next, end). */
-static int write_annotations(writer *w, const pp_annotation *a, size_t *next, size_t end) {
+/* ANNOTATIONS blocks for the table rows [*next, end), their events
+ * numbered from `base`. */
+static int write_annotations(writer *w, const pp_annotation *a, size_t *next, size_t end,
+                             uint64_t base) {
     while (*next < end) {
         size_t count = min_size(end - *next, PPTRACE_ROWS_PER_BLOCK);
         unsigned char *p = block_begin(w, PPTRACE_ANNOTATIONS, PPTRACE_V2_ANNOTATIONS_MAX(count));
         if (!p)
             return PP_ENOMEM;
-        block_shrink(w, pptrace_annotations_encode(a + *next, count, 0, p));
+        block_shrink(w, pptrace_annotations_encode(a + *next, count, base, p));
         block_end(w);
         *next += count;
     }
     return PP_OK;
 }
 
-/* Every EVENTS block, each followed by the annotations of its events. */
-static int write_events(writer *w, const pp_model *m) {
+int pptrace_put_events(writer *w, const pp_model *m, uint64_t event_base) {
     pp_event_columns c;
     size_t nanns, next_ann = 0;
     const pp_annotation *anns = pp_model_annotations(m, &nanns);
@@ -212,41 +219,52 @@ static int write_events(writer *w, const pp_model *m) {
             ann_end++;
         int rc = write_event_block(w, &c, first, n);
         if (rc == PP_OK)
-            rc = write_annotations(w, anns, &next_ann, ann_end);
+            rc = write_annotations(w, anns, &next_ann, ann_end, event_base);
         if (rc)
             return rc;
     }
     return PP_OK;
 }
 
-static int write_end(writer *w, const pp_model *m) {
-    size_t nanns;
-    pp_model_annotations(m, &nanns);
+int pptrace_put_end(writer *w, const pptrace_totals *t) {
     unsigned char *p = block_begin(w, PPTRACE_END, PPTRACE_END_LEN);
     if (!p)
         return PP_ENOMEM;
-    pptrace_put64(p, pp_model_string_count(m));
-    pptrace_put64(p + 8, pp_model_track_count(m));
-    pptrace_put64(p + 16, pp_model_thread_count(m));
-    pptrace_put64(p + 24, pp_model_event_count(m));
-    pptrace_put64(p + 32, nanns);
+    pptrace_put64(p, t->strings);
+    pptrace_put64(p + 8, t->tracks);
+    pptrace_put64(p + 16, t->threads);
+    pptrace_put64(p + 24, t->events);
+    pptrace_put64(p + 32, t->annotations);
     block_end(w);
     return PP_OK;
 }
 
-static int write_all(writer *w, const pp_model *m, const char *path, pp_error *err) {
+void pptrace_put_header(writer *w) {
     unsigned char header[PPTRACE_HEADER_LEN];
     memcpy(header, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN);
     pptrace_put32(header + 8, PPTRACE_VERSION);
     pptrace_put32(header + 12, 0); /* flags: none defined */
-    pp_outfile_write(&w->out, header, sizeof header);
-    int rc = write_strings(w, m, path, err);
+    w->sink(w->ctx, header, sizeof header);
+}
+
+static int write_all(writer *w, const pp_model *m, const char *path, pp_error *err) {
+    size_t nanns;
+    pp_model_annotations(m, &nanns);
+    pptrace_totals totals = {pp_model_string_count(m), pp_model_track_count(m),
+                             pp_model_thread_count(m), pp_model_event_count(m), nanns};
+    pptrace_put_header(w);
+    int rc = pptrace_put_strings(w, m, 1, path, err);
     if (rc)
         return rc;
-    if ((rc = write_meta(w, m)) || (rc = write_clock(w, m)) || (rc = write_tracks(w, m)) || (rc = write_threads(w, m)) ||
-        (rc = write_events(w, m)) || (rc = write_end(w, m)))
+    if ((rc = pptrace_put_meta(w, m)) || (rc = pptrace_put_clock(w, m)) ||
+        (rc = pptrace_put_tracks(w, m, 0)) || (rc = pptrace_put_threads(w, m, 0)) ||
+        (rc = pptrace_put_events(w, m, 0)) || (rc = pptrace_put_end(w, &totals)))
         return pp_set_error(err, rc, "%s: out of memory", path);
     return PP_OK;
+}
+
+static void to_outfile(void *ctx, const void *data, size_t len) {
+    pp_outfile_write(ctx, data, len);
 }
 
 int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
@@ -259,15 +277,16 @@ int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
     if (pp_model_meta_get(m)->alignment_error_ns < -1)
         return pp_set_error(err, PP_EINVAL, "%s: alignment error %lld ns is below -1 (not known)",
                             path, (long long)pp_model_meta_get(m)->alignment_error_ns);
-    writer w = {0};
-    int rc = pp_outfile_open(&w.out, path, err);
+    pp_outfile out;
+    int rc = pp_outfile_open(&out, path, err);
     if (rc)
         return rc;
+    writer w = {.sink = to_outfile, .ctx = &out};
     rc = write_all(&w, m, path, err);
-    free(w.buf);
+    pptrace_enc_free(&w);
     if (rc) {
-        pp_outfile_abort(&w.out);
+        pp_outfile_abort(&out);
         return rc;
     }
-    return pp_outfile_commit(&w.out, err);
+    return pp_outfile_commit(&out, err);
 }

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock_id.h"
 #include "core/grow.h"
 #include "core/record.h"
+#include "model/record_event.h"
 #include "pipeprof/model.h"
 
 typedef struct range_info {
@@ -39,8 +39,7 @@ typedef struct builder {
     uint32_t regions_track;
     uint32_t *lane_tracks;
     size_t nlanes;
-    uint32_t *name_map;   /* pp_str -> model string id, 0 = not yet mapped */
-    size_t name_cap;
+    pp_name_map names;
     uint32_t thread_index;
     int have_event;       /* an event of the current thread can take annotations */
     uint64_t unmatched;
@@ -52,29 +51,10 @@ typedef struct builder {
 
 /* Maps a process-wide name id to this model's id. */
 static uint32_t map_name(builder *b, pp_str id) {
-    if (id == 0)
-        return 0;
-    if (id >= b->name_cap) {
-        size_t cap = b->name_cap ? b->name_cap : 256;
-        while (cap <= id)
-            cap *= 2;
-        uint32_t *p = realloc(b->name_map, cap * sizeof *p);
-        if (!p) {
-            b->rc = PP_ENOMEM;
-            return 0;
-        }
-        memset(p + b->name_cap, 0, (cap - b->name_cap) * sizeof *p);
-        b->name_map = p;
-        b->name_cap = cap;
-    }
-    if (!b->name_map[id]) {
-        const char *text = pp_str_text(id);
-        uint32_t mid = 0;
-        if (pp_model_intern(b->m, text, strlen(text), &mid) != PP_OK)
-            b->rc = PP_ENOMEM;
-        b->name_map[id] = mid;
-    }
-    return b->name_map[id];
+    uint32_t mid;
+    if (pp_name_map_get(&b->names, b->m, id, &mid) != PP_OK)
+        b->rc = PP_ENOMEM;
+    return mid;
 }
 
 static uint32_t intern(builder *b, const char *text) {
@@ -193,15 +173,11 @@ static void add_tracks(builder *b, pp_session *s) {
     b->regions_track = UINT32_MAX;
     for (size_t i = 0; i < n; i++) {
         pp_track_info t;
-        pp_track_info_init(&t);
-        t.kind = defs[i].kind;
-        t.flags = defs[i].flags;
+        pp_track_info_from_def(&defs[i], &t);
         t.name = map_name(b, defs[i].name);
         t.device = map_name(b, defs[i].device);
         t.process = t.kind == PP_TRACK_KIND_DEVICE ? t.device : process;
-        t.stream = defs[i].stream;
         t.pid = pp_session_pid(s);
-        t.tid = defs[i].tid;
         t.sort_index = (int32_t)i;
         add_track(b, &t, &b->track_map[i]);
         if (t.kind == PP_TRACK_KIND_REGIONS)
@@ -244,17 +220,11 @@ static void add_annotation(builder *b, const pp_record *r) {
     size_t n = pp_model_event_count(b->m);
     if (!b->have_event || n == 0 || b->rc != PP_OK)
         return; /* its event was dropped or overwritten: counted there */
-    pp_annotation a = {.event = n - 1, .key = map_name(b, r->name)};
-    if (r->kind == PP_REC_ARG_INT) {
-        a.type = PP_VALUE_INT;
-        a.v.i = r->u.ival;
-    } else if (r->kind == PP_REC_ARG_DOUBLE) {
-        a.type = PP_VALUE_DOUBLE;
-        a.v.d = r->u.value;
-    } else {
-        a.type = PP_VALUE_STR;
-        a.v.s = map_name(b, r->stage);
-    }
+    pp_annotation a;
+    pp_annotation_from_record(r, n - 1, &a);
+    a.key = map_name(b, a.key);
+    if (a.type == PP_VALUE_STR)
+        a.v.s = map_name(b, a.v.s);
     if (b->rc == PP_OK && pp_model_add_annotation(b->m, &a) != PP_OK)
         b->rc = PP_ENOMEM;
 }
@@ -289,30 +259,10 @@ static void emit_record(builder *b, const pp_record *r) {
         b->unmatched++;
         return;
     }
-    e.track = b->track_map[r->track];
-    switch (r->kind) {
-    case PP_REC_SPAN:
-        e.kind = PP_EV_SPAN;
-        e.dur_ns = r->dur_ns;
-        e.batch = r->batch;
-        e.hw_ns = r->hw_ns;
-        e.xfer_ns = r->xfer_ns;
-        e.stage = map_name(b, r->stage);
-        e.role = r->role;
-        break;
-    case PP_REC_INSTANT:
-        e.kind = PP_EV_INSTANT;
-        break;
-    case PP_REC_COUNTER:
-        e.kind = PP_EV_COUNTER;
-        e.value = r->u.value;
-        break;
-    default: /* PP_REC_FLOW */
-        e.kind = PP_EV_FLOW;
-        e.id = r->u.id;
-        e.phase = r->phase;
-        break;
-    }
+    pp_event_from_record(r, &e);
+    e.name = map_name(b, e.name);
+    e.stage = map_name(b, e.stage);
+    e.track = b->track_map[e.track];
     add_event(b, &e);
 }
 
@@ -344,11 +294,8 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
     pp_model_meta *meta = pp_model_meta_mut(b.m);
     meta->level = pp_session_level(s);
     meta->process_name = intern(&b, pp_session_process_name(s));
-    char host[256], boot_id[64];
-    pp_clock_identity(host, sizeof host, boot_id, sizeof boot_id);
-    meta->clock = intern(&b, PP_CLOCK_NAME);
-    meta->host = intern(&b, host);
-    meta->boot_id = intern(&b, boot_id);
+    if (pp_model_meta_set_clock(b.m) != PP_OK)
+        b.rc = PP_ENOMEM;
     b.live = pp_session_recording(s);
     rc = pp_session_visit_records(s, collect_ranges, &b);
     if (rc == PP_OK)
@@ -366,7 +313,7 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
     free(b.end_ids);
     free(b.track_map);
     free(b.lane_tracks);
-    free(b.name_map);
+    pp_name_map_free(&b.names);
     free(b.seen);
     if (rc != PP_OK) {
         pp_model_free(b.m);

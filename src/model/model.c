@@ -208,6 +208,11 @@ int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
     return PP_OK;
 }
 
+void pp_model_clear_events(pp_model *m) {
+    m->ev.count = 0;
+    m->nanns = 0;
+}
+
 const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
     /* Never NULL, so that callers may compute `annotations + count` (NULL + 0
      * is undefined behaviour in C) for a model without any. */

@@ -1,4 +1,4 @@
-/* Stage times, cycles and the data-parallel breakdown (DESIGN.md §4). */
+/* Stage times, cycles and the data-parallel breakdown (docs/architecture.md §4). */
 #include "builder.h"
 
 /* embed, batch 0: partition 100, CPU wall 500, NPU wall 1000, merge 50.

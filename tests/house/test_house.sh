@@ -10,6 +10,11 @@ check "docs/architecture.md exists" test -s docs/architecture.md
 cited=$(grep -rIl 'shared/DESIGN' src include bench cmake docs examples python tests CMakeLists.txt README.md \
         --exclude-dir=build --exclude-dir=__pycache__ 2>/dev/null | grep -v '^tests/house/')
 check "no file cites ../shared/DESIGN.md${cited:+ (cited by: $cited)}" test -z "$cited"
+# nor the page by its name alone ("DESIGN.md §4"): sections are cited as
+# docs/architecture.md §N
+cited=$(grep -rIlE '\bDESIGN(\.md)?\b' src include bench cmake examples python tests fuzz CMakeLists.txt \
+        --exclude-dir=build --exclude-dir=__pycache__ 2>/dev/null | grep -v '^tests/house/')
+check "no code cites DESIGN.md by name${cited:+ (cited by: $cited)}" test -z "$cited"
 
 # tests/io/perfetto_check.py compiles its proto into a temporary folder that
 # it removes: run with TMPDIR on an empty folder, the folder stays empty.

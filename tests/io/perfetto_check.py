@@ -139,6 +139,8 @@ class Decoded:
                 key = tables["debug_annotation_names"].get(a.name_iid)
                 if key is None:
                     fail(f"{where}: annotation name iid {a.name_iid} is not interned")
+                if key in args:
+                    fail(f"{where}: annotation {key!r} twice on one event")
                 if (a.WhichOneof("value") == "string_value_iid" and
                         a.string_value_iid not in tables["debug_annotation_string_values"]):
                     fail(f"{where}: string value iid {a.string_value_iid} is not interned")

@@ -178,6 +178,33 @@ static void test_slices_and_annotations(void) {
     pp_model_free(m);
 }
 
+/* Annotations named like a slice's own fields (batch, stage, hw_ns, role,
+ * transfer_ns, region_id, range_id), like the Chrome writer's (batch_id) or
+ * carrying the prefix are written as "annotation.KEY", as in Chrome JSON:
+ * once a span with an annotation "batch" carried "batch" twice. The
+ * checker fails on a name twice on one event. */
+static void test_annotation_keys_apart_from_fields(void) {
+    static const char *const keys[] = {"batch", "batch_id", "stage", "hw_ns", "role", "transfer_ns",
+                                       "region_id", "range_id", "annotation.x", "plain"};
+    pp_model *m = b_model();
+    uint32_t gpu = b_device(m, "GPU.0", 0, 0);
+    b_exec(m, gpu, "S", 3, 1000, 2000, 400, 50);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        annotate(m, keys[k], PP_VALUE_INT, 100 + (int64_t)k, 0, NULL);
+    char pf[1024];
+    pp_error err = {{0}};
+    snprintf(pf, sizeof pf, "%s.pftrace", pp_test_path("keys"));
+    EXPECT_EQ_I64(pp_perfetto_write(m, pf, &err), PP_OK);
+    char *dump = check(pf, NULL, 1);
+    EXPECT_CONTAINS(dump, "slice track=\"stream 0\" ts=1000 dur=1000 name=\"infer\" annotation.annotation.x=108 "
+                          "annotation.batch=100 annotation.batch_id=101 annotation.hw_ns=103 "
+                          "annotation.range_id=107 annotation.region_id=106 annotation.role=104 "
+                          "annotation.stage=102 annotation.transfer_ns=105 batch=3 hw_ns=400 "
+                          "plain=109 role=\"exec\" stage=\"S\" transfer_ns=50\n");
+    free(dump);
+    pp_model_free(m);
+}
+
 /* A batch's flow links its steps across tracks and ends on the last; every
  * counter sample is on its counter track; metadata and drops are there. */
 static void test_flows_counters_and_metadata(void) {
@@ -342,6 +369,7 @@ int main(void) {
     RUN(test_errors_leave_no_file);
     RUN(test_tracks_and_hierarchy);
     RUN(test_slices_and_annotations);
+    RUN(test_annotation_keys_apart_from_fields);
     RUN(test_flows_counters_and_metadata);
     RUN(test_nesting_at_one_start);
     RUN(test_long_strings_and_empty_model);
