@@ -187,8 +187,8 @@ static const char *const part_names[] = {"submit time (host call until the devic
                                          "queue wait", "completion time (device end to host)",
                                          "not device time (the backend cannot split it)"};
 static const char *const part_advice[] = {
-    "handing a request to the device (driver call, launch, thread wake-up) is slow; more work "
-    "per request amortizes it",
+    ("handing a request to the device (driver call, launch, thread wake-up) is slow; more work "
+     "per request amortizes it"),
     "requests queue behind each other; more requests in flight will not help",
     "the host sees results late; look at the thread that waits for them",
     "a backend with device timestamps (opencl) can say where it goes"};
