@@ -85,6 +85,12 @@ static int env_config(pp_session_config *cfg) {
         }
         cfg->max_records = n;
     }
+    /* core/clock.c reads it at the first pp_now; a value it does not know
+     * would silently mean clock_gettime there, so the recording refuses it */
+    if ((v = getenv("PIPEPROF_CLOCK")) && *v && strcmp(v, "tsc") && strcmp(v, "monotonic")) {
+        env_complain("PIPEPROF_CLOCK", v, "must be tsc or monotonic");
+        return -1;
+    }
     if ((v = getenv("PIPEPROF_OVERFLOW")) && *v) {
         if (strcmp(v, "drop") == 0)
             cfg->overflow = PP_OVERFLOW_DROP;

@@ -49,6 +49,12 @@ static void test_bad_env_is_reported(void) {
     EXPECT_EQ_I64(rc, 3);
     EXPECT_CONTAINS(out, "PIPEPROF_OUTPUT=trace.txt: the file must end in .pptrace, .json or .pftrace");
     free(out);
+    snprintf(cmd, sizeof cmd, "PIPEPROF_OUTPUT=%s PIPEPROF_CLOCK=rdtsc /proc/%d/exe child 10 -1",
+             path, (int)getpid());
+    rc = pp_test_run(cmd, &out);
+    EXPECT_EQ_I64(rc, 3);
+    EXPECT_CONTAINS(out, "PIPEPROF_CLOCK=rdtsc: must be tsc or monotonic; not recording");
+    free(out);
     EXPECT(access(path, F_OK) != 0);
 }
 
