@@ -454,9 +454,16 @@ static int record_summary(const char *cmd, const char *path) {
     }
     const pp_model_meta *meta = pp_model_meta_get(m);
     size_t threads = pp_model_thread_count(m);
-    fprintf(stderr, "pipeprof: %s: wrote %s: %zu events from %zu thread%s, %" PRIu64 " dropped records%s\n",
-            cmd, path, pp_model_event_count(m), threads, threads == 1 ? "" : "s", meta->dropped_records,
-            meta->dropped_records ? " (raise --max-records, or --overflow ring keeps the newest)" : "");
+    char dropped[128];
+    /* a file cut off before its META block cannot say how many were dropped */
+    if (rc == PP_ETRUNCATED)
+        snprintf(dropped, sizeof dropped, "dropped records not known (the file was cut off)");
+    else
+        snprintf(dropped, sizeof dropped, "%" PRIu64 " dropped records%s", meta->dropped_records,
+                 meta->dropped_records ? " (raise --max-records, or --overflow ring keeps the newest)"
+                                       : "");
+    fprintf(stderr, "pipeprof: %s: wrote %s: %zu events from %zu thread%s, %s\n", cmd, path,
+            pp_model_event_count(m), threads, threads == 1 ? "" : "s", dropped);
     if (rc == PP_ETRUNCATED)
         cli_error("record: warning: %s", err.msg);
     pp_model_free(m);

@@ -138,6 +138,18 @@ run "$P" record -o basic.pptrace --level 0 -- "$basic"
 expect "record of record_basic writes a .pptrace" 0 "wrote basic.pptrace:"
 check "the .pptrace starts with its magic" test "$(head -c 7 basic.pptrace)" = PPTRACE
 
+# A program killed with SIGKILL leaves what the flight recorder wrote: the
+# summary says the file was cut off, and does not claim 0 dropped records.
+envchild=$PP_BINARY_DIR/tests/capture_test_env
+if [[ -x $envchild ]]; then
+    run "$P" record -o cut.pptrace -- sh -c '"$0" child -1 -1 & c=$!; sleep 1; kill -KILL $c; wait $c' "$envchild"
+    expect "record of a program killed by SIGKILL" 137 "wrote cut.pptrace:" \
+        "dropped records not known (the file was cut off)" "no META block"
+    check "the cut summary claims no count of drops" test -z "$(grep -E '[0-9]+ dropped records' <<<"$out")"
+else
+    skip_part "record of a killed program: $envchild is not built"
+fi
+
 # A budget of 10 records is spent in the first batches: drops are counted
 # and said, in the summary and in the file.
 run "$P" record -o small.json --max-records 10 -- "$basic"
