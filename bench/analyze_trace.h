@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "pipeprof/analyze.h"
+#include "pipeprof/io.h"
 #include "pipeprof/model.h"
 
 #define BATCHES 1000000
@@ -27,6 +30,31 @@
 static void trace_die(const char *what) {
     fprintf(stderr, "bench_analyze: %s\n", what);
     exit(1);
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* What both benches time in their child: reading the trace at `path` into
+ * *m, then analyzing it after the "warm up" region; the two times in s. */
+static pp_report *trace_read_and_analyze(const char *path, pp_model **m, double *read_s,
+                                         double *analyze_s) {
+    pp_error err = {{0}};
+    double t0 = now_s();
+    if (pp_trace_read(path, m, &err) != PP_OK)
+        trace_die(err.msg);
+    double t1 = now_s();
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.exclude_region = "warm up";
+    pp_report *r = NULL;
+    if (pp_report_build(*m, &o, &r, &err) != PP_OK)
+        trace_die(err.msg);
+    *read_s = t1 - t0, *analyze_s = now_s() - t1;
+    return r;
 }
 
 static uint32_t trace_str(pp_model *m, const char *text) {

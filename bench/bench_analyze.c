@@ -98,12 +98,6 @@ static void trace_write_columns(const pp_model *m, const char *dir) {
     fclose(f);
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void put_summary(FILE *out, const pp_summary *s) {
     fprintf(out, " n=%llu min=%lld mean=%lld p50=%lld p90=%lld p95=%lld p97=%lld p99=%lld "
                  "p999=%lld max=%lld total=%lld",
@@ -252,20 +246,10 @@ static void put_figures(const pp_report *r, FILE *out) {
 
 static int child(const char *path) {
     pp_model *m = NULL;
-    pp_error err = {{0}};
-    double t0 = now_s();
-    if (pp_trace_read(path, &m, &err) != PP_OK)
-        trace_die(err.msg);
-    double t1 = now_s();
-    pp_analyze_options o;
-    pp_analyze_options_init(&o);
-    o.exclude_region = "warm up";
-    pp_report *r = NULL;
-    if (pp_report_build(m, &o, &r, &err) != PP_OK)
-        trace_die(err.msg);
-    double t2 = now_s();
+    double read_s, analyze_s;
+    pp_report *r = trace_read_and_analyze(path, &m, &read_s, &analyze_s);
     put_figures(r, stdout);
-    printf("TIME load=%.3f analyze=%.3f\n", t1 - t0, t2 - t1);
+    printf("TIME load=%.3f analyze=%.3f\n", read_s, analyze_s);
     pp_report_free(r);
     pp_model_free(m);
     return 0;

@@ -35,12 +35,6 @@
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void bench_line(const char *name, double v, const char *unit, const char *base_name,
                        double base) {
     printf("BENCH %s value=%.3f unit=%s baseline=%s:%.3f ratio=%.4f\n", name, v, unit, base_name,
@@ -50,19 +44,9 @@ static void bench_line(const char *name, double v, const char *unit, const char 
 /* Reads TRACE, analyzes it, prints "events load_s analyze_s". */
 static int child(const char *path) {
     pp_model *m = NULL;
-    pp_error err = {{0}};
-    double t0 = now_s();
-    if (pp_trace_read(path, &m, &err) != PP_OK)
-        trace_die(err.msg);
-    double t1 = now_s();
-    pp_analyze_options o;
-    pp_analyze_options_init(&o);
-    o.exclude_region = "warm up";
-    pp_report *r = NULL;
-    if (pp_report_build(m, &o, &r, &err) != PP_OK)
-        trace_die(err.msg);
-    double t2 = now_s();
-    printf("%zu %.6f %.6f\n", pp_model_event_count(m), t1 - t0, t2 - t1);
+    double read_s, analyze_s;
+    pp_report *r = trace_read_and_analyze(path, &m, &read_s, &analyze_s);
+    printf("%zu %.6f %.6f\n", pp_model_event_count(m), read_s, analyze_s);
     pp_report_free(r);
     pp_model_free(m);
     return 0;
