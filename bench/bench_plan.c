@@ -114,6 +114,13 @@ static void bench_verify(const char *dir, const char *pipeline) {
                 printf("+%s@%.1f", st->devices[1], st->split[0]);
         }
         printf("  error %+.1f%%\n", error);
+        printf("#   bottleneck %s; stage ms predicted/measured:",
+               plans[k].bottleneck_stage >= 0 ? plans[k].stages[plans[k].bottleneck_stage].stage
+                                              : plans[k].bottleneck_device);
+        for (int s = 0; s < plans[k].nstages; s++)
+            printf(" %s %.3f/%.3f", plans[k].stages[s].stage,
+                   (double)plans[k].stages[s].time_ns / 1e6, (double)m.stage_ns[s] / 1e6);
+        printf("\n");
         printf("BENCH plan_verify_%zu value=%.4f unit=ms baseline=predicted:%.4f ratio=%.3f\n",
                k + 1, meas, pred, pred / meas);
     }

@@ -47,6 +47,7 @@ typedef struct option {
     pp_plan_stage st;
     int dev[PP_PLAN_MAX_DP]; /* device indices */
     double busy[PP_PLAN_MAX_DP];
+    double sd[PP_PLAN_MAX_DP];    /* spread of each device's wall (sw_estimate.sd_ns) */
     int64_t rows[PP_PLAN_MAX_DP]; /* the batch rows each device gets */
 } option;
 
@@ -130,7 +131,7 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
         op->st.time_ns = op->st.device_ns[0] = llround(e.wall_ns);
         op->st.interpolated = e.interpolated, op->st.extrapolated = e.extrapolated;
         op->dev[0] = (int)d, op->dev[1] = -1;
-        op->busy[0] = e.busy_ns;
+        op->busy[0] = e.busy_ns, op->sd[0] = e.sd_ns;
         op->rows[0] = w.nodes;
     }
     double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
@@ -163,6 +164,7 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
                 op->st.extrapolated = ea.extrapolated || eb.extrapolated;
                 op->dev[0] = (int)a, op->dev[1] = (int)b;
                 op->busy[0] = ea.busy_ns, op->busy[1] = eb.busy_ns;
+                op->sd[0] = ea.sd_ns, op->sd[1] = eb.sd_ns;
                 op->rows[0] = wa.nodes, op->rows[1] = wb.nodes;
             }
         }
@@ -219,12 +221,15 @@ static int before(int64_t cycle, int64_t work, const pp_plan *p) {
 
 /* A complete plan with the slowdowns of devices that share hardware. */
 typedef struct evaluation {
-    int64_t cycle, work;
+    int64_t cycle, work; /* of mean times: the bounds the search prunes and folds by */
+    int64_t expected_cycle, expected_work; /* with each part's spread (expect()) */
+    double resources; /* the largest of the devices' busy and the host cores */
     int stage, device; /* what attains the cycle: a stage (upstream on ties), else a device */
     int uncalibrated;  /* two of its devices share hardware the table has no co-run for */
     double cores;      /* busy time alone on devices sharing the host's cores */
     double slowdown[PP_PIPELINE_MAX_STAGES][PP_PLAN_MAX_DP];
     int64_t time[PP_PIPELINE_MAX_STAGES]; /* stage times, slowed down */
+    int64_t expected_time[PP_PIPELINE_MAX_STAGES]; /* and with their parts' spread */
 } evaluation;
 
 /* How much part k of stage s slows down in plan `choice`: the largest
@@ -278,9 +283,12 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
         if ((double)ev->time[s] > worst)
             worst = (double)ev->time[s], ev->stage = s;
     }
-    for (size_t d = 0; d < S->ndevices; d++)
+    ev->resources = 0.0;
+    for (size_t d = 0; d < S->ndevices; d++) {
+        ev->resources = fmax(ev->resources, busy[d]);
         if (busy[d] > worst)
             worst = busy[d], ev->device = (int)d, ev->stage = -1;
+    }
     /* Devices sharing the host's cores take turns on them, and so do the
      * host copies of data-parallel stages: their summed time alone bounds
      * the cycle like one device's (alone: the slowdowns are what sharing
@@ -291,9 +299,40 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
         const option *op = &S->opts[s][choice[s]];
         cores += (double)(op->st.partition_ns + op->st.merge_ns);
     }
+    ev->resources = used ? fmax(ev->resources, cores) : ev->resources;
     if (used && cores > worst)
         worst = cores, ev->stage = -1, ev->device = CORES;
     ev->cycle = llround(worst);
+}
+
+/* The expected figures of an evaluated plan. A batch's cycle latency is
+ * the largest of its stage times (docs/architecture.md §4), and a stage's
+ * time the largest of its parts (a data-parallel stage: partition + device
+ * + merge per device), so the mean cycle is the expected largest of every
+ * part: above the largest mean when the parts vary from run to run (the
+ * sweep's quartiles), taken as independent and normal. The devices' busy
+ * time and the host cores bound it from below as they bound the cycle. */
+static void expect(const search *S, const int *choice, evaluation *ev) {
+    double mean[PP_PIPELINE_MAX_STAGES * PP_PLAN_MAX_DP], sd[PP_PIPELINE_MAX_STAGES * PP_PLAN_MAX_DP];
+    size_t n = 0;
+    ev->expected_work = 0;
+    for (int s = 0; s < S->nstages; s++) {
+        const option *op = &S->opts[s][choice[s]];
+        double copies = op->st.ndevices > 1 ? (double)(op->st.partition_ns + op->st.merge_ns) : 0.0;
+        for (int k = 0; k < op->st.ndevices; k++) {
+            double f = ev->slowdown[s][k];
+            mean[n + (size_t)k] = copies + (double)op->st.device_ns[k] * f;
+            sd[n + (size_t)k] = op->sd[k] * f;
+        }
+        /* never below the mean estimate, which the integration can miss by
+         * its rounding when nothing varies much */
+        double t = fmax((double)ev->time[s], sw_expected_max(mean + n, sd + n, (size_t)op->st.ndevices));
+        ev->expected_time[s] = llround(t);
+        ev->expected_work += ev->expected_time[s];
+        n += (size_t)op->st.ndevices;
+    }
+    double parts = sw_expected_max(mean, sd, n);
+    ev->expected_cycle = llround(fmax((double)ev->cycle, fmax(parts, ev->resources)));
 }
 
 static int64_t cycle_for(const search *S, const int *choice, double *busy) {
@@ -307,7 +346,7 @@ static int stage_is_free(const search *S, size_t k, int s, int i) {
     int choice[PP_PIPELINE_MAX_STAGES];
     memcpy(choice, S->best_choice[k], sizeof choice);
     choice[s] = i;
-    return cycle_for(S, choice, S->scratch) == S->best[k].cycle_ns;
+    return cycle_for(S, choice, S->scratch) == S->best[k].mean_cycle_ns;
 }
 
 /* Whether the complete plan in S->choice and kept plan k are held to the
@@ -337,13 +376,13 @@ static int same_binding(const search *S, size_t k, int stage, int device) {
 }
 
 /* The kept plan that the complete plan in S->choice is a variant of: the
- * same cycle, and either the same binding or every stage where the two
+ * same mean cycle, and either the same binding or every stage where the two
  * differ free in the kept plan (run its way there, the kept plan's cycle
  * stays); nbest when none. *diff gets the stages where they differ. */
 static size_t variant_of(const search *S, int64_t cycle, int stage, int device,
                          unsigned *diff) {
     for (size_t k = 0; k < S->nbest; k++) {
-        if (S->best[k].cycle_ns != cycle)
+        if (S->best[k].mean_cycle_ns != cycle)
             continue;
         *diff = 0;
         for (int s = 0; s < S->nstages; s++)
@@ -363,14 +402,16 @@ static void keep(search *S) {
     evaluation ev;
     S->evaluated++;
     evaluate(S, S->choice, S->scratch, &ev);
-    int64_t ns = ev.cycle, work = ev.work;
     int stage = ev.stage, device = ev.device;
-    if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
+    /* the figures of mean times bound the expected ones from below */
+    if (S->nbest == (size_t)S->top && !before(ev.cycle, ev.work, &S->best[S->nbest - 1]))
         return;
+    expect(S, S->choice, &ev);
+    int64_t ns = ev.expected_cycle, work = ev.expected_work;
     /* a variant of a kept plan is folded into it: it replaces it only when it
-     * does less work, and the stages where they differ are marked */
+     * ranks before it, and the stages where they differ are marked */
     unsigned diff = 0, varied = 0;
-    size_t at = variant_of(S, ns, stage, device, &diff);
+    size_t at = variant_of(S, ev.cycle, stage, device, &diff);
     if (at < S->nbest) {
         S->best_varied[at] |= diff;
         if (!before(ns, work, &S->best[at]))
@@ -395,7 +436,7 @@ static void keep(search *S) {
         *st = S->opts[s][S->choice[s]].st;
         snprintf(st->stage, sizeof st->stage, "%s", S->names[s]);
         pl->extrapolated |= st->extrapolated;
-        st->time_ns = ev.time[s];
+        st->time_ns = ev.expected_time[s];
         for (int k = 0; k < st->ndevices; k++) {
             st->slowdown[k] = ev.slowdown[s][k];
             st->device_ns[k] = llround((double)st->device_ns[k] * ev.slowdown[s][k]);
@@ -403,6 +444,7 @@ static void keep(search *S) {
     }
     pl->uncalibrated_sharing = ev.uncalibrated;
     pl->cycle_ns = ns;
+    pl->mean_cycle_ns = ev.cycle;
     pl->work_ns = work;
     pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
     pl->bottleneck_stage = stage;
