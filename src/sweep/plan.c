@@ -16,18 +16,22 @@
  *   cores                 = sum of busy over the devices sharing the host's
  *                           cores, plus the host copies, when the plan uses
  *                           any of them (the table's "shared")
- *   cycle latency         = max(max over stages of time, max over devices of
- *                           busy, cores), and throughput = 1 / cycle latency;
+ *   mean cycle            = max(max over stages of time, max over devices of
+ *                           busy, cores);
+ *   cycle latency         = the same with the expected largest stage time of
+ *                           a batch in place of the largest mean (expect()),
+ *                           and throughput = 1 / cycle latency;
  *   stages on devices sharing hardware are slowed by the co-run slowdowns.
  * Plans of equal cycle rank by the sum of their stage times (less work
- * first). A plan of the same cycle as a better one, held to it by the same
+ * first). A plan of the same mean cycle as a better one, held to it by the same
  * bottleneck run the same way, or differing from it only in stages that
  * are free there (each run the other plan's way, the better plan's cycle
  * stays), is not listed: it is folded into the better plan, which marks
  * the stages where they differ and says how many other ways each of its
- * stages has that keep its cycle. The cycle and the sum only grow as
- * stages are added, so a depth-first search that drops every partial plan already ranking after
- * the k-th best finds the exact best k. */
+ * stages has that keep its mean cycle. The cycle and the sum only grow as
+ * stages are added, and the mean-time figures bound the expected ones from
+ * below, so a depth-first search that drops every partial plan already
+ * ranking after the k-th best finds the exact best k. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
