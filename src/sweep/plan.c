@@ -61,7 +61,10 @@ typedef struct search {
     unsigned *best_varied; /* per kept plan: stages where plans folded into it differ */
     double *scratch; /* per device: cycle_for's sums */
     uint64_t evaluated, cut; /* pp_plan_search_info */
-    int *on_cores;   /* per device: it shares the host's cores (the table's "shared") */
+    int *on_cores;   /* per device: it shares the host's cores (the table's "shared",
+                      * or a device that runs there: parallel) */
+    int *parallel;   /* per device: it runs each stage on threads of its own, so its
+                      * stages do not take turns on it: they share the cores */
     size_t ndevices;
     const char *const *devices;
     int nstages;
@@ -189,21 +192,23 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
     return PP_OK;
 }
 
-/* The cycle of a partial plan with `upto` stages chosen, and what attains
- * it: a stage (*stage) or a device (*device), the stage on ties. */
-static double cycle_of(const search *S, int upto, int *stage, int *device) {
-    double worst = -1.0;
-    *stage = -1, *device = -1;
+/* A lower bound on the cycle of every plan that completes the partial plan
+ * with `upto` stages chosen: its largest stage time, device busy time
+ * (devices whose stages take turns) and host cores' time, each of which
+ * only grows as stages are added. */
+static double cycle_of(const search *S, int upto) {
+    double worst = 0.0, cores = 0.0, copies = 0.0;
     for (int s = 0; s < upto; s++) {
-        double t = (double)S->opts[s][S->choice[s]].st.time_ns;
-        if (t > worst)
-            worst = t, *stage = s;
+        const option *op = &S->opts[s][S->choice[s]];
+        worst = fmax(worst, (double)op->st.time_ns);
+        copies += (double)(op->st.partition_ns + op->st.merge_ns);
     }
     for (size_t d = 0; d < S->ndevices; d++) {
-        if (S->busy[d] > worst)
-            worst = S->busy[d], *device = (int)d, *stage = -1;
+        if (!S->parallel[d])
+            worst = fmax(worst, S->busy[d]);
+        cores += S->on_cores[d] ? S->busy[d] : 0.0;
     }
-    return worst;
+    return fmax(worst, cores > 0.0 ? cores + copies : 0.0);
 }
 
 /* The sum of the chosen stages' times: among plans of one cycle, the one
@@ -238,7 +243,8 @@ typedef struct evaluation {
 
 /* How much part k of stage s slows down in plan `choice`: the largest
  * co-run slowdown (sweep --co-run) of it beside any other part of the plan
- * on a device sharing hardware with its own, at least 1 (running beside
+ * on a device sharing hardware with its own, or on its own device where
+ * that runs stages at once (S->parallel), at least 1 (running beside
  * another never speeds a stage up; a measured value below 1 is noise). */
 static double slowdown_of(const search *S, const int *choice, int s, int k, int *uncalibrated) {
     const option *op = &S->opts[s][choice[s]];
@@ -248,7 +254,9 @@ static double slowdown_of(const search *S, const int *choice, int s, int k, int 
         const option *ot = &S->opts[t][choice[t]];
         for (int j = 0; j < ot->st.ndevices; j++) {
             const char *e = S->devices[ot->dev[j]];
-            if (ot->dev[j] == op->dev[k] || !lk_shared(S->l, d, e))
+            int same = ot->dev[j] == op->dev[k];
+            if ((t == s && j == k) ||
+                (same ? !S->parallel[op->dev[k]] : !lk_shared(S->l, d, e)))
                 continue;
             double m = lk_slowdown(S->l, S->names[s], d, S->names[t], e, op->rows[k]);
             *uncalibrated |= m == 0.0;
@@ -289,6 +297,8 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
     }
     ev->resources = 0.0;
     for (size_t d = 0; d < S->ndevices; d++) {
+        if (S->parallel[d])
+            continue;
         ev->resources = fmax(ev->resources, busy[d]);
         if (busy[d] > worst)
             worst = busy[d], ev->device = (int)d, ev->stage = -1;
@@ -467,8 +477,7 @@ static void descend(search *S, int s) {
         S->choice[s] = (int)i;
         for (int k = 0; k < op->st.ndevices; k++)
             S->busy[op->dev[k]] += op->busy[k];
-        int stage, device;
-        double partial = cycle_of(S, s + 1, &stage, &device);
+        double partial = cycle_of(S, s + 1);
         if (S->nbest < (size_t)S->top ||
             before(llround(partial), work_of(S, s + 1), &S->best[S->nbest - 1]))
             descend(S, s + 1);
@@ -574,16 +583,19 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     S.best_choice = calloc((size_t)o->top, sizeof *S.best_choice);
     S.scratch = calloc(l->n, sizeof *S.scratch);
     S.on_cores = calloc(l->n, sizeof *S.on_cores);
+    S.parallel = calloc(l->n, sizeof *S.parallel);
     S.best_varied = calloc((size_t)o->top, sizeof *S.best_varied);
-    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch && S.on_cores &&
-                 S.best_varied
+    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch &&
+                     S.on_cores && S.parallel && S.best_varied
                  ? PP_OK
                  : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
         S.ndevices = table_devices(l, devices);
         S.devices = devices;
-        for (size_t d = 0; d < S.ndevices; d++)
-            S.on_cores[d] = lk_on_cores(l, devices[d]);
+        for (size_t d = 0; d < S.ndevices; d++) {
+            S.parallel[d] = sw_spec_on_host_cores(devices[d]);
+            S.on_cores[d] = lk_on_cores(l, devices[d]) || S.parallel[d];
+        }
         rc = build_options(l, p, o, rate, &S, err);
     }
     if (rc == PP_OK)
@@ -605,6 +617,7 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     free(S.best_choice);
     free(S.scratch);
     free(S.on_cores);
+    free(S.parallel);
     free(S.best_varied);
     free(devices);
     if (rc != PP_OK)

@@ -295,9 +295,11 @@ static void test_spread_adds_to_the_cycle(void) {
 /* cpu and openvino:CPU share the host's cores. Alone, s1 takes 100 us on
  * cpu and 120 on openvino:CPU, s2 100 and 110: as independent devices, s1
  * on cpu beside s2 on openvino:CPU would cycle in 110 us. Measured together
- * (co-run) each runs 2x slower: 200 and 220 us, so both on cpu taking turns
- * (200 us) is best, then the pair (220), both on openvino:CPU (230 us of
- * turns) and s1 on openvino:CPU with s2 on cpu (240). */
+ * (co-run) each runs 2x slower: 200 and 220 us. Two stages on cpu run at
+ * once too (each on its own threads), 1.5x slower together: 150 us each,
+ * the cores' 100 + 100 us the cycle (200 us), the best; then the pair
+ * (220), both on openvino:CPU (230 us of cores; no co-run of the two there,
+ * which the plan says) and s1 on openvino:CPU with s2 on cpu (240). */
 static void test_devices_sharing_hardware_slow_each_other(void) {
     static const entry e[] = {
         {"cpu", "s1", 100, 200, 100000, 1}, {"openvino:CPU", "s1", 100, 200, 120000, 1},
@@ -307,16 +309,17 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
                                            {"openvino:CPU", "s1", "cpu", "s2"},
                                            {"cpu", "s1", "openvino:CPU", "s1"},
-                                           {"cpu", "s2", "openvino:CPU", "s2"}};
-    for (int i = 0; i < 4; i++) {
+                                           {"cpu", "s2", "openvino:CPU", "s2"},
+                                           {"cpu", "s1", "cpu", "s2"}};
+    for (int i = 0; i < 5; i++) {
         char key[128];
         snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
                  pairs[i][3]);
         json_object_set_new(co, key,
                             json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
-                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown", 2.0,
-                                      "b", "device", pairs[i][2], "stage", pairs[i][3],
-                                      "slowdown", 2.0));
+                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown",
+                                      i < 4 ? 2.0 : 1.5, "b", "device", pairs[i][2], "stage",
+                                      pairs[i][3], "slowdown", i < 4 ? 2.0 : 1.5));
     }
     pp_lookup *l = table_with(e, 4, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
                                               "devices", "cpu", "openvino:CPU", "co_run", co),
@@ -331,7 +334,10 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     EXPECT_EQ_I64(plans[0].cycle_ns, 200000);
     EXPECT_STR(plans[0].stages[0].devices[0], "cpu");
     EXPECT_STR(plans[0].stages[1].devices[0], "cpu");
-    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.0, 0.0);
+    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.5, 0.0);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 150000);
+    EXPECT_STR(plans[0].bottleneck_device, PP_PLAN_HOST_CORES);
+    EXPECT(!plans[0].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[1].cycle_ns, 220000);
     EXPECT_STR(plans[1].stages[1].devices[0], "openvino:CPU");
     EXPECT_NEAR(plans[1].stages[1].slowdown[0], 2.0, 0.0);
@@ -339,6 +345,8 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     EXPECT_EQ_I64(plans[1].stages[1].time_ns, 220000);
     EXPECT(!plans[1].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[2].cycle_ns, 230000);
+    EXPECT_STR(plans[2].stages[0].devices[0], "openvino:CPU");
+    EXPECT(plans[2].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[3].cycle_ns, 240000);
     pp_lookup_free(l);
 
@@ -348,8 +356,8 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
                                    "cpu", "openvino:CPU"),
                    NULL);
     EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
-    EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: one device, no sharing */
-    EXPECT(!plans[0].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: the cores' 100 + 100 us */
+    EXPECT(plans[0].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[1].cycle_ns, 210000);
     EXPECT_STR(plans[1].bottleneck_device, PP_PLAN_HOST_CORES);
     EXPECT(plans[1].uncalibrated_sharing);
