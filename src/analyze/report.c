@@ -168,7 +168,7 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     pp_report *r = calloc(1, sizeof *r);
     if (!r)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    r->m = m;
+    r->m = r->model = m;
     pp_model_columns(m, &r->c);
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
@@ -244,6 +244,8 @@ void pp_report_free(pp_report *r) {
     free(r->op_types);
     free(r->contention);
     free(r->exec_parts);
+    free(r->part_events);
+    free(r->decomp_iso);
     free(r->decomp);
     free(r->clocks);
     free_strings(r->texts, r->ntexts);

@@ -185,7 +185,13 @@ struct pp_report {
     pp_contention_stats *contention;
     size_t ncontention;
     int has_contention;        /* isolated times were given: the renderers show the table */
-    pp_exec_parts *exec_parts; /* decompose.c */
+    /* decompose.c: the events of the device execs inside W, cell by cell,
+     * each cell's isolated hw_ns (0: none), and the per-exec parts that
+     * pp_report_exec_parts computes from `model` on its first call */
+    size_t *part_events, npart_events;
+    int64_t *decomp_iso;
+    const pp_model *model;     /* the model the report was built from */
+    pp_exec_parts *exec_parts;
     size_t nexec_parts;
     pp_decomp_stats *decomp;
     size_t ndecomp;
