@@ -145,5 +145,8 @@ int an_dp_compute(pp_report *r, pp_error *err) {
     /* devices[] pointers are set last: dp_devices may move while it grows */
     for (size_t i = 0, base = 0; rc == PP_OK && i < r->ndp; base += r->dp[i++].ndevices)
         r->dp[i].devices = r->dp_devices + base;
+    free(r->dp_rows), free(r->dp_walls); /* their last reader: freed before the later steps */
+    r->dp_rows = NULL, r->dp_walls = NULL;
+    r->ndp_rows = r->ndp_walls = 0;
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }
