@@ -199,7 +199,7 @@ int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *er
         pp_decomp_stats *c = &cells[r->ndecomp - 1];
         pp_wall_parts parts;
         int was_split;
-        split(r->m, &r->c, &k, e->event, e->end - e->start, r->decomp_iso[r->ndecomp - 1],
+        split(r->m, &r->c, &k, e->event, r->c.dur_ns[e->event], r->decomp_iso[r->ndecomp - 1],
               &parts, &was_split);
         c->execs++;
         c->split += (uint64_t)was_split;

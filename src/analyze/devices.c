@@ -95,7 +95,7 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
     hw_sums sums = {0};
     for (size_t i = 0; i < n; i++) {
         const an_exec *x = &r->execs[idx[i]];
-        spans[i] = acc->spans[acc->nspans++] = (an_span){x->start, x->end};
+        spans[i] = acc->spans[acc->nspans++] = (an_span){an_start(r, x->event), an_end(r, x->event)};
         if (!x->inside)
             continue;
         sums.execs++;
@@ -103,7 +103,7 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
             sums.host++;
             continue;
         }
-        int64_t hw = an_hw_of(r->c.hw_ns[x->event]), wall = x->end - x->start;
+        int64_t hw = an_hw_of(r->c.hw_ns[x->event]), wall = r->c.dur_ns[x->event];
         if (hw == 0) {
             sums.unknown++;
             continue;

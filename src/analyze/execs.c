@@ -94,8 +94,6 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];
-        x->start = c->ts_ns[i];
-        x->end = c->ts_ns[i] + c->dur_ns[i];
         x->batch = c->batch[i];
         x->event = i;
         x->share = exec_share(a, na, &cursor, share_key, i);
@@ -175,8 +173,8 @@ int an_stage_order(pp_report *r, pp_error *err) {
         const an_host *h = &r->host[i];
         if (h->stage == AN_NONE)
             continue;
-        if (h->start < r->stage_first[h->stage])
-            r->stage_first[h->stage] = h->start;
+        if (an_start(r, h->event) < r->stage_first[h->stage])
+            r->stage_first[h->stage] = an_start(r, h->event);
         if (h->inside) {
             r->stage_inside[h->stage] = 1;
             labeled_batch(r, h->batch);
@@ -186,8 +184,8 @@ int an_stage_order(pp_report *r, pp_error *err) {
         const an_exec *x = &r->execs[i];
         if (x->stage == AN_NONE)
             continue;
-        if (x->start < r->stage_first[x->stage])
-            r->stage_first[x->stage] = x->start;
+        if (an_start(r, x->event) < r->stage_first[x->stage])
+            r->stage_first[x->stage] = an_start(r, x->event);
         if (x->inside) {
             r->stage_inside[x->stage] = 1;
             labeled_batch(r, x->batch);

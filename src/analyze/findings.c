@@ -89,7 +89,8 @@ static int64_t starvation(const pp_report *r, uint32_t s) {
         const an_exec *x = &r->execs[i];
         if (!x->inside || x->stage != s)
             continue;
-        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1], x->start);
+        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1],
+                                         an_start(r, x->event));
         total += g ? g->end - g->start : 0;
     }
     free(first);
@@ -184,10 +185,12 @@ static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before
     }
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].inside && r->execs[i].stage != AN_NONE)
-            iv[n++] = (stage_iv){r->execs[i].start, r->execs[i].end, r->execs[i].stage};
+            iv[n++] = (stage_iv){an_start(r, r->execs[i].event), an_end(r, r->execs[i].event),
+                                 r->execs[i].stage};
     for (size_t i = 0; i < r->nhost; i++)
         if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].role != PP_ROLE_STAGE)
-            iv[n++] = (stage_iv){r->host[i].start, r->host[i].end, r->host[i].stage};
+            iv[n++] = (stage_iv){an_start(r, r->host[i].event), an_end(r, r->host[i].event),
+                                 r->host[i].stage};
     qsort(iv, n, sizeof *iv, cmp_iv);
     int64_t at = r->window.start_ns, gaps = 0;
     for (size_t i = 0; i < n; i++) {

@@ -53,14 +53,14 @@ static int host_devices(pp_report *r, const uint8_t *is_host_item) {
     for (size_t i = 0; i < r->nhost; i++) {
         if (!is_host_item[i])
             continue;
-        int64_t p = pp_model_track(r->m, r->host[i].track)->pid;
+        int64_t p = pp_model_track(r->m, r->c.track[r->host[i].event])->pid;
         several |= seen && p != pid;
         pid = p, seen = 1;
     }
     for (size_t i = 0; i < r->nhost; i++) {
         if (!is_host_item[i])
             continue;
-        uint32_t t = r->host[i].track;
+        uint32_t t = r->c.track[r->host[i].event];
         if (r->track_device[t] != AN_NONE)
             continue;
         char name[64] = "CPU (host)";
@@ -98,9 +98,10 @@ static int add_host_execs(pp_report *r) {
         if (!is_host_item[i])
             continue;
         const an_host *h = &r->host[i];
-        r->execs[r->nexecs++] = (an_exec){.start = h->start, .end = h->end, .batch = h->batch,
-                                          .event = h->event, .share = -1, .track = h->track,
-                                          .device = r->track_device[h->track], .stage = h->stage,
+        uint32_t t = r->c.track[h->event];
+        r->execs[r->nexecs++] = (an_exec){.batch = h->batch, .event = h->event, .share = -1,
+                                          .track = t, .device = r->track_device[t],
+                                          .stage = h->stage,
                                           .inside = h->inside, .host = 1};
     }
     free(p), free(is_host_item);
@@ -146,13 +147,14 @@ static int attribute_brackets(pp_report *r) {
     size_t n = 0;
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].batch >= 0 && r->execs[i].stage != AN_NONE)
-            v[n++] = (by_batch){r->execs[i].batch, r->execs[i].start, r->execs[i].stage};
+            v[n++] = (by_batch){r->execs[i].batch, an_start(r, r->execs[i].event),
+                                r->execs[i].stage};
     qsort(v, n, sizeof *v, cmp_by_batch);
     for (size_t i = 0; i < r->nhost; i++) {
         an_host *h = &r->host[i];
         if (h->stage != AN_NONE || h->role == PP_ROLE_NONE)
             continue;
-        size_t k = lower_bound(v, n, h->batch, h->start);
+        size_t k = lower_bound(v, n, h->batch, an_start(r, h->event));
         if (h->role == PP_ROLE_PARTITION && k < n && v[k].batch == h->batch)
             h->stage = v[k].stage;
         else if (h->role == PP_ROLE_MERGE && k > 0 && v[k - 1].batch == h->batch)

@@ -36,13 +36,14 @@ void *an_buf_get(an_buf *b, size_t bytes);
 
 /* One exec span as the analysis sees it: stage is a report stage index
  * (AN_NONE when unlabeled) and batch may come from the user's patterns;
- * inside is 1 when it lies entirely inside W. hw_ns and xfer_ns are read
- * from the model's columns at `event`. A host exec is a stage instance
+ * inside is 1 when it lies entirely inside W. Its times (an_start, an_end)
+ * and hw_ns and xfer_ns are read from the model's columns at `event`, not
+ * copied (40 bytes an exec). A host exec is a stage instance
  * span with no exec of its (stage, batch): host work on its thread's track,
  * device "CPU (host)". share is the exec's "share" annotation (the part of
  * a data-parallel batch its device got), or -1. */
 typedef struct an_exec {
-    int64_t start, end, batch;
+    int64_t batch;
     size_t event;
     double share;
     uint32_t track, device, stage;
@@ -55,11 +56,12 @@ typedef struct an_exec {
  * gives a batch to what it encloses (ProfilerStep#N). stage is a report
  * stage index, AN_NONE for a partition or merge not yet attributed to the
  * data-parallel stage it brackets. from_pattern: labeled by the user's
- * patterns (a foreign trace) rather than by its own fields. */
+ * patterns (a foreign trace) rather than by its own fields. Its times and
+ * track are the model's at `event` (24 bytes a span). */
 typedef struct an_host {
-    int64_t start, end, batch;
+    int64_t batch;
     size_t event;
-    uint32_t track, stage;
+    uint32_t stage;
     uint8_t role, inside, from_pattern;
 } an_host;
 
@@ -205,6 +207,15 @@ struct pp_report {
     an_batch_map bmap;
     an_buf sort_tmp, values, spans, spans2, index, hist;
 };
+
+/* Start and end of model event i: the times of execs and host spans, which
+ * are read from the model's columns rather than copied (during the build). */
+static inline int64_t an_start(const pp_report *r, size_t i) {
+    return r->c.ts_ns[i];
+}
+static inline int64_t an_end(const pp_report *r, size_t i) {
+    return r->c.ts_ns[i] + r->c.dur_ns[i];
+}
 
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
 int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err);

@@ -42,10 +42,12 @@ static cell_item item_at(const pp_report *r, size_t ref) {
     if (ref < r->nhost) {
         const an_host *h = &r->host[ref];
         uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
-        return (cell_item){h->start, h->end, -1, 0, 0, kind, h->from_pattern};
+        return (cell_item){an_start(r, h->event), an_end(r, h->event), -1, 0, 0, kind,
+                           h->from_pattern};
     }
     const an_exec *x = &r->execs[ref - r->nhost];
-    return (cell_item){x->start, x->end, x->share, x->device, x->track, ITEM_EXEC, x->host};
+    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->share, x->device, x->track,
+                       ITEM_EXEC, x->host};
 }
 
 static uint32_t item_stage(const pp_report *r, size_t ref) {
@@ -332,7 +334,7 @@ static int stage_exec_figures(pp_report *r) {
         }
         st->hw_ns = an_sat_add(st->hw_ns, hw);
         st->xfer_ns = an_sat_add(st->xfer_ns, an_hw_of(r->c.xfer_ns[x->event]));
-        wall[x->stage] = an_sat_add(wall[x->stage], x->end - x->start);
+        wall[x->stage] = an_sat_add(wall[x->stage], r->c.dur_ns[x->event]);
         at[x->stage + 2]++;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++)
@@ -341,7 +343,7 @@ static int stage_exec_figures(pp_report *r) {
         const an_exec *x = &r->execs[i];
         int64_t hw = x->host ? 0 : an_hw_of(r->c.hw_ns[x->event]);
         if (x->inside && x->stage != AN_NONE && hw != 0)
-            pen[at[x->stage + 1]++] = (x->end - x->start) - hw;
+            pen[at[x->stage + 1]++] = r->c.dur_ns[x->event] - hw;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++) {
         pp_stage_stats *st = &r->stages[s];
