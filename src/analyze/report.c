@@ -129,14 +129,21 @@ const char *an_keep_text(pp_report *r, const char *text) {
     return copy;
 }
 
-/* What only the build needs: freed before the report is handed out. */
-static void build_state_free(pp_report *r) {
-    free(r->bmap.sorted);
+/* The scratch buffers, between steps whose tables would otherwise sit
+ * beside them: faulting a buffer in again costs less than the peak it adds
+ * (a device's intervals and penalties outlive the device step otherwise). */
+static void scratch_free(pp_report *r) {
     an_buf *bufs[] = {&r->sort_tmp, &r->values, &r->spans, &r->spans2, &r->index, &r->hist};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
         free(bufs[i]->p);
         *bufs[i] = (an_buf){0};
     }
+}
+
+/* What only the build needs: freed before the report is handed out. */
+static void build_state_free(pp_report *r) {
+    free(r->bmap.sorted);
+    scratch_free(r);
     free(r->execs);
     free(r->host);
     r->host = NULL;
@@ -188,12 +195,14 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
         rc = an_devices_compute(r, err);
+    scratch_free(r);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
+    if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
+        rc = an_dp_compute(r, err);
+    scratch_free(r);
     if (rc == PP_OK)
         rc = an_cycles_compute(r, err);
-    if (rc == PP_OK)
-        rc = an_dp_compute(r, err);
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
     if (rc == PP_OK && o->nisolated > 0)

@@ -1,16 +1,22 @@
 /* report.h — the report's layout and the steps that fill it.
  *
  * pp_report_build (report.c) runs the steps in order: window, exec view,
- * foreign labels, stage order, devices and tracks, stage times, cycles,
- * data-parallel breakdown, op statistics, contention, wall decomposition,
- * bandwidth, findings. Each step reads what
- * earlier ones filled in.
+ * foreign labels, stage order, devices and tracks, stage times,
+ * data-parallel breakdown, cycles, op statistics, contention, wall
+ * decomposition, bandwidth, findings. Each step reads what earlier ones
+ * filled in.
  *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
- * (stage, batch) cells), sorting uses radix sorts, and the large scratch
- * arrays are reused from step to step instead of being allocated (and
- * page-faulted in) again by each one (bench/bench_analyze.c measures it). */
+ * batches, stages, devices), sorting uses radix sorts, and the large
+ * scratch arrays are reused by the steps of a group (devices; stages and
+ * data-parallel; the rest) and freed between groups, so that they never
+ * sit beside the next group's tables (bench/bench_analyze.c measures it).
+ *
+ * Memory: the analysis's own tables refer to the model rather than copy it:
+ * an exec (40 bytes) and a host span (24) keep their event index and read
+ * their times from the model's columns; stage cells hold 8-byte references.
+ * docs/analysis.md ("Memory") gives the bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 
