@@ -20,29 +20,31 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-typedef struct pair {
-    uint32_t stage;
-    int64_t batch;
-} pair;
-
-static int cmp_pair(const void *a, const void *b) {
-    const pair *x = a, *y = b;
-    if (x->stage != y->stage)
-        return x->stage < y->stage ? -1 : 1;
-    return (x->batch > y->batch) - (x->batch < y->batch);
-}
-
-/* The (stage, batch) pairs of the real execs, sorted, for lookups. */
-static pair *exec_pairs(const pp_report *r, size_t *n) {
-    pair *p = malloc((r->nreal ? r->nreal : 1) * sizeof *p);
+/* The (stage, batch) pairs of the real execs as (key, val), sorted, for
+ * lookups (batch >= 0 here, so it orders as unsigned). */
+static an_kv *exec_pairs(const pp_report *r, size_t *n) {
+    an_kv *p = an_alloc(2 * (r->nreal ? r->nreal : 1), sizeof *p);
     if (!p)
         return NULL;
     *n = 0;
     for (size_t i = 0; i < r->nreal; i++)
         if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
-            p[(*n)++] = (pair){r->execs[i].stage, r->execs[i].batch};
-    qsort(p, *n, sizeof *p, cmp_pair);
+            p[(*n)++] = (an_kv){r->execs[i].stage, (uint64_t)r->execs[i].batch};
+    an_kv_sort_pairs(p, *n, p + *n);
     return p;
+}
+
+/* 1 when `want` is among the n sorted pairs. */
+static int has_pair(const an_kv *p, size_t n, an_kv want) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (an_kv_cmp(&p[mid], &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && an_kv_cmp(&p[lo], &want) == 0;
 }
 
 /* "CPU (host)", or "CPU (host) pid N" when host work comes from several
@@ -76,14 +78,13 @@ static int host_devices(pp_report *r, const uint8_t *is_host_item) {
 
 static int add_host_execs(pp_report *r) {
     size_t npairs, nnew = 0;
-    pair *p = exec_pairs(r, &npairs);
+    an_kv *p = exec_pairs(r, &npairs);
     uint8_t *is_host_item = calloc(r->nhost ? r->nhost : 1, 1);
     int rc = p && is_host_item ? PP_OK : PP_ENOMEM;
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        pair want = {h->stage, h->batch};
         if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE ||
-            bsearch(&want, p, npairs, sizeof *p, cmp_pair))
+            (h->batch >= 0 && has_pair(p, npairs, (an_kv){h->stage, (uint64_t)h->batch})))
             continue;
         is_host_item[i] = 1;
         nnew++;
