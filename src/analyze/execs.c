@@ -168,6 +168,27 @@ static void labeled_batch(pp_report *r, int64_t batch) {
     r->nlabeled++;
 }
 
+/* Keeps only the host spans later steps read: partitions, merges and batch
+ * spans (stage cells, time outside stages), and the stage spans inside W
+ * whose batch is not their own field's (end-to-end latency widens by
+ * them); the rest have given their stage order and batch range. */
+static void host_compact(pp_report *r) {
+    size_t k = 0;
+    for (size_t i = 0; i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        if (h->role != PP_ROLE_STAGE || (h->inside && h->batch != r->c.batch[h->event]))
+            r->host[k++] = *h;
+    }
+    if (k == 0) {
+        free(r->host);
+        r->host = NULL;
+    } else {
+        an_host *shrunk = realloc(r->host, k * sizeof *shrunk);
+        r->host = shrunk ? shrunk : r->host; /* a failed shrink keeps the larger table */
+    }
+    r->nhost = k;
+}
+
 int an_stage_order(pp_report *r, pp_error *err) {
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
@@ -191,5 +212,8 @@ int an_stage_order(pp_report *r, pp_error *err) {
             labeled_batch(r, x->batch);
         }
     }
-    return stage_renumber(r) == PP_OK ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
+    if (stage_renumber(r) != PP_OK || an_batch_map_build(r) != PP_OK)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    host_compact(r);
+    return PP_OK;
 }

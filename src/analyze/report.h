@@ -136,6 +136,9 @@ typedef struct an_batch_map {
  * and keeps the distinct ones. */
 int an_batch_map_dense(an_batch_map *bm, int64_t lo, int64_t hi, size_t nitems);
 int an_batch_map_sparse(pp_report *r, an_batch_map *bm, int64_t *values, size_t n);
+/* r->bmap: the map of the batches of everything labeled inside W (stages.c,
+ * called by an_stage_order). */
+int an_batch_map_build(pp_report *r);
 /* Index of `batch`, or AN_NO_BATCH when it is not in the map. */
 size_t an_batch_index(const an_batch_map *bm, int64_t batch);
 /* The batch number of index i. */
@@ -149,7 +152,7 @@ struct pp_report {
 
     an_exec *execs;
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
-    an_host *host;
+    an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */

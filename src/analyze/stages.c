@@ -65,7 +65,7 @@ typedef struct cells {
 
 /* The batch map of everything labeled: dense in the usual case; else the
  * labeled batch numbers are gathered, sorted and made distinct. */
-static int batch_map(pp_report *r) {
+int an_batch_map_build(pp_report *r) {
     if (an_batch_map_dense(&r->bmap, r->label_lo, r->label_hi, r->nlabeled))
         return PP_OK;
     int64_t *v = an_buf_get(&r->values, (r->nlabeled ? r->nlabeled : 1) * sizeof *v);
@@ -381,8 +381,8 @@ int an_stages_compute(pp_report *r, pp_error *err) {
     for (size_t s = 0; s < r->nstages; s++)
         r->stages[s].name = r->stage_names[s];
     cells c = {0};
-    int rc = batch_map(r);
-    if (rc == PP_OK && r->nstages > 0)
+    int rc = PP_OK;
+    if (r->nstages > 0)
         rc = cells_build(r, &c);
     if (rc == PP_OK)
         rc = times_compute(r, &c);
