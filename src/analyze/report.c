@@ -153,14 +153,13 @@ static void build_state_free(pp_report *r) {
     free(r->stage_first);
     free(r->stage_inside);
     free(r->dp_rows);
-    free(r->dp_walls);
+    an_dp_sums_free(r);
     r->bmap = (an_batch_map){0};
     r->execs = NULL;
     r->track_device = r->stage_of_string = NULL;
     r->stage_first = NULL;
     r->stage_inside = NULL;
     r->dp_rows = NULL;
-    r->dp_walls = NULL;
     r->m = NULL;
 }
 

@@ -103,23 +103,29 @@ typedef struct an_gap {
     int64_t start, end;
 } an_gap;
 
-/* A data-parallel (stage, batch): its parts, and one an_dp_wall per device
- * or track (walls[first .. first+ndev)). */
+/* A data-parallel (stage, batch): the times its summaries are made of. */
 typedef struct an_dp_row {
-    uint32_t stage;
-    int64_t batch;
     int64_t partition_ns, merge_ns, max_device_ns, measured_ns;
-    size_t first, ndev;
+    uint32_t stage;
 } an_dp_row;
 
-/* One part of a data-parallel cell: a device, or a track of the one device
- * (track = model track index, AN_NONE for a whole device). */
-typedef struct an_dp_wall {
-    uint32_t device, track;
-    int64_t wall_ns;
-    double share;              /* of the batch's work: "share" annotations, else 1/nparts */
-    uint8_t recorded;          /* share came from annotations */
-} an_dp_wall;
+/* What a data-parallel stage's batches add up to, as the stage step finds
+ * them (in batch order): its parts (a device, or a track of the one
+ * device) with their batches, wall and share sums, and the sums of the
+ * batches' max and mean part walls. No per-batch part is kept. */
+typedef struct an_dp_sums {
+    pp_dp_device *parts;
+    size_t nparts, cap;
+    int64_t sum_max;
+    double sum_mean;
+} an_dp_sums;
+
+/* Adds one part of a data-parallel batch of stage s to its sums: device,
+ * model track (AN_NONE for a whole device), its wall, its share of the
+ * batch's work and whether that share was recorded (dp.c). */
+int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
+                   double share, int recorded);
+void an_dp_sums_free(pp_report *r);
 
 /* Batch numbers -> 0..count-1 in ascending order: a direct offset when the
  * numbers are dense (the usual 0..N-1), else a search in the sorted distinct
@@ -178,9 +184,8 @@ struct pp_report {
     pp_stage_time *times;      /* sorted by (batch, stage) */
     size_t ntimes;
     an_dp_row *dp_rows;        /* in (batch, stage) order */
-    size_t ndp_rows, capdp_rows;
-    an_dp_wall *dp_walls;
-    size_t ndp_walls, capdp_walls;
+    size_t ndp_rows;
+    an_dp_sums *dp_sums;       /* per stage, nstages of them (NULL: none is data parallel) */
     pp_batch_stats *batches;
     size_t nbatches;
     pp_cycle_stats cycles;

@@ -208,46 +208,50 @@ static cell_parts cell_scan(const pp_report *r, const size_t *ref, size_t n) {
 
 /* The parts of a data-parallel cell: per device when it spans devices,
  * else per track of its one device. Each part's wall is first start to last
- * end of its execs; its share is the sum of their "share" annotations. */
-static void dp_walls(pp_report *r, const size_t *ref, size_t n, int by_track, an_dp_row *row) {
-    an_dp_wall *w = NULL;
-    int64_t s = 0, e = 0;
-    cell_item prev = {0};
-    int has_prev = 0;
-    for (size_t k = 0; k <= n; k++) {
+ * end of its execs; its share is the sum of their "share" annotations,
+ * else the runtime's default even split, 1 / nparts. Each goes into the
+ * stage's sums; the row gets the largest wall. */
+static int dp_parts(pp_report *r, const size_t *ref, size_t n, int by_track, size_t nparts,
+                    an_dp_row *row) {
+    int64_t s = 0, e = 0, walls = 0;
+    double share = 0;
+    int open = 0, recorded = 0, rc = PP_OK;
+    cell_item part = {0}; /* the first exec of the open part */
+    for (size_t k = 0; k <= n && rc == PP_OK; k++) {
         cell_item it = k < n ? item_at(r, ref[k]) : (cell_item){0};
         if (k < n && it.kind != ITEM_EXEC)
             continue;
-        int same = k < n && has_prev && prev.device == it.device &&
-                   (!by_track || prev.track == it.track);
-        if (w && !same) {
-            w->wall_ns = e - s;
-            if (w->wall_ns > row->max_device_ns)
-                row->max_device_ns = w->wall_ns;
+        int same = k < n && open && part.device == it.device &&
+                   (!by_track || part.track == it.track);
+        if (open && !same) {
+            rc = an_dp_part_add(r, row->stage, part.device, by_track ? part.track : AN_NONE,
+                                e - s, recorded ? share : 1.0 / (double)nparts, recorded);
+            walls += e - s;
+            row->max_device_ns = e - s > row->max_device_ns ? e - s : row->max_device_ns;
+            open = 0;
         }
         if (k == n)
             break;
-        if (!same) {
-            w = &r->dp_walls[r->ndp_walls++];
-            *w = (an_dp_wall){it.device, by_track ? it.track : AN_NONE, 0, 0, 0};
-            s = INT64_MAX, e = INT64_MIN;
+        if (!open) {
+            part = it, open = 1;
+            s = INT64_MAX, e = INT64_MIN, share = 0, recorded = 0;
         }
         hull(&s, &e, &it);
         if (it.share >= 0)
-            w->share += it.share, w->recorded = 1;
-        prev = it, has_prev = 1;
+            share += it.share, recorded = 1;
     }
-    for (size_t i = row->first; i < row->first + row->ndev; i++)
-        if (!r->dp_walls[i].recorded) /* the runtime's default even split */
-            r->dp_walls[i].share = 1.0 / (double)row->ndev;
+    an_dp_sums *sums = &r->dp_sums[row->stage];
+    sums->sum_max += row->max_device_ns;
+    sums->sum_mean += (double)walls / (double)nparts;
+    return rc;
 }
 
 /* The time of the cell (stage s, batch index b) of the n items at `ref`: 1
- * when timed, 0 when it has no execs (only a partition or merge). With
- * `count` set, only counts what the cell would add: a time, a data-parallel
- * row and its parts. */
+ * when timed, 0 when it has no execs (only a partition or merge), PP_ENOMEM.
+ * With `count` set, only counts what the cell would add: a time and a
+ * data-parallel row. */
 static int cell_time(pp_report *r, const size_t *ref, size_t n, uint32_t s, size_t b, int count,
-                     size_t *nrows, size_t *nwalls) {
+                     size_t *nrows) {
     cell_parts p = cell_scan(r, ref, n);
     if (p.ndev == 0)
         return 0;
@@ -256,7 +260,6 @@ static int cell_time(pp_report *r, const size_t *ref, size_t n, uint32_t s, size
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
     if (count) {
         *nrows += nparts > 1;
-        *nwalls += nparts > 1 ? nparts : 0;
         return 1;
     }
     pp_stage_time *t = &r->times[r->ntimes++];
@@ -274,26 +277,26 @@ static int cell_time(pp_report *r, const size_t *ref, size_t n, uint32_t s, size
     r->stages[s].data_parallel = 1;
     an_dp_row *row = &r->dp_rows[r->ndp_rows++];
     int has_part = p.part_start != INT64_MAX, has_merge = p.merge_start != INT64_MAX;
-    *row = (an_dp_row){.stage = s, .batch = t->batch, .first = r->ndp_walls, .ndev = nparts,
-                       .partition_ns = has_part ? p.part_end - p.part_start : 0,
+    *row = (an_dp_row){.stage = s, .partition_ns = has_part ? p.part_end - p.part_start : 0,
                        .merge_ns = has_merge ? p.merge_end - p.merge_start : 0,
                        .measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1};
-    dp_walls(r, ref, n, by_track, row);
+    int rc = dp_parts(r, ref, n, by_track, nparts, row);
     t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
     t->measured_ns = row->measured_ns;
-    return 1;
+    return rc == PP_OK ? 1 : rc;
 }
 
 /* Every timed cell in (batch, stage) order: counted first, so that the
  * times and data-parallel tables are allocated once, then filled. */
 static int times_compute(pp_report *r, const cells *c) {
-    size_t ntimes = 0, nrows = 0, nwalls = 0;
+    size_t ntimes = 0, nrows = 0;
+    int rc = PP_OK;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             r->times = an_alloc(ntimes, sizeof *r->times);
             r->dp_rows = an_alloc(nrows, sizeof *r->dp_rows);
-            r->dp_walls = an_alloc(nwalls, sizeof *r->dp_walls);
-            if (!r->times || !r->dp_rows || !r->dp_walls)
+            r->dp_sums = nrows ? calloc(r->nstages, sizeof *r->dp_sums) : NULL;
+            if (!r->times || !r->dp_rows || (nrows && !r->dp_sums))
                 return PP_ENOMEM;
         }
         for (size_t b = 0; c->at && b < r->bmap.count; b++)
@@ -302,9 +305,9 @@ static int times_compute(pp_report *r, const cells *c) {
                 for (hi = lo + 1; hi < c->at[b + 1] && item_stage(r, c->ref[hi]) == s; hi++)
                     ;
                 if (pass == 0)
-                    ntimes += (size_t)cell_time(r, c->ref + lo, hi - lo, s, b, 1, &nrows, &nwalls);
-                else
-                    cell_time(r, c->ref + lo, hi - lo, s, b, 0, NULL, NULL);
+                    ntimes += (size_t)cell_time(r, c->ref + lo, hi - lo, s, b, 1, &nrows);
+                else if ((rc = cell_time(r, c->ref + lo, hi - lo, s, b, 0, NULL)) < 0)
+                    return rc;
             }
     }
     return PP_OK;
