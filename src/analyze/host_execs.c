@@ -34,17 +34,41 @@ static an_kv *exec_pairs(const pp_report *r, size_t *n) {
     return p;
 }
 
-/* 1 when `want` is among the n sorted pairs. */
-static int has_pair(const an_kv *p, size_t n, an_kv want) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (an_kv_cmp(&p[mid], &want) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+/* The first of the pairs p[lo .. hi) (one stage's, sorted by batch) whose
+ * batch is not below v, searched outward from `from` (hi: from nowhere):
+ * stage spans come mostly in batch order, so each lookup is a few steps
+ * from the last one of its stage, not a binary search over all of them. */
+static size_t lower_bound_near(const an_kv *p, size_t lo, size_t hi, size_t from, uint64_t v) {
+    size_t a = lo, b = hi; /* the answer lies in [a, b] */
+    if (from < hi && p[from].val < v) {
+        a = from + 1;
+        for (size_t step = 1; a + step - 1 < b; step *= 2) {
+            size_t q = a + step - 1;
+            if (p[q].val >= v) {
+                b = q;
+                break;
+            }
+            a = q + 1;
+        }
+    } else if (from < hi) {
+        b = from;
+        for (size_t step = 1; b >= a + step; step *= 2) {
+            size_t q = b - step;
+            if (p[q].val < v) {
+                a = q + 1;
+                break;
+            }
+            b = q;
+        }
     }
-    return lo < n && an_kv_cmp(&p[lo], &want) == 0;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (p[mid].val < v)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
 }
 
 /* "CPU (host)", or "CPU (host) pid N" when host work comes from several
@@ -77,15 +101,28 @@ static int host_devices(pp_report *r, const uint8_t *is_host_item) {
 }
 
 static int add_host_execs(pp_report *r) {
-    size_t npairs, nnew = 0;
+    size_t npairs, nnew = 0, ns = r->nstages;
     an_kv *p = exec_pairs(r, &npairs);
     uint8_t *is_host_item = calloc(r->nhost ? r->nhost : 1, 1);
-    int rc = p && is_host_item ? PP_OK : PP_ENOMEM;
+    size_t *at = calloc(2 * ns + 1, sizeof *at), *cursor = at + ns + 1;
+    int rc = p && is_host_item && at ? PP_OK : PP_ENOMEM;
+    for (size_t k = 0; rc == PP_OK && k < npairs; k++) /* stage s's pairs: at[s] .. at[s+1] */
+        at[p[k].key + 1]++;
+    for (size_t s = 0; rc == PP_OK && s < ns; s++) {
+        at[s + 1] += at[s];
+        cursor[s] = at[s + 1]; /* no lookup yet */
+    }
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE ||
-            (h->batch >= 0 && has_pair(p, npairs, (an_kv){h->stage, (uint64_t)h->batch})))
+        if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE)
             continue;
+        size_t lo = at[h->stage], hi = at[h->stage + 1], k = hi;
+        if (h->batch >= 0) {
+            k = lower_bound_near(p, lo, hi, cursor[h->stage], (uint64_t)h->batch);
+            cursor[h->stage] = k;
+        }
+        if (k < hi && p[k].val == (uint64_t)h->batch)
+            continue; /* the stage has execs of this batch */
         is_host_item[i] = 1;
         nnew++;
     }
@@ -105,7 +142,7 @@ static int add_host_execs(pp_report *r) {
                                           .stage = h->stage,
                                           .inside = h->inside, .host = 1};
     }
-    free(p), free(is_host_item);
+    free(p), free(is_host_item), free(at);
     return rc;
 }
 
