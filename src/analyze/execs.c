@@ -86,17 +86,18 @@ int an_execs_collect(pp_report *r, pp_error *err) {
     for (size_t i = 0; i < c->count; i++)
         n += is_exec(c, i);
     r->execs = an_alloc(n, sizeof *r->execs);
-    if (!r->execs)
+    r->share = an_alloc(n, sizeof *r->share);
+    if (!r->execs || !r->share)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     const pp_annotation *a = pp_model_annotations(r->m, &na);
     uint32_t share_key = pp_model_find_string(r->m, "share");
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
+        r->share[r->nexecs] = exec_share(a, na, &cursor, share_key, i);
         an_exec *x = &r->execs[r->nexecs++];
         x->batch = c->batch[i];
         x->event = i;
-        x->share = exec_share(a, na, &cursor, share_key, i);
         x->track = c->track[i];
         x->inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i]);
         x->host = 0;

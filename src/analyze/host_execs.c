@@ -137,7 +137,7 @@ static int add_host_execs(pp_report *r) {
             continue;
         const an_host *h = &r->host[i];
         uint32_t t = r->c.track[h->event];
-        r->execs[r->nexecs++] = (an_exec){.batch = h->batch, .event = h->event, .share = -1,
+        r->execs[r->nexecs++] = (an_exec){.batch = h->batch, .event = h->event,
                                           .track = t, .device = r->track_device[t],
                                           .stage = h->stage,
                                           .inside = h->inside, .host = 1};

@@ -44,14 +44,12 @@ void *an_buf_get(an_buf *b, size_t bytes);
  * (AN_NONE when unlabeled) and batch may come from the user's patterns;
  * inside is 1 when it lies entirely inside W. Its times (an_start, an_end)
  * and hw_ns and xfer_ns are read from the model's columns at `event`, not
- * copied (40 bytes an exec). A host exec is a stage instance
+ * copied (32 bytes an exec). A host exec is a stage instance
  * span with no exec of its (stage, batch): host work on its thread's track,
- * device "CPU (host)". share is the exec's "share" annotation (the part of
- * a data-parallel batch its device got), or -1. */
+ * device "CPU (host)". */
 typedef struct an_exec {
     int64_t batch;
     size_t event;
-    double share;
     uint32_t track, device, stage;
     uint8_t inside, host;
 } an_exec;
@@ -158,6 +156,9 @@ struct pp_report {
 
     an_exec *execs;
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
+    double *share;             /* of execs[0..nreal): the "share" annotation (the part of a
+                                * data-parallel batch its device got), or -1; read by the
+                                * stage step only, and freed after it */
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */

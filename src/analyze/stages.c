@@ -45,9 +45,10 @@ static cell_item item_at(const pp_report *r, size_t ref) {
         return (cell_item){an_start(r, h->event), an_end(r, h->event), -1, 0, 0, kind,
                            h->from_pattern};
     }
-    const an_exec *x = &r->execs[ref - r->nhost];
-    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->share, x->device, x->track,
-                       ITEM_EXEC, x->host};
+    size_t i = ref - r->nhost;
+    const an_exec *x = &r->execs[i];
+    return (cell_item){an_start(r, x->event), an_end(r, x->event), i < r->nreal ? r->share[i] : -1,
+                       x->device, x->track, ITEM_EXEC, x->host};
 }
 
 static uint32_t item_stage(const pp_report *r, size_t ref) {
@@ -390,6 +391,8 @@ int an_stages_compute(pp_report *r, pp_error *err) {
     if (rc == PP_OK)
         rc = times_compute(r, &c);
     free(c.ref), free(c.at);
+    free(r->share); /* its one reader is done */
+    r->share = NULL;
     if (rc == PP_OK)
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
