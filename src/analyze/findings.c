@@ -61,7 +61,7 @@ static int data_loss(pp_report *r) {
 }
 
 /* The bubble of device d that ends at `t`, if any: the device's bubbles lie
- * together in r->gaps, in time order, from gaps[lo] to gaps[hi]. */
+ * together in r->gaps, in time order, from gaps[lo] to gaps[hi] (gap_at). */
 static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int64_t t) {
     size_t a = lo, b = hi;
     while (a < b) {
@@ -77,13 +77,7 @@ static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int
 /* Starvation of stage s: the bubbles its execs end, i.e. the time their
  * device sat idle right before the stage's work arrived. */
 static int64_t starvation(const pp_report *r, uint32_t s) {
-    size_t *first = calloc(r->ndevices + 1, sizeof *first);
-    if (!first)
-        return 0;
-    for (size_t i = 0; i < r->ngaps; i++)
-        first[r->gaps[i].device + 1]++;
-    for (size_t d = 0; d < r->ndevices; d++)
-        first[d + 1] += first[d];
+    const size_t *first = r->gap_at;
     int64_t total = 0;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
@@ -93,7 +87,6 @@ static int64_t starvation(const pp_report *r, uint32_t s) {
                                          an_start(r, x->event));
         total += g ? g->end - g->start : 0;
     }
-    free(first);
     return total;
 }
 
@@ -249,9 +242,8 @@ static int throughput_gap(pp_report *r) {
 /* The longest bubble of device d (the first one on ties), or NULL. */
 static const an_gap *longest_gap(const pp_report *r, uint32_t d) {
     const an_gap *best = NULL;
-    for (size_t i = 0; i < r->ngaps; i++)
-        if (r->gaps[i].device == d &&
-            (!best || r->gaps[i].end - r->gaps[i].start > best->end - best->start))
+    for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1]; i++)
+        if (!best || r->gaps[i].end - r->gaps[i].start > best->end - best->start)
             best = &r->gaps[i];
     return best;
 }

@@ -244,6 +244,7 @@ void pp_report_free(pp_report *r) {
         free((char *)r->tracks[i].name);
     free(r->tracks);
     free(r->gaps);
+    free(r->gap_at);
     free_strings(r->stage_names, r->nstages);
     free(r->stages);
     free(r->times);

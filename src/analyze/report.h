@@ -95,9 +95,9 @@ void an_pattern_free(an_pattern *p);
 /* 1 when `name` matches (out filled), else 0. */
 int an_pattern_match(const an_pattern *p, const char *name, an_capture *out);
 
-/* One bubble of a device: [start, end). */
+/* One bubble of a device: [start, end); the device is where it lies in
+ * r->gaps (gap_at). */
 typedef struct an_gap {
-    uint32_t device;
     int64_t start, end;
 } an_gap;
 
@@ -173,8 +173,8 @@ struct pp_report {
     size_t ndevices;
     pp_track_stats *tracks;
     size_t ntracks;
-    an_gap *gaps;              /* every device bubble, device by device */
-    size_t ngaps;
+    an_gap *gaps;              /* every device bubble, device by device: */
+    size_t ngaps, *gap_at;     /* device d's are gaps[gap_at[d] .. gap_at[d+1]) */
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
