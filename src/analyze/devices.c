@@ -96,7 +96,8 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
     hw_sums sums = {0};
     for (size_t i = 0; i < n; i++) {
         const an_exec *x = &r->execs[idx[i]];
-        spans[i] = acc->spans[acc->nspans++] = (an_span){an_start(r, x->event), an_end(r, x->event)};
+        spans[i] = acc->spans[acc->nspans++] =
+            (an_span){an_start(r, x->event), an_end(r, x->event)};
         if (!x->inside)
             continue;
         sums.execs++;
