@@ -155,22 +155,22 @@ static int bottleneck(pp_report *r) {
                              (unsigned long long)r->nbatches, mean, p95, what, idle));
 }
 
-/* A stage-labeled interval inside W, for the time outside every stage. */
-typedef struct stage_iv {
-    int64_t start, end;
-    uint32_t stage;
-} stage_iv;
-
-static int cmp_iv(const void *a, const void *b) {
-    const stage_iv *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+/* The stage-labeled intervals inside W, for the time outside every stage:
+ * execs (ref < nexecs) and partitions and merges (host span ref - nexecs). */
+static void interval_of(const pp_report *r, size_t ref, int64_t *start, int64_t *end,
+                     uint32_t *stage) {
+    size_t event = ref < r->nexecs ? r->execs[ref].event : r->host[ref - r->nexecs].event;
+    *start = an_start(r, event), *end = an_end(r, event);
+    *stage = ref < r->nexecs ? r->execs[ref].stage : r->host[ref - r->nexecs].stage;
 }
 
 /* Time of W outside every stage's execs, partitions and merges, and the
- * stage that most often starts right after such a gap (by gap time). */
+ * stage that most often starts right after such a gap (by gap time). The
+ * intervals are sorted by start with the stable radix sort (execs first on
+ * ties), as references: 16 bytes an interval and as many of scratch. */
 static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before) {
-    size_t n = 0;
-    stage_iv *iv = malloc((r->nexecs + r->nhost + 1) * sizeof *iv);
+    size_t n = 0, nref = r->nexecs + r->nhost;
+    an_kv *iv = an_alloc(2 * (nref ? nref : 1), sizeof *iv);
     int64_t *per_stage = calloc(r->nstages + 1, sizeof *per_stage);
     if (!iv || !per_stage) {
         free(iv), free(per_stage);
@@ -178,20 +178,21 @@ static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before
     }
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].inside && r->execs[i].stage != AN_NONE)
-            iv[n++] = (stage_iv){an_start(r, r->execs[i].event), an_end(r, r->execs[i].event),
-                                 r->execs[i].stage};
+            iv[n++] = (an_kv){an_key_i64(an_start(r, r->execs[i].event)), i};
     for (size_t i = 0; i < r->nhost; i++)
         if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].role != PP_ROLE_STAGE)
-            iv[n++] = (stage_iv){an_start(r, r->host[i].event), an_end(r, r->host[i].event),
-                                 r->host[i].stage};
-    qsort(iv, n, sizeof *iv, cmp_iv);
+            iv[n++] = (an_kv){an_key_i64(an_start(r, r->host[i].event)), r->nexecs + i};
+    an_kv_sort(iv, n, iv + n);
     int64_t at = r->window.start_ns, gaps = 0;
     for (size_t i = 0; i < n; i++) {
-        if (iv[i].start > at) {
-            gaps += iv[i].start - at;
-            per_stage[iv[i].stage] += iv[i].start - at;
+        int64_t start, end;
+        uint32_t stage;
+        interval_of(r, (size_t)iv[i].val, &start, &end, &stage);
+        if (start > at) {
+            gaps += start - at;
+            per_stage[stage] += start - at;
         }
-        at = iv[i].end > at ? iv[i].end : at;
+        at = end > at ? end : at;
     }
     gaps += r->window.end_ns > at ? r->window.end_ns - at : 0;
     *outside = gaps;
