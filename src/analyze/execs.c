@@ -60,19 +60,6 @@ static int is_exec(const pp_event_columns *c, size_t i) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_EXEC;
 }
 
-/* The "share" annotation of exec `event`, or -1. *k is a cursor into the
- * annotation table (sorted by event): execs come in event order, so all of
- * them are read in one pass over the table. */
-static double exec_share(const pp_annotation *a, size_t na, size_t *k, uint32_t key,
-                         size_t event) {
-    while (key != 0 && *k < na && a[*k].event < event)
-        (*k)++;
-    for (size_t j = *k; key != 0 && j < na && a[j].event == event; j++)
-        if (a[j].key == key && a[j].type == PP_VALUE_DOUBLE)
-            return a[j].v.d;
-    return -1;
-}
-
 int an_execs_collect(pp_report *r, pp_error *err) {
     const pp_event_columns *c = &r->c;
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
@@ -82,19 +69,15 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
-    size_t n = 0, na, cursor = 0;
+    size_t n = 0;
     for (size_t i = 0; i < c->count; i++)
         n += is_exec(c, i);
     r->execs = an_alloc(n, sizeof *r->execs);
-    r->share = an_alloc(n, sizeof *r->share);
-    if (!r->execs || !r->share)
+    if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    const pp_annotation *a = pp_model_annotations(r->m, &na);
-    uint32_t share_key = pp_model_find_string(r->m, "share");
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
-        r->share[r->nexecs] = exec_share(a, na, &cursor, share_key, i);
         an_exec *x = &r->execs[r->nexecs++];
         x->batch = c->batch[i];
         x->event = i;

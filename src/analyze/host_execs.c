@@ -13,6 +13,7 @@
  * span belongs to the stage it brackets: the stage of the first exec of its
  * batch that starts after the partition starts, and of the last exec of its
  * batch that starts before the merge starts. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,43 +33,6 @@ static an_kv *exec_pairs(const pp_report *r, size_t *n) {
             p[(*n)++] = (an_kv){r->execs[i].stage, (uint64_t)r->execs[i].batch};
     an_kv_sort_pairs(p, *n, p + *n);
     return p;
-}
-
-/* The first of the pairs p[lo .. hi) (one stage's, sorted by batch) whose
- * batch is not below v, searched outward from `from` (hi: from nowhere):
- * stage spans come mostly in batch order, so each lookup is a few steps
- * from the last one of its stage, not a binary search over all of them. */
-static size_t lower_bound_near(const an_kv *p, size_t lo, size_t hi, size_t from, uint64_t v) {
-    size_t a = lo, b = hi; /* the answer lies in [a, b] */
-    if (from < hi && p[from].val < v) {
-        a = from + 1;
-        for (size_t step = 1; a + step - 1 < b; step *= 2) {
-            size_t q = a + step - 1;
-            if (p[q].val >= v) {
-                b = q;
-                break;
-            }
-            a = q + 1;
-        }
-    } else if (from < hi) {
-        b = from;
-        for (size_t step = 1; b >= a + step; step *= 2) {
-            size_t q = b - step;
-            if (p[q].val < v) {
-                a = q + 1;
-                break;
-            }
-            b = q;
-        }
-    }
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (p[mid].val < v)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
 }
 
 /* "CPU (host)", or "CPU (host) pid N" when host work comes from several
@@ -118,7 +82,9 @@ static int add_host_execs(pp_report *r) {
             continue;
         size_t lo = at[h->stage], hi = at[h->stage + 1], k = hi;
         if (h->batch >= 0) {
-            k = lower_bound_near(p, lo, hi, cursor[h->stage], (uint64_t)h->batch);
+            /* spans come mostly in batch order: a few steps from the last lookup */
+            k = an_lower_bound_near(p, sizeof *p, offsetof(an_kv, val), lo, hi,
+                                    cursor[h->stage], (uint64_t)h->batch);
             cursor[h->stage] = k;
         }
         if (k < hi && p[k].val == (uint64_t)h->batch)

@@ -145,8 +145,6 @@ static void build_state_free(pp_report *r) {
     free(r->bmap.sorted);
     scratch_free(r);
     free(r->execs);
-    free(r->share);
-    r->share = NULL;
     free(r->host);
     r->host = NULL;
     r->nhost = 0;

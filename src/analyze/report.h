@@ -156,9 +156,6 @@ struct pp_report {
 
     an_exec *execs;
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
-    double *share;             /* of execs[0..nreal): the "share" annotation (the part of a
-                                * data-parallel batch its device got), or -1; read by the
-                                * stage step only, and freed after it */
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
@@ -307,6 +304,12 @@ static inline int an_kv_cmp(const an_kv *x, const an_kv *y) {
 }
 void an_span_sort(an_span *a, size_t n, an_span *tmp);
 void an_i64_sort(int64_t *a, size_t n, int64_t *tmp);
+/* The first of the records [lo, hi) (`size` bytes each, sorted by the
+ * unsigned 64-bit key at byte `at`) whose key is not below v, searched
+ * outward from index `from` (hi: from nowhere, a binary search): lookups
+ * that come in nearly ascending order cost a few steps each. */
+size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t lo, size_t hi,
+                           size_t from, uint64_t v);
 /* The unsigned key that sorts like the signed value. */
 uint64_t an_key_i64(int64_t v);
 

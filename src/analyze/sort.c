@@ -90,6 +90,47 @@ void an_i64_sort(int64_t *a, size_t n, int64_t *tmp) {
     radix_records(a, n, sizeof *a, 0, SIGN, tmp);
 }
 
+static uint64_t key_of(const unsigned char *a, size_t size, size_t at, size_t i) {
+    uint64_t k;
+    memcpy(&k, a + i * size + at, sizeof k);
+    return k;
+}
+
+size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t lo, size_t hi,
+                           size_t from, uint64_t v) {
+    const unsigned char *a = records;
+    size_t l = lo, h = hi; /* the answer lies in [l, h] */
+    if (from < hi && key_of(a, size, at, from) < v) {
+        l = from + 1;
+        for (size_t step = 1; l + step - 1 < h; step *= 2) {
+            size_t q = l + step - 1;
+            if (key_of(a, size, at, q) >= v) {
+                h = q;
+                break;
+            }
+            l = q + 1;
+        }
+    } else if (from < hi) {
+        h = from;
+        for (size_t step = 1; h >= l + step; step *= 2) {
+            size_t q = h - step;
+            if (key_of(a, size, at, q) < v) {
+                l = q + 1;
+                break;
+            }
+            h = q;
+        }
+    }
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (key_of(a, size, at, mid) < v)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    return l;
+}
+
 uint64_t an_key_i64(int64_t v) {
     return (uint64_t)v ^ SIGN; /* negative values sort first */
 }

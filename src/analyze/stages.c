@@ -19,6 +19,7 @@
  *     and a merge, or streams between partition and merge annotations of a
  *     foreign trace. pipeprof's own request slots of one executor are that
  *     device's queue of in-flight requests, one part. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +33,7 @@ enum { ITEM_PARTITION = 0, ITEM_MERGE = 1, ITEM_EXEC = 2 };
  * else r->execs[ref - nhost]. */
 typedef struct cell_item {
     int64_t start, end;
-    double share;             /* -1 = not recorded */
+    size_t event;
     uint32_t device, track;
     uint8_t kind;
     uint8_t split;            /* exec: a host exec; partition / merge: from a pattern */
@@ -42,13 +43,12 @@ static cell_item item_at(const pp_report *r, size_t ref) {
     if (ref < r->nhost) {
         const an_host *h = &r->host[ref];
         uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
-        return (cell_item){an_start(r, h->event), an_end(r, h->event), -1, 0, 0, kind,
+        return (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, 0, 0, kind,
                            h->from_pattern};
     }
-    size_t i = ref - r->nhost;
-    const an_exec *x = &r->execs[i];
-    return (cell_item){an_start(r, x->event), an_end(r, x->event), i < r->nreal ? r->share[i] : -1,
-                       x->device, x->track, ITEM_EXEC, x->host};
+    const an_exec *x = &r->execs[ref - r->nhost];
+    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->event, x->device, x->track,
+                       ITEM_EXEC, x->host};
 }
 
 static uint32_t item_stage(const pp_report *r, size_t ref) {
@@ -62,7 +62,26 @@ static uint32_t item_stage(const pp_report *r, size_t ref) {
 typedef struct cells {
     size_t *ref, *at;
     size_t n;
+    /* the "share" annotations of data-parallel execs, looked up as needed
+     * (cells come in batch order, so nearly in event order) */
+    const pp_annotation *ann;
+    size_t nann, ann_at;
+    uint32_t share_key;
 } cells;
+
+/* The "share" annotation of exec item `it` (the part of a data-parallel
+ * batch its device got), or -1; a host exec has none. */
+static double item_share(cells *c, const cell_item *it) {
+    if (c->share_key == 0 || it->split)
+        return -1;
+    size_t k = an_lower_bound_near(c->ann, sizeof *c->ann, offsetof(pp_annotation, event), 0,
+                                   c->nann, c->ann_at, it->event);
+    c->ann_at = k;
+    for (; k < c->nann && c->ann[k].event == it->event; k++)
+        if (c->ann[k].key == c->share_key && c->ann[k].type == PP_VALUE_DOUBLE)
+            return c->ann[k].v.d;
+    return -1;
+}
 
 /* The batch map of everything labeled: dense in the usual case; else the
  * labeled batch numbers are gathered, sorted and made distinct. */
@@ -150,6 +169,9 @@ static int cells_sort(pp_report *r, cells *c) {
 
 static int cells_build(pp_report *r, cells *c) {
     size_t nb = r->bmap.count, nref = r->nhost + r->nexecs;
+    c->ann = pp_model_annotations(r->m, &c->nann);
+    c->ann_at = c->nann; /* no lookup yet */
+    c->share_key = pp_model_find_string(r->m, "share");
     c->at = an_calloc(nb + 2, sizeof *c->at);
     if (!c->at)
         return PP_ENOMEM;
@@ -212,8 +234,8 @@ static cell_parts cell_scan(const pp_report *r, const size_t *ref, size_t n) {
  * end of its execs; its share is the sum of their "share" annotations,
  * else the runtime's default even split, 1 / nparts. Each goes into the
  * stage's sums; the row gets the largest wall. */
-static int dp_parts(pp_report *r, const size_t *ref, size_t n, int by_track, size_t nparts,
-                    an_dp_row *row) {
+static int dp_parts(pp_report *r, cells *c, const size_t *ref, size_t n, int by_track,
+                    size_t nparts, an_dp_row *row) {
     int64_t s = 0, e = 0, walls = 0;
     double share = 0;
     int open = 0, recorded = 0, rc = PP_OK;
@@ -238,8 +260,9 @@ static int dp_parts(pp_report *r, const size_t *ref, size_t n, int by_track, siz
             s = INT64_MAX, e = INT64_MIN, share = 0, recorded = 0;
         }
         hull(&s, &e, &it);
-        if (it.share >= 0)
-            share += it.share, recorded = 1;
+        double part_share = item_share(c, &it);
+        if (part_share >= 0)
+            share += part_share, recorded = 1;
     }
     an_dp_sums *sums = &r->dp_sums[row->stage];
     sums->sum_max += row->max_device_ns;
@@ -251,8 +274,8 @@ static int dp_parts(pp_report *r, const size_t *ref, size_t n, int by_track, siz
  * when timed, 0 when it has no execs (only a partition or merge), PP_ENOMEM.
  * With `count` set, only counts what the cell would add: a time and a
  * data-parallel row. */
-static int cell_time(pp_report *r, const size_t *ref, size_t n, uint32_t s, size_t b, int count,
-                     size_t *nrows) {
+static int cell_time(pp_report *r, cells *c, const size_t *ref, size_t n, uint32_t s, size_t b,
+                     int count, size_t *nrows) {
     cell_parts p = cell_scan(r, ref, n);
     if (p.ndev == 0)
         return 0;
@@ -281,7 +304,7 @@ static int cell_time(pp_report *r, const size_t *ref, size_t n, uint32_t s, size
     *row = (an_dp_row){.stage = s, .partition_ns = has_part ? p.part_end - p.part_start : 0,
                        .merge_ns = has_merge ? p.merge_end - p.merge_start : 0,
                        .measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1};
-    int rc = dp_parts(r, ref, n, by_track, nparts, row);
+    int rc = dp_parts(r, c, ref, n, by_track, nparts, row);
     t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
     t->measured_ns = row->measured_ns;
     return rc == PP_OK ? 1 : rc;
@@ -289,7 +312,7 @@ static int cell_time(pp_report *r, const size_t *ref, size_t n, uint32_t s, size
 
 /* Every timed cell in (batch, stage) order: counted first, so that the
  * times and data-parallel tables are allocated once, then filled. */
-static int times_compute(pp_report *r, const cells *c) {
+static int times_compute(pp_report *r, cells *c) {
     size_t ntimes = 0, nrows = 0;
     int rc = PP_OK;
     for (int pass = 0; pass < 2; pass++) {
@@ -306,8 +329,8 @@ static int times_compute(pp_report *r, const cells *c) {
                 for (hi = lo + 1; hi < c->at[b + 1] && item_stage(r, c->ref[hi]) == s; hi++)
                     ;
                 if (pass == 0)
-                    ntimes += (size_t)cell_time(r, c->ref + lo, hi - lo, s, b, 1, &nrows);
-                else if ((rc = cell_time(r, c->ref + lo, hi - lo, s, b, 0, NULL)) < 0)
+                    ntimes += (size_t)cell_time(r, c, c->ref + lo, hi - lo, s, b, 1, &nrows);
+                else if ((rc = cell_time(r, c, c->ref + lo, hi - lo, s, b, 0, NULL)) < 0)
                     return rc;
             }
     }
@@ -391,8 +414,6 @@ int an_stages_compute(pp_report *r, pp_error *err) {
     if (rc == PP_OK)
         rc = times_compute(r, &c);
     free(c.ref), free(c.at);
-    free(r->share); /* its one reader is done */
-    r->share = NULL;
     if (rc == PP_OK)
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
