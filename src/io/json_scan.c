@@ -297,9 +297,10 @@ void jcur_ws_slow(jcur *c) {
 /* Bytes that end a run of plain string characters; NUL is the window's
  * sentinel (json_scan.h). */
 const unsigned char jscan_string_stop[256] = {['"'] = 1, ['\\'] = 1, [0] = 1};
-static const unsigned char number_char[256] = {
+const unsigned char jscan_number_char[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
+
 
 int jcur_string_slow(jcur *c, jstr *out) {
     jcur_ws(c);
@@ -365,7 +366,7 @@ int jcur_key_slow(jcur *c, const jkeys *k, jstr *key) {
 int jcur_number(jcur *c, const char **text, size_t *len) {
     jcur_ws(c);
     const char *s = c->p;
-    while (number_char[(unsigned char)*c->p])
+    while (jscan_number_char[(unsigned char)*c->p])
         c->p++;
     if (c->p > c->end)
         c->p = c->end;
@@ -376,79 +377,6 @@ int jcur_number(jcur *c, const char **text, size_t *len) {
     *text = s;
     *len = (size_t)(c->p - s);
     return PP_OK;
-}
-
-/* Eight ASCII digits at p as a number, with a handful of multiplies
- * instead of eight steps (the SWAR method of simdjson / D. Lemire); 0 when
- * they are not all digits. Little-endian loads only. */
-static int eight_digits(const char *p, uint64_t *out) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-        0x3333333333333333ull)
-        return 0;
-    v -= 0x3030303030303030ull;
-    v = (v * 10) + (v >> 8);
-    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-    *out = v;
-    return 1;
-#else
-    (void)p;
-    (void)out;
-    return 0;
-#endif
-}
-
-int jcur_small_int(jcur *c, int64_t *out) {
-    const char *p = c->p;
-    int neg = *p == '-';
-    int64_t v = 0;
-    p += neg;
-    const char *digits = p;
-    while (*p >= '0' && *p <= '9' && p - digits < 18)
-        v = v * 10 + (*p++ - '0');
-    if (p == digits || number_char[(unsigned char)*p] || p > c->end)
-        return -1;
-    *out = neg ? -v : v;
-    c->p = p;
-    return 0;
-}
-
-int jcur_small_us(jcur *c, int64_t *ns) {
-    const char *p = c->p;
-    uint64_t v = 0, eight;
-    int digits = 0, frac = 0;
-    while (digits <= 8 && c->end - p >= 8 && eight_digits(p, &eight)) { /* epoch-scale ts */
-        v = v * 100000000 + eight;
-        digits += 8;
-        p += 8;
-    }
-    while (*p >= '0' && *p <= '9' && digits < 16) {
-        v = v * 10 + (uint64_t)(*p++ - '0');
-        digits++;
-    }
-    if (digits == 0)
-        return -1;
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9' && frac < 3) {
-            v = v * 10 + (uint64_t)(*p++ - '0');
-            frac++;
-        }
-        if (frac == 0)
-            return -1;
-    }
-    if (number_char[(unsigned char)*p] || p > c->end)
-        return -1; /* more digits, an exponent: the general path */
-    for (; frac < 3; frac++)
-        v *= 10; /* at most 16 + 3 digits: fits in a uint64 */
-    if (v > (uint64_t)INT64_MAX)
-        return -1;
-    *ns = (int64_t)v;
-    c->p = p;
-    return 0;
 }
 
 static int skip_depth(jcur *c, int depth) {
