@@ -358,7 +358,7 @@ int jcur_key_slow(jcur *c, const jkeys *k, jstr *key) {
     if (key->escaped)
         return 0; /* no key we look for needs an escape; decoded, it is someone else's */
     for (size_t i = 0; i < k->count; i++)
-        if (key->len == k->pat[i].len && memcmp(key->s, k->names[i], key->len) == 0)
+        if (key->len == k->pat[i].len && jscan_same(key->s, k->names[i], key->len))
             return (int)i + 1;
     return 0;
 }

@@ -292,8 +292,19 @@ typedef struct jscratch {
     size_t cap;
 } jscratch;
 int jstr_text(const jstr *s, jscratch *scratch, const char **text, size_t *len);
+/* memcmp(a, b, n) == 0 for the few bytes of a key or a name, without the
+ * library call that costs more than the comparison. */
+static inline int jscan_same(const char *a, const char *b, size_t n) {
+    for (; n >= 8; a += 8, b += 8, n -= 8)
+        if (jscan_load8(a) != jscan_load8(b))
+            return 0;
+    while (n--)
+        if (*a++ != *b++)
+            return 0;
+    return 1;
+}
 static inline int jstr_eq_n(const jstr *s, const char *lit, size_t n) {
-    return !s->escaped && s->len == n && memcmp(s->s, lit, n) == 0;
+    return !s->escaped && s->len == n && jscan_same(s->s, lit, n);
 }
 /* True when the token is exactly the literal (no escapes). */
 #define jstr_eq(s, lit) jstr_eq_n((s), (lit), sizeof(lit) - 1)
