@@ -143,24 +143,6 @@ static int has_span_args(char ph) {
     }
 }
 
-/* The fields of an event the reader takes; ids are 1 + the index. */
-enum { KEY_PH = 1, KEY_NAME, KEY_CAT, KEY_PID, KEY_TID, KEY_TS, KEY_DUR, KEY_ID, KEY_ARGS };
-static const char *const event_key_names[] = {"ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "args"};
-
-void chrome_keys_init(reader *r) {
-    jkeys_init(&r->event_keys, event_key_names, sizeof event_key_names / sizeof event_key_names[0]);
-    chrome_arg_keys_init(r);
-}
-
-/* A string field (ph, name, cat); any other value is skipped, keeping the
- * event (a numeric name, say) without the field. */
-static int string_field(jcur *c, jstr *dst) {
-    jcur_ws(c);
-    if (c->p < c->end && *c->p == '"')
-        return jcur_string(c, dst);
-    return jcur_skip(c);
-}
-
 /* Parses the fields of one event object. */
 static int parse_fields(reader *r, jcur *c, raw_event *e) {
     int rc;
@@ -184,38 +166,29 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
     }
     for (;;) {
         jstr key;
-        int id = jcur_key(c, &r->event_keys, &key);
-        if (id < 0)
-            return id;
-        switch (id) {
-        case KEY_PH:
-            rc = string_field(c, &e->ph);
-            break;
-        case KEY_NAME:
-            rc = string_field(c, &e->name);
-            break;
-        case KEY_CAT:
-            rc = string_field(c, &e->cat);
-            break;
-        case KEY_PID:
+        if ((rc = jcur_string(c, &key)) || (rc = jcur_expect(c, ':', "after a key")))
+            return rc;
+        if (jstr_eq(&key, "ph") || jstr_eq(&key, "name") || jstr_eq(&key, "cat")) {
+            jstr *dst = key.s[0] == 'p' ? &e->ph : key.s[0] == 'n' ? &e->name : &e->cat;
+            jcur_ws(c);
+            if (c->p < c->end && *c->p == '"')
+                rc = jcur_string(c, dst);
+            else
+                rc = jcur_skip(c); /* e.g. a numeric name: keep the event, drop the field */
+        } else if (jstr_eq(&key, "pid")) {
             rc = read_id(r, c, &e->pid);
-            break;
-        case KEY_TID:
+        } else if (jstr_eq(&key, "tid")) {
             rc = read_id(r, c, &e->tid);
-            break;
-        case KEY_TS:
+        } else if (jstr_eq(&key, "ts")) {
             rc = read_time(c, "ts", &e->ts_ns);
             e->has_ts = 1;
-            break;
-        case KEY_DUR:
+        } else if (jstr_eq(&key, "dur")) {
             rc = read_time(c, "dur", &e->dur_ns);
             e->has_dur = 1;
-            break;
-        case KEY_ID:
+        } else if (jstr_eq(&key, "id")) {
             rc = read_flow_id(r, c, &e->id);
             e->has_id = 1;
-            break;
-        case KEY_ARGS: {
+        } else if (jstr_eq(&key, "args")) {
             jcur_ws(c);
             e->args = c->p;
             char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
@@ -228,9 +201,7 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
                 rc = jcur_skip(c);
             }
             e->args_end = c->p;
-            break;
-        }
-        default:
+        } else {
             rc = jcur_skip(c);
         }
         if (rc)
@@ -572,7 +543,6 @@ int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
     int rc = jreader_open(&r.j, fd, path, err);
     if (rc)
         return rc;
-    chrome_keys_init(&r);
     if ((rc = pp_model_create(&r.m))) {
         jreader_close(&r.j);
         return pp_set_error(err, rc, "%s: out of memory", path);

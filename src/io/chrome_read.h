@@ -50,14 +50,9 @@ typedef struct reader {
     size_t nopen_anns, capopen_anns;
     uint64_t ignored, unmatched;
     chrome_cached_name names[CHROME_NAME_CACHE];
-    jkeys event_keys, arg_keys; /* the keys of an event and of a span's args */
     pp_model_meta file_meta; /* from otherData */
     int have_file_meta;
 } reader;
-
-/* Builds the reader's key sets (chrome_read.c, chrome_read_args.c). */
-void chrome_keys_init(reader *r);
-void chrome_arg_keys_init(reader *r);
 
 /* Interns a string token into the model (reports bad escapes). */
 int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id);

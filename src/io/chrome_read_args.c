@@ -8,14 +8,10 @@
 #include "io/chrome_read.h"
 #include "pipeprof/io.h"
 
-/* `id`: the key's id in the set each_key was given, 0 for any other. */
-typedef int (*key_fn)(reader *r, jcur *c, const jstr *key, int id, void *ctx);
-
-/* For objects read by name only (rare: metadata, otherData). */
-static const jkeys no_keys;
+typedef int (*key_fn)(reader *r, jcur *c, const jstr *key, void *ctx);
 
 /* Calls fn for each key of the object at the cursor; fn consumes the value. */
-static int each_key(reader *r, jcur *c, const jkeys *keys, key_fn fn, void *ctx) {
+static int each_key(reader *r, jcur *c, key_fn fn, void *ctx) {
     int rc = jcur_expect(c, '{', "to start an object");
     if (rc)
         return rc;
@@ -26,10 +22,8 @@ static int each_key(reader *r, jcur *c, const jkeys *keys, key_fn fn, void *ctx)
     }
     for (;;) {
         jstr key;
-        int id = jcur_key(c, keys, &key);
-        if (id < 0)
-            return id;
-        if ((rc = fn(r, c, &key, id, ctx)))
+        if ((rc = jcur_string(c, &key)) || (rc = jcur_expect(c, ':', "after a key")) ||
+            (rc = fn(r, c, &key, ctx)))
             return rc;
         jcur_ws(c);
         if (c->p < c->end && *c->p == ',') {
@@ -129,87 +123,56 @@ static const struct {
 } role_names[] = {ROLE_NAME("none"), ROLE_NAME("exec"),  ROLE_NAME("partition"), ROLE_NAME("merge"),
                   ROLE_NAME("stage"), ROLE_NAME("op"), ROLE_NAME("user")};
 
-/* The args keys that are pipeline fields; ids are 1 + the index. */
-enum { ARG_STAGE = 1, ARG_BATCH_ID, ARG_BATCH, ARG_HW_NS, ARG_TRANSFER_NS, ARG_REGION_ID, ARG_ROLE };
-static const char *const arg_key_names[] = {"stage", "batch_id", "batch", "hw_ns", "transfer_ns", "region_id", "role"};
-
-void chrome_arg_keys_init(reader *r) {
-    jkeys_init(&r->arg_keys, arg_key_names, sizeof arg_key_names / sizeof arg_key_names[0]);
-}
-
-/* A role name, or -1 for any other string (kept as an annotation). */
-static int role_of(const jstr *s) {
-    for (size_t i = 0; i < sizeof role_names / sizeof role_names[0]; i++)
-        if (jstr_eq_n(s, role_names[i].text, role_names[i].len))
-            return (int)i;
-    return -1;
-}
-
-static int span_arg(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
+static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_event *ev = ctx;
     char ch = peek(c);
-    switch (id) {
-    case ARG_STAGE:
-        if (ch == '"')
-            return string_value(r, c, &ev->stage);
-        break;
-    case ARG_BATCH_ID:
-    case ARG_BATCH:
-        if (is_number_start(ch))
-            return int_value(c, "batch_id", &ev->batch);
-        break;
-    case ARG_HW_NS:
-        if (is_number_start(ch))
-            return u64_value(c, "hw_ns", &ev->hw_ns);
-        break;
-    case ARG_TRANSFER_NS:
-        if (is_number_start(ch))
-            return u64_value(c, "transfer_ns", &ev->xfer_ns);
-        break;
-    case ARG_REGION_ID:
-        if (is_number_start(ch)) {
-            ev->kind = PP_EV_REGION;
-            return u64_value(c, "region_id", &ev->id);
-        }
-        break;
-    case ARG_ROLE:
-        if (ch == '"') {
-            jcur save = *c;
-            jstr s;
-            int rc = jcur_string(c, &s), role = rc ? -1 : role_of(&s);
-            if (rc)
-                return rc;
-            if (role >= 0) {
-                ev->role = (uint8_t)role;
+    if (chrome_key_prefixed(key->s, key->len)) {
+        jstr own = {key->s + ANNOTATION_PREFIX_LEN, key->len - ANNOTATION_PREFIX_LEN, key->escaped};
+        return annotation_value(r, c, &own);
+    }
+    if (jstr_eq(key, "stage") && ch == '"')
+        return string_value(r, c, &ev->stage);
+    if ((jstr_eq(key, "batch_id") || jstr_eq(key, "batch")) && is_number_start(ch))
+        return int_value(c, "batch_id", &ev->batch);
+    if (jstr_eq(key, "hw_ns") && is_number_start(ch))
+        return u64_value(c, "hw_ns", &ev->hw_ns);
+    if (jstr_eq(key, "transfer_ns") && is_number_start(ch))
+        return u64_value(c, "transfer_ns", &ev->xfer_ns);
+    if (jstr_eq(key, "region_id") && is_number_start(ch)) {
+        ev->kind = PP_EV_REGION;
+        return u64_value(c, "region_id", &ev->id);
+    }
+    if (jstr_eq(key, "role") && ch == '"') {
+        jcur save = *c;
+        jstr s;
+        int rc = jcur_string(c, &s);
+        for (size_t i = 0; !rc && i < sizeof role_names / sizeof role_names[0]; i++) {
+            if (jstr_eq_n(&s, role_names[i].text, role_names[i].len)) {
+                ev->role = (uint8_t)i;
                 return PP_OK;
             }
-            *c = save; /* not one of ours: keep it as an annotation */
         }
-        break;
-    default:
-        if (chrome_key_prefixed(key->s, key->len)) {
-            jstr own = {key->s + ANNOTATION_PREFIX_LEN, key->len - ANNOTATION_PREFIX_LEN, key->escaped};
-            return annotation_value(r, c, &own);
-        }
+        if (rc)
+            return rc;
+        *c = save; /* not one of ours: keep it as an annotation */
     }
     return annotation_value(r, c, key);
 }
 
 int parse_span_args_at(reader *r, jcur *c, pp_event *ev) {
-    return each_key(r, c, &r->arg_keys, span_arg, ev);
+    return each_key(r, c, span_arg, ev);
 }
 
 int parse_span_args(reader *r, jcur *c, const raw_event *e, pp_event *ev) {
     if (!e->args)
         return PP_OK;
     jcur a = {c->r, e->args, e->args_end};
-    return each_key(r, &a, &r->arg_keys, span_arg, ev);
+    return each_key(r, &a, span_arg, ev);
 }
 
 /* ---- counters ---- */
 
-static int count_numeric(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
-    (void)id;
+static int count_numeric(reader *r, jcur *c, const jstr *key, void *ctx) {
     (void)r;
     (void)key;
     if (is_number_start(peek(c)))
@@ -223,8 +186,7 @@ typedef struct counter_ctx {
     int several;
 } counter_ctx;
 
-static int counter_arg(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
-    (void)id;
+static int counter_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     counter_ctx *cc = ctx;
     if (!is_number_start(peek(c)))
         return jcur_skip(c);
@@ -262,12 +224,12 @@ int emit_counters(reader *r, jcur *c, const raw_event *e, pp_event *ev) {
         return PP_OK;
     ev->kind = PP_EV_COUNTER;
     jcur a = {c->r, e->args, e->args_end};
-    int rc = each_key(r, &a, &no_keys, count_numeric, &numeric);
+    int rc = each_key(r, &a, count_numeric, &numeric);
     if (rc)
         return rc;
     counter_ctx cc = {ev, &e->name, numeric > 1};
     a.p = e->args;
-    return each_key(r, &a, &no_keys, counter_arg, &cc);
+    return each_key(r, &a, counter_arg, &cc);
 }
 
 /* ---- metadata events ---- */
@@ -297,8 +259,7 @@ static int bool_value(jcur *c, int *out) {
 
 static const char *const track_kinds[] = {"device", "thread", "regions", "async"};
 
-static int pipeprof_track_field(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
-    (void)id;
+static int pipeprof_track_field(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_track_info *t = ctx;
     int64_t v;
     int rc, flag = 0;
@@ -339,8 +300,7 @@ static int pipeprof_track_field(reader *r, jcur *c, const jstr *key, int id, voi
     return jcur_skip(c);
 }
 
-static int meta_arg(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
-    (void)id;
+static int meta_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
     meta_ctx *m = ctx;
     char ch = peek(c);
     if (jstr_eq(key, "name") && ch == '"')
@@ -354,7 +314,7 @@ static int meta_arg(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
     if (jstr_eq(key, "pipeprof_track") && ch == '{') {
         m->has_track = 1;
         pp_track_info_init(&m->track);
-        return each_key(r, c, &no_keys, pipeprof_track_field, &m->track);
+        return each_key(r, c, pipeprof_track_field, &m->track);
     }
     return jcur_skip(c);
 }
@@ -385,7 +345,7 @@ int apply_metadata(reader *r, jcur *c, const raw_event *e) {
     }
     if (e->args) {
         jcur a = {c->r, e->args, e->args_end};
-        if ((rc = each_key(r, &a, &no_keys, meta_arg, &m)))
+        if ((rc = each_key(r, &a, meta_arg, &m)))
             return rc;
     }
     if ((m.name && (rc = trimmed(r, &m.name))) || (m.labels && (rc = trimmed(r, &m.labels))))
@@ -423,8 +383,7 @@ int apply_metadata(reader *r, jcur *c, const raw_event *e) {
 
 /* ---- otherData ---- */
 
-static int thread_field(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
-    (void)id;
+static int thread_field(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_thread_info *t = ctx;
     if (jstr_eq(key, "tid"))
         return int_value(c, "tid", &t->tid);
@@ -447,7 +406,7 @@ static int read_threads(reader *r, jcur *c) {
     }
     for (;;) {
         pp_thread_info t = {0};
-        if ((rc = each_key(r, c, &no_keys, thread_field, &t)))
+        if ((rc = each_key(r, c, thread_field, &t)))
             return rc;
         if (pp_model_add_thread(r->m, &t))
             return PP_ENOMEM;
@@ -459,8 +418,7 @@ static int read_threads(reader *r, jcur *c) {
     }
 }
 
-static int other_field(reader *r, jcur *c, const jstr *key, int id, void *ctx) {
-    (void)id;
+static int other_field(reader *r, jcur *c, const jstr *key, void *ctx) {
     pp_model_meta *m = ctx;
     int64_t level;
     int rc;
@@ -510,5 +468,5 @@ int read_other_data(reader *r, jcur *c) {
     r->file_meta.level = -1;
     if (peek(c) != '{')
         return jcur_skip(c);
-    return each_key(r, c, &no_keys, other_field, &r->file_meta);
+    return each_key(r, c, other_field, &r->file_meta);
 }

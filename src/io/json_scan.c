@@ -285,15 +285,6 @@ int jcur_expect_slow(jcur *c, char ch, const char *context) {
     return jcur_fail(c, "expected '%c' %s (got %s)", ch, context, describe(c, got, sizeof got));
 }
 
-const unsigned char jscan_space[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
-
-void jcur_ws_slow(jcur *c) {
-    while (jscan_space[(unsigned char)*c->p])
-        c->p++;
-    if (c->p > c->end)
-        c->p = c->end;
-}
-
 /* Bytes that end a run of plain string characters; NUL is the window's
  * sentinel (json_scan.h). */
 const unsigned char jscan_string_stop[256] = {['"'] = 1, ['\\'] = 1, [0] = 1};
@@ -326,41 +317,6 @@ int jcur_string_slow(jcur *c, jstr *out) {
     out->len = (size_t)(p - s);
     c->p = p + 1;
     return PP_OK;
-}
-
-void jkeys_init(jkeys *k, const char *const *names, size_t count) {
-    memset(k, 0, sizeof *k);
-    k->names = names;
-    k->count = count < JKEYS_MAX ? count : JKEYS_MAX;
-    for (size_t i = k->count; i-- > 0;) { /* backwards: each bucket lists names in table order */
-        size_t n = strlen(names[i]);
-        jkey_pattern *q = &k->pat[i];
-        q->len = n;
-        if (n == 0 || n > JKEY_MAX_LEN)
-            continue; /* the general path only */
-        unsigned char text[16] = {0};
-        memcpy(text, names[i], n);
-        text[n] = '"';
-        text[n + 1] = ':';
-        for (size_t b = 0; b < n + 2; b++) {
-            q->word[b / 8] |= (uint64_t)text[b] << (8 * (b % 8));
-            q->mask[b / 8] |= (uint64_t)0xff << (8 * (b % 8));
-        }
-        q->next = k->first[text[0]];
-        k->first[text[0]] = (uint8_t)(i + 1);
-    }
-}
-
-int jcur_key_slow(jcur *c, const jkeys *k, jstr *key) {
-    int rc;
-    if ((rc = jcur_string(c, key)) || (rc = jcur_expect(c, ':', "after a key")))
-        return rc;
-    if (key->escaped)
-        return 0; /* no key we look for needs an escape; decoded, it is someone else's */
-    for (size_t i = 0; i < k->count; i++)
-        if (key->len == k->pat[i].len && jscan_same(key->s, k->names[i], key->len))
-            return (int)i + 1;
-    return 0;
 }
 
 int jcur_number(jcur *c, const char **text, size_t *len) {

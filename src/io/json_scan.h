@@ -8,8 +8,8 @@
  *
  * The window always ends in a NUL byte (buf[len] == 0), so scanning loops
  * may run on a byte table and check their bound once at the end, and is
- * followed by JSCAN_PAD readable bytes, so that a key can be compared a
- * word at a time (jcur_key) without checking where the window ends first.
+ * followed by JSCAN_PAD readable bytes, so that numbers and names can be
+ * read a word at a time without checking where the window ends first.
  *
  * Every error names the file, line:column and byte offset. */
 #ifndef PP_IO_JSON_SCAN_H
@@ -43,9 +43,15 @@ typedef struct jreader {
  * (compressed) file can make the reader take. */
 #define JSON_MAX_VALUE_BYTES (64u << 20)
 
-/* Bytes readable past buf[len] (zeros): two 8-byte loads from any byte
+/* Bytes readable past buf[len] (zeros): an 8-byte load from any byte
  * before buf[len]. */
-#define JSCAN_PAD 32
+#define JSCAN_PAD 16
+
+static inline uint64_t jscan_load8(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
 
 /* Starts reading the open descriptor `fd` (the jreader owns it from now on,
  * also on failure); `path` names it in messages. */
@@ -85,14 +91,9 @@ typedef struct jstr {
     int escaped;
 } jstr;
 
-/* Skips whitespace. Written traces rarely have any between tokens, so the
- * inline part is one table lookup; the loop may run past `end` (onto the
- * NUL sentinel at worst) and is brought back there. */
-extern const unsigned char jscan_space[256];
-void jcur_ws_slow(jcur *c);
 static inline void jcur_ws(jcur *c) {
-    if (jscan_space[(unsigned char)*c->p])
-        jcur_ws_slow(c);
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
 }
 int jcur_expect_slow(jcur *c, char ch, const char *context);
 /* Consumes `ch` (after whitespace) or reports "expected 'ch' context". */
@@ -124,65 +125,6 @@ static inline int jcur_string(jcur *c, jstr *out) {
     }
     return jcur_string_slow(c, out);
 }
-/* ---- keys known in advance ----
- *
- * A reader dispatches on a handful of keys ("ph", "ts", "args", ...). A
- * jkeys set lets jcur_key recognise `"key":` with one or two masked 8-byte
- * compares against the bytes at the cursor, instead of scanning the key to
- * its closing quote, then the ':', then comparing it with each name in
- * turn. Keys written any other way (escaped, space before the colon, longer
- * than JKEY_MAX_LEN) take the general path, with the same result. */
-#define JKEYS_MAX 32
-#define JKEY_MAX_LEN 13 /* the key, its closing quote and ':' in 16 bytes */
-
-typedef struct jkey_pattern {
-    uint64_t word[2], mask[2]; /* the bytes of `key":`, little-endian */
-    size_t len;                /* of the key */
-    uint8_t next;              /* 1 + index of the next pattern with the same first byte, 0: none */
-} jkey_pattern;
-
-typedef struct jkeys {
-    const char *const *names; /* names[i] has id i + 1 */
-    size_t count;
-    uint8_t first[256];       /* 1 + index of the first pattern starting with this byte, 0: none */
-    jkey_pattern pat[JKEYS_MAX];
-} jkeys;
-
-/* Builds the set of `count` (at most JKEYS_MAX) names; `names` must outlive it. */
-void jkeys_init(jkeys *k, const char *const *names, size_t count);
-
-static inline uint64_t jscan_load8(const char *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* Reads a key and its ':' at the cursor (whitespace allowed around both).
- * Returns the key's id in `k` (1..count), 0 for any other key (its token
- * then in *key; *key is filled for known keys too), or a negative PP_E*
- * code (reported). */
-int jcur_key_slow(jcur *c, const jkeys *k, jstr *key);
-static inline int jcur_key(jcur *c, const jkeys *k, jstr *key) {
-    const char *p = c->p;
-    if (p < c->end && *p == '"') {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t w0 = jscan_load8(p + 1), w1 = jscan_load8(p + 9);
-        for (unsigned i = k->first[(unsigned char)p[1]]; i; i = k->pat[i - 1].next) {
-            const jkey_pattern *q = &k->pat[i - 1];
-            if ((((w0 & q->mask[0]) ^ q->word[0]) | ((w1 & q->mask[1]) ^ q->word[1])) == 0 &&
-                p + q->len + 3 <= c->end) {
-                key->s = p + 1;
-                key->len = q->len;
-                key->escaped = 0;
-                c->p = p + q->len + 3;
-                return (int)i;
-            }
-        }
-#endif
-    }
-    return jcur_key_slow(c, k, key);
-}
-
 /* Reads a number token's text. */
 int jcur_number(jcur *c, const char **text, size_t *len);
 /* Fast paths for the common number shapes, parsed straight from the
