@@ -391,7 +391,10 @@ static int parse_event(reader *r) {
     int rc = jreader_ensure(j, IN_PLACE_WINDOW);
     if (rc)
         return rc;
-    jcur c = {j, j->buf + j->pos, j->buf + j->len};
+    /* a mapped file is all in the window: the in-place parse stops where the
+     * scanner would refuse the value as too long */
+    size_t in_place = j->len - j->pos < JSON_MAX_VALUE_BYTES ? j->len - j->pos : JSON_MAX_VALUE_BYTES;
+    jcur c = {j, j->buf + j->pos, j->buf + j->pos + in_place};
     size_t nevents = pp_model_event_count(r->m);
     if (parse_fields(r, &c, &e) == PP_OK) {
         j->pos = (size_t)(c.p - j->buf);

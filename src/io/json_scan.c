@@ -8,11 +8,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
 
 #define READ_CHUNK (1u << 20)
+
+/* A plain regular file is mapped whole instead of read into the window:
+ * no copy of every byte out of the page cache, no refills. Its pages are
+ * the page cache's (clean, dropped under memory pressure), not the
+ * process's own memory, so the bound of the window still holds for what
+ * the reader allocates. The file is mapped over a reservation one page
+ * longer, so at least a page of zeros follows it: the window's NUL sentinel
+ * and JSCAN_PAD. 0 when mapped, -1 to read it instead (a pipe, an empty
+ * file, no address space). */
+static int map_file(jreader *r) {
+    struct stat st;
+    long page = sysconf(_SC_PAGESIZE);
+    if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || page <= 0 ||
+        (uint64_t)st.st_size > SIZE_MAX / 2)
+        return -1;
+    size_t size = (size_t)st.st_size, span = (size + 2 * (size_t)page - 1) / (size_t)page * (size_t)page;
+    char *base = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return -1;
+    if (mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED) {
+        munmap(base, span);
+        return -1;
+    }
+    madvise(base, size, MADV_SEQUENTIAL);
+    r->buf = base;
+    r->map_bytes = span;
+    r->len = r->cap = size;
+    r->eof = 1;
+    return 0;
+}
 
 int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
     memset(r, 0, sizeof *r);
@@ -32,8 +64,10 @@ int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
         if (r->gz)
             gzbuffer(r->gz, READ_CHUNK);
     }
-    r->cap = 2 * READ_CHUNK + 1;
-    r->buf = malloc(r->cap + JSCAN_PAD);
+    if (r->gz || map_file(r) != 0) {
+        r->cap = 2 * READ_CHUNK + 1;
+        r->buf = malloc(r->cap + JSCAN_PAD);
+    }
     if ((r->fd < 0 && !r->gz) || !r->buf) {
         jreader_close(r);
         return pp_set_error(err, PP_ENOMEM, "%s: cannot open: out of memory", path);
@@ -56,21 +90,29 @@ void jreader_close(jreader *r) {
     else if (r->fd >= 0)
         close(r->fd);
     r->fd = -1;
-    free(r->buf);
+    if (r->map_bytes)
+        munmap(r->buf, r->map_bytes);
+    else
+        free(r->buf);
+    r->map_bytes = 0;
     r->gz = NULL;
     r->buf = NULL;
+}
+
+/* Counts the lines of buf[0..n) on from (*line, *line_start); memchr skips
+ * whole lines at vector speed. */
+static void count_lines(const jreader *r, size_t n, uint64_t *line, uint64_t *line_start) {
+    for (const char *p = r->buf, *end = r->buf + n; (p = memchr(p, '\n', (size_t)(end - p))) != NULL;) {
+        ++*line;
+        *line_start = r->base + (uint64_t)(++p - r->buf);
+    }
 }
 
 int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
     if (r->failed)
         return r->rc;
     uint64_t line = r->line, line_start = r->line_start;
-    for (size_t i = 0; i < at && i < r->len; i++) {
-        if (r->buf[i] == '\n') {
-            line++;
-            line_start = r->base + i + 1;
-        }
-    }
+    count_lines(r, at < r->len ? at : r->len, &line, &line_start);
     uint64_t off = r->base + at;
     char msg[400];
     va_list ap;
@@ -87,12 +129,11 @@ int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
 /* Drops buf[0..keep) (counting its lines) and reads more. Returns bytes
  * read, 0 at end of file, -1 on error (reported). */
 static long refill(jreader *r, size_t keep) {
+    if (r->map_bytes)
+        return 0; /* a mapped file is all there from the start */
     /* line numbers are only for error messages, but the bytes are about to
-     * go: count them now (memchr skips whole lines at vector speed) */
-    for (const char *p = r->buf, *end = r->buf + keep; (p = memchr(p, '\n', (size_t)(end - p))) != NULL;) {
-        r->line++;
-        r->line_start = r->base + (uint64_t)(++p - r->buf);
-    }
+     * go: count them now */
+    count_lines(r, keep, &r->line, &r->line_start);
     memmove(r->buf, r->buf + keep, r->len - keep);
     r->len -= keep;
     r->pos -= keep;
@@ -176,6 +217,12 @@ int jreader_peek(jreader *r) {
     }
 }
 
+static int too_long(jreader *r, size_t start) {
+    return jreader_fail(r, start, "the value that starts here is longer than %u MiB (no trace "
+                        "event is that large; the file is damaged or not a trace)",
+                        JSON_MAX_VALUE_BYTES >> 20);
+}
+
 /* Bytes that matter when looking for the end of an object or array. */
 static const unsigned char structural[256] = {['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
 
@@ -231,14 +278,13 @@ int jreader_value(jreader *r, size_t *start, size_t *end) {
         }
         size_t rel = i - s;
         if (rel > JSON_MAX_VALUE_BYTES)
-            return jreader_fail(r, s, "the value that starts here is longer than %u MiB (no trace "
-                                "event is that large; the file is damaged or not a trace)",
-                                JSON_MAX_VALUE_BYTES >> 20);
+            return too_long(r, s);
+        uint64_t base = r->base;
         long n = refill(r, s);
         if (n < 0)
             return r->rc;
-        s = 0;
-        i = rel;
+        s -= (size_t)(r->base - base); /* what refill dropped before the value */
+        i = s + rel;
         if (n == 0) {
             if (scalar)
                 goto done;
@@ -246,6 +292,8 @@ int jreader_value(jreader *r, size_t *start, size_t *end) {
         }
     }
 done:
+    if (i - s > JSON_MAX_VALUE_BYTES) /* a mapped file is never refilled: the same bound */
+        return too_long(r, s);
     *start = s;
     *end = i;
     r->pos = i;

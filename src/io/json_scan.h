@@ -1,7 +1,7 @@
 /* json_scan.h — the streaming half of the Chrome JSON reader.
  *
  * A jreader keeps a sliding window over the (possibly gzip-compressed)
- * file. jreader_value finds the end of the JSON value starting at the
+ * file, or maps a plain regular file whole (json_scan.c, map_file). jreader_value finds the end of the JSON value starting at the
  * cursor, refilling and growing the window as needed, so the caller can
  * parse that one value (an event) from contiguous memory with the jcur_*
  * functions. Memory is bounded by the largest single value, not the file.
@@ -27,7 +27,8 @@ typedef struct jreader {
     gzFile gz;           /* gzip files */
     const char *path;
     pp_error *err;
-    char *buf;
+    char *buf;           /* the window, or the whole file when it is mapped */
+    size_t map_bytes;    /* bytes mapped at buf (a regular file), 0: buf is allocated */
     size_t cap, len;
     size_t pos;          /* cursor: next unread byte */
     uint64_t base;       /* file offset of buf[0] */
