@@ -21,18 +21,41 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-/* The (stage, batch) pairs of the real execs as (key, val), sorted, for
- * lookups (batch >= 0 here, so it orders as unsigned). */
-static an_kv *exec_pairs(const pp_report *r, size_t *n) {
-    an_kv *p = an_alloc(2 * (r->nreal ? r->nreal : 1), sizeof *p);
-    if (!p)
-        return NULL;
-    *n = 0;
+/* The batches of the real execs grouped by stage with a counting sort,
+ * each stage's in ascending order for lookups: stage s's are
+ * batch[at[s] .. at[s+1]) (batch >= 0 here, so it orders as unsigned).
+ * Execs come in time order, so a stage's batches usually already ascend
+ * and need no sort. 8 bytes an exec, and as many again only to sort. */
+static uint64_t *exec_batches(pp_report *r, size_t *at) {
+    size_t ns = r->nstages, n = 0;
     for (size_t i = 0; i < r->nreal; i++)
         if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
-            p[(*n)++] = (an_kv){r->execs[i].stage, (uint64_t)r->execs[i].batch};
-    an_kv_sort_pairs(p, *n, p + *n);
-    return p;
+            at[r->execs[i].stage + 1]++, n++;
+    for (size_t s = 0; s < ns; s++)
+        at[s + 1] += at[s];
+    uint64_t *batch = an_alloc(n, sizeof *batch);
+    if (!batch)
+        return NULL;
+    for (size_t i = 0; i < r->nreal; i++) /* at[s] is stage s's cursor, then its end */
+        if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
+            batch[at[r->execs[i].stage]++] = (uint64_t)r->execs[i].batch;
+    for (size_t s = ns; s > 0; s--) /* back to starts: at[s] = end of s - 1 */
+        at[s] = at[s - 1];
+    at[0] = 0;
+    for (size_t s = 0; s < ns; s++) {
+        size_t lo = at[s], hi = at[s + 1], k = lo + 1;
+        while (k < hi && batch[k - 1] <= batch[k])
+            k++;
+        if (k >= hi)
+            continue;
+        int64_t *tmp = an_buf_get(&r->sort_tmp, (hi - lo) * sizeof *tmp);
+        if (!tmp) {
+            free(batch);
+            return NULL;
+        }
+        an_i64_sort((int64_t *)(batch + lo), hi - lo, tmp); /* all >= 0: signed order agrees */
+    }
+    return batch;
 }
 
 /* "CPU (host)", or "CPU (host) pid N" when host work comes from several
@@ -65,17 +88,13 @@ static int host_devices(pp_report *r, const uint8_t *is_host_item) {
 }
 
 static int add_host_execs(pp_report *r) {
-    size_t npairs, nnew = 0, ns = r->nstages;
-    an_kv *p = exec_pairs(r, &npairs);
+    size_t nnew = 0, ns = r->nstages;
+    size_t *at = calloc(2 * ns + 2, sizeof *at), *cursor = at + ns + 1;
+    uint64_t *batch = at ? exec_batches(r, at) : NULL;
     uint8_t *is_host_item = calloc(r->nhost ? r->nhost : 1, 1);
-    size_t *at = calloc(2 * ns + 1, sizeof *at), *cursor = at + ns + 1;
-    int rc = p && is_host_item && at ? PP_OK : PP_ENOMEM;
-    for (size_t k = 0; rc == PP_OK && k < npairs; k++) /* stage s's pairs: at[s] .. at[s+1] */
-        at[p[k].key + 1]++;
-    for (size_t s = 0; rc == PP_OK && s < ns; s++) {
-        at[s + 1] += at[s];
+    int rc = batch && is_host_item ? PP_OK : PP_ENOMEM;
+    for (size_t s = 0; rc == PP_OK && s < ns; s++)
         cursor[s] = at[s + 1]; /* no lookup yet */
-    }
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
         const an_host *h = &r->host[i];
         if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE)
@@ -83,11 +102,11 @@ static int add_host_execs(pp_report *r) {
         size_t lo = at[h->stage], hi = at[h->stage + 1], k = hi;
         if (h->batch >= 0) {
             /* spans come mostly in batch order: a few steps from the last lookup */
-            k = an_lower_bound_near(p, sizeof *p, offsetof(an_kv, val), lo, hi,
-                                    cursor[h->stage], (uint64_t)h->batch);
+            k = an_lower_bound_near(batch, sizeof *batch, 0, lo, hi, cursor[h->stage],
+                                    (uint64_t)h->batch);
             cursor[h->stage] = k;
         }
-        if (k < hi && p[k].val == (uint64_t)h->batch)
+        if (k < hi && batch[k] == (uint64_t)h->batch)
             continue; /* the stage has execs of this batch */
         is_host_item[i] = 1;
         nnew++;
@@ -108,7 +127,7 @@ static int add_host_execs(pp_report *r) {
                                           .stage = h->stage,
                                           .inside = h->inside, .host = 1};
     }
-    free(p), free(is_host_item), free(at);
+    free(batch), free(is_host_item), free(at);
     return rc;
 }
 

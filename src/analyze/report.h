@@ -294,14 +294,6 @@ typedef struct an_kv {
 } an_kv;
 /* Stable radix sorts; `tmp` holds n records. */
 void an_kv_sort(an_kv *a, size_t n, an_kv *tmp);
-/* Sorts by (key, val), both unsigned; returns at once when a is sorted. */
-void an_kv_sort_pairs(an_kv *a, size_t n, an_kv *tmp);
-/* Order of (key, val): -1, 0 or 1. */
-static inline int an_kv_cmp(const an_kv *x, const an_kv *y) {
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->val > y->val) - (x->val < y->val);
-}
 void an_span_sort(an_span *a, size_t n, an_span *tmp);
 void an_i64_sort(int64_t *a, size_t n, int64_t *tmp);
 /* The first of the records [lo, hi) (`size` bytes each, sorted by the

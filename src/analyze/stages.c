@@ -139,14 +139,26 @@ static void kv_sort_small(an_kv *a, size_t n, an_kv *tmp) {
  * exec's track's place in (device, track) order; with fewer than 2^32
  * stages and tracks (32-bit ids) it fits 64 bits. */
 static int cells_sort(pp_report *r, cells *c) {
-    size_t ntracks = pp_model_track_count(r->m), nrank = 2, big = 0;
+    size_t ntracks = pp_model_track_count(r->m), big = 0;
     uint64_t *rank = malloc((ntracks ? ntracks : 1) * sizeof *rank);
-    if (!rank)
+    uint64_t *next = calloc(r->ndevices + 1, sizeof *next);
+    if (!rank || !next) {
+        free(rank), free(next);
         return PP_ENOMEM;
-    for (uint32_t d = 0; d < r->ndevices; d++)
-        for (size_t t = 0; t < ntracks; t++)
-            if (r->track_device[t] == d)
-                rank[t] = nrank++;
+    }
+    /* (device, track) order by a counting sort on the device: next[d] is
+     * device d's next rank */
+    for (size_t t = 0; t < ntracks; t++)
+        if (r->track_device[t] != AN_NONE)
+            next[r->track_device[t] + 1]++;
+    next[0] = 2;
+    for (size_t d = 0; d < r->ndevices; d++)
+        next[d + 1] += next[d];
+    uint64_t nrank = next[r->ndevices];
+    for (size_t t = 0; t < ntracks; t++)
+        if (r->track_device[t] != AN_NONE)
+            rank[t] = next[r->track_device[t]]++;
+    free(next);
     for (size_t b = 0; b < r->bmap.count; b++)
         big = c->at[b + 1] - c->at[b] > big ? c->at[b + 1] - c->at[b] : big;
     an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (big ? big : 1) * sizeof *kv);
