@@ -7,6 +7,7 @@
 
 #include "core/grow.h"
 #include "core/strtab.h"
+#include "model/event_slots.h"
 
 typedef struct event_store {
     size_t count, cap;
@@ -129,18 +130,35 @@ static int event_store_reserve(event_store *e, size_t cap) {
     return PP_OK;
 }
 
+/* Makes room for events [count, count + n): at least doubling, so that n
+ * appends of one event cost O(n) copies. */
+static int event_store_make_room(event_store *e, size_t n) {
+    if (n <= e->cap - e->count)
+        return PP_OK;
+    if (n > SIZE_MAX / 2 / sizeof *e->ts_ns - e->count) /* the widest column's bytes */
+        return PP_ENOMEM;
+    size_t cap = e->cap ? e->cap * 2 : 1024;
+    return event_store_reserve(e, cap > e->count + n ? cap : e->count + n);
+}
+
+/* pp_model_add_event's rules (model.h), for the one event and the bulk
+ * append alike. */
+static inline int event_ok(const pp_model *m, int64_t ts, int64_t dur, uint32_t name,
+                           uint32_t stage, uint32_t track, uint8_t kind, uint8_t role,
+                           uint8_t phase) {
+    return track < m->ntracks && name < m->strings.count && stage < m->strings.count &&
+           dur >= 0 && ts != INT64_MIN && !(ts > 0 && dur > INT64_MAX - ts) &&
+           kind <= PP_EV_REGION && role <= PP_ROLE_USER && phase <= PP_FLOW_END;
+}
+
 int pp_model_add_event(pp_model *m, const pp_event *ev) {
     event_store *e = &m->ev;
-    if (ev->track >= m->ntracks || ev->name >= m->strings.count ||
-        ev->stage >= m->strings.count || ev->dur_ns < 0 || ev->ts_ns == INT64_MIN ||
-        (ev->ts_ns > 0 && ev->dur_ns > INT64_MAX - ev->ts_ns) || ev->kind > PP_EV_REGION ||
-        ev->role > PP_ROLE_USER || ev->phase > PP_FLOW_END)
+    if (!event_ok(m, ev->ts_ns, ev->dur_ns, ev->name, ev->stage, ev->track, ev->kind, ev->role,
+                  ev->phase))
         return PP_EINVAL;
-    if (e->count == e->cap) {
-        int rc = event_store_reserve(e, e->cap ? e->cap * 2 : 1024);
-        if (rc)
-            return rc;
-    }
+    int rc = event_store_make_room(e, 1);
+    if (rc)
+        return rc;
     size_t i = e->count++;
     e->ts_ns[i] = ev->ts_ns;
     e->dur_ns[i] = ev->dur_ns;
@@ -156,6 +174,35 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     e->role[i] = ev->role;
     e->phase[i] = ev->phase;
     return PP_OK;
+}
+
+int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
+    event_store *e = &m->ev;
+    int rc = event_store_make_room(e, n);
+    if (rc)
+        return rc;
+    size_t i = e->count;
+    *out = (pp_event_slots){e->ts_ns + i, e->dur_ns + i, e->batch + i, e->hw_ns + i,
+                            e->xfer_ns + i, e->id + i, e->value + i, e->name + i,
+                            e->stage + i, e->track + i, e->kind + i, e->role + i, e->phase + i};
+    return PP_OK;
+}
+
+size_t pp_model_events_commit(pp_model *m, size_t n) {
+    event_store *e = &m->ev;
+    size_t i = e->count, end = e->count + n;
+    while (i < end && event_ok(m, e->ts_ns[i], e->dur_ns[i], e->name[i], e->stage[i],
+                               e->track[i], e->kind[i], e->role[i], e->phase[i]))
+        i++;
+    n = i - e->count;
+    e->count = i;
+    return n;
+}
+
+void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
+    *out = (pp_event){s->ts_ns[i], s->dur_ns[i], s->batch[i], s->hw_ns[i], s->xfer_ns[i],
+                      s->id[i],    s->value[i],  s->name[i],  s->stage[i], s->track[i],
+                      s->kind[i],  s->role[i],   s->phase[i]};
 }
 
 size_t pp_model_event_count(const pp_model *m) {
@@ -197,15 +244,46 @@ void pp_model_columns(const pp_model *m, pp_event_columns *out) {
     out->phase = e->phase;
 }
 
+/* pp_model_add_annotation's rules (model.h), given the event of the
+ * annotation before it (0 for the first). */
+static inline int annotation_ok(const pp_model *m, const pp_annotation *a, uint64_t prev_event) {
+    return a->event < m->ev.count && a->event >= prev_event && a->key < m->strings.count &&
+           a->type <= PP_VALUE_STR && (a->type != PP_VALUE_STR || a->v.s < m->strings.count);
+}
+
 int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
-    if (a->event >= m->ev.count || a->key >= m->strings.count || a->type > PP_VALUE_STR ||
-        (a->type == PP_VALUE_STR && a->v.s >= m->strings.count) ||
-        (m->nanns && a->event < m->anns[m->nanns - 1].event))
+    if (!annotation_ok(m, a, m->nanns ? m->anns[m->nanns - 1].event : 0))
         return PP_EINVAL;
     if (pp_grow((void **)&m->anns, &m->capanns, m->nanns, sizeof *m->anns))
         return PP_ENOMEM;
     m->anns[m->nanns++] = *a;
     return PP_OK;
+}
+
+int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out) {
+    if (n > m->capanns - m->nanns) {
+        if (n > SIZE_MAX / 2 / sizeof *m->anns - m->nanns)
+            return PP_ENOMEM;
+        size_t cap = m->capanns ? m->capanns * 2 : 1024;
+        cap = cap > m->nanns + n ? cap : m->nanns + n;
+        pp_annotation *p = realloc(m->anns, cap * sizeof *p);
+        if (!p)
+            return PP_ENOMEM;
+        m->anns = p;
+        m->capanns = cap;
+    }
+    *out = m->anns + m->nanns;
+    return PP_OK;
+}
+
+size_t pp_model_annotations_commit(pp_model *m, size_t n) {
+    size_t i = m->nanns, end = m->nanns + n;
+    uint64_t prev = i ? m->anns[i - 1].event : 0;
+    for (; i < end && annotation_ok(m, &m->anns[i], prev); i++)
+        prev = m->anns[i].event;
+    n = i - m->nanns;
+    m->nanns = i;
+    return n;
 }
 
 void pp_model_clear_events(pp_model *m) {

@@ -1,0 +1,44 @@
+/* event_slots.h — appending a whole block of events or annotations at once,
+ * for readers that decode a block column by column (io/pptrace_read.c).
+ * Not public: pp_model_add_event and pp_model_add_annotation are the API.
+ *
+ * Why: appending one event at a time copies it through a pp_event and checks
+ * the capacity of every column per event; a reader of a columnar format can
+ * instead decode each column straight into the model's column and check the
+ * block's rows in one pass. A reader reserves n slots past the last event,
+ * writes them, and commits them: the commit applies the same rules as
+ * pp_model_add_event (the one place they are written) and appends the rows
+ * up to the first that breaks one. */
+#ifndef PP_MODEL_EVENT_SLOTS_H
+#define PP_MODEL_EVENT_SLOTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pipeprof/model.h"
+
+/* Writable columns starting at the first slot past the model's last event;
+ * the column types are those of pp_event_columns. */
+typedef struct pp_event_slots {
+    int64_t *ts_ns, *dur_ns, *batch;
+    uint64_t *hw_ns, *xfer_ns, *id;
+    double *value;
+    uint32_t *name, *stage, *track;
+    uint8_t *kind, *role, *phase;
+} pp_event_slots;
+
+/* Makes room for n more events and points *out at them. 0 or PP_ENOMEM.
+ * The slots stay valid until the next append to the model. */
+int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out);
+/* Appends the first n reserved slots up to the first one that
+ * pp_model_add_event would refuse; returns how many it appended. */
+size_t pp_model_events_commit(pp_model *m, size_t n);
+/* Slot i as an event (for the message about one the commit refused). */
+void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out);
+
+/* The same for annotations: room for n more, then append those that
+ * pp_model_add_annotation would accept, up to the first it would refuse. */
+int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out);
+size_t pp_model_annotations_commit(pp_model *m, size_t n);
+
+#endif
