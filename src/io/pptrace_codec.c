@@ -207,6 +207,16 @@ static int get_column(pptrace_decoder *d, int k, uint64_t *v, uint32_t n, uint32
     return 1;
 }
 
+/* Copies a run of n values of a sparse column (8 bytes each) into its
+ * slots unless all are zero, which the slots already are (event_slots.h). */
+static void put_sparse(void *slots, const uint64_t *v, uint32_t n) {
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= v[i];
+    if (any)
+        memcpy(slots, v, (size_t)n * sizeof *v);
+}
+
 /* Rows are decoded in runs of this many, column by column, so each column is
  * one tight loop and the run's values stay in the first-level cache. */
 #define RUN 128
@@ -234,15 +244,14 @@ int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_
             batch += unzigzag(v[PPTRACE_EV_BATCH][i]);
             value ^= bswap64(v[PPTRACE_EV_VALUE][i]);
             out->ts_ns[done + i] = (int64_t)ts;
-            out->batch[done + i] = (int64_t)batch;
-            memcpy(&out->value[done + i], &value, sizeof value);
-        }
-        for (uint32_t i = 0; i < n; i++) {
             out->dur_ns[done + i] = (int64_t)v[PPTRACE_EV_DUR][i];
-            out->hw_ns[done + i] = v[PPTRACE_EV_HW][i];
-            out->xfer_ns[done + i] = v[PPTRACE_EV_XFER][i];
-            out->id[done + i] = v[PPTRACE_EV_ID][i];
+            out->batch[done + i] = (int64_t)batch;
+            v[PPTRACE_EV_VALUE][i] = value; /* now the value's bits */
         }
+        put_sparse(out->hw_ns + done, v[PPTRACE_EV_HW], n);
+        put_sparse(out->xfer_ns + done, v[PPTRACE_EV_XFER], n);
+        put_sparse(out->id + done, v[PPTRACE_EV_ID], n);
+        put_sparse(out->value + done, v[PPTRACE_EV_VALUE], n);
         for (uint32_t i = 0; i < n; i++) {
             out->name[done + i] = (uint32_t)v[PPTRACE_EV_NAME][i];
             out->stage[done + i] = (uint32_t)v[PPTRACE_EV_STAGE][i];

@@ -336,10 +336,12 @@ static int decode_events_v1(reader *r, const unsigned char *p, uint32_t n) {
         s.ts_ns[i] = (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i);
         s.dur_ns[i] = (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i);
         s.batch[i] = (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i);
-        s.hw_ns[i] = pptrace_get64(col[C_HW] + 8 * (size_t)i);
-        s.xfer_ns[i] = pptrace_get64(col[C_XFER] + 8 * (size_t)i);
-        s.id[i] = pptrace_get64(col[C_ID] + 8 * (size_t)i);
-        memcpy(&s.value[i], &value_bits, sizeof value_bits);
+        double value;
+        memcpy(&value, &value_bits, sizeof value);
+        pp_slot_put_u64(s.hw_ns, i, pptrace_get64(col[C_HW] + 8 * (size_t)i));
+        pp_slot_put_u64(s.xfer_ns, i, pptrace_get64(col[C_XFER] + 8 * (size_t)i));
+        pp_slot_put_u64(s.id, i, pptrace_get64(col[C_ID] + 8 * (size_t)i));
+        pp_slot_put_f64(s.value, i, value);
         s.name[i] = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
         s.stage[i] = pptrace_get32(col[C_STAGE] + 4 * (size_t)i);
         s.track[i] = pptrace_get32(col[C_TRACK] + 4 * (size_t)i);
@@ -622,10 +624,11 @@ static int read_block(reader *r) {
 
 /* Sizes the model's event columns and annotation table for the totals the
  * END block states, when the file ends in one, so that reading fills them
- * once instead of regrowing (and copying) them. Only a hint: the counts are
- * checked when the END block is read, each is capped by what the file's
- * size can hold (a version-2 row takes at least a byte, a version-1 row
- * more), and a file without a readable END block is read all the same. */
+ * once instead of regrowing them. Only a hint: the counts are checked when
+ * the END block is read, each is capped by the rows the file's size can
+ * hold (a version-2 event takes at least 11 bytes, one byte a column, an
+ * annotation 4; version-1 rows their fixed sizes), and a file without a
+ * readable END block is read all the same. */
 static void reserve_from_end(reader *r) {
     unsigned char b[PPTRACE_BLOCK_HEAD_LEN + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN];
     if (r->size < PPTRACE_HEADER_LEN + sizeof b ||
@@ -636,12 +639,15 @@ static void reserve_from_end(reader *r) {
         return;
     uint64_t events = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 24);
     uint64_t annotations = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 32);
+    int v2 = r->version >= 2;
+    uint64_t min_event = v2 ? PPTRACE_EV_COLUMNS : PPTRACE_EVENT_ROW;
+    uint64_t min_annotation = v2 ? PPTRACE_AN_COLUMNS : PPTRACE_ANNOTATION_ROW;
     pp_event_slots slots;
     pp_annotation *anns;
     /* a failure leaves the model as it was: reading then grows it as it goes */
-    if (events <= r->size)
+    if (events <= r->size / min_event)
         (void)pp_model_events_reserve(r->m, (size_t)events, &slots);
-    if (annotations <= r->size)
+    if (annotations <= r->size / min_annotation)
         (void)pp_model_annotations_reserve(r->m, (size_t)annotations, &anns);
 }
 
@@ -661,10 +667,7 @@ static int reader_open(reader *r, int fd) {
         return pp_set_error(r->err, PP_EIO, "%s: cannot read: %s", r->path, why);
     }
     r->size = (uint64_t)st.st_size;
-    if (pp_model_create(&r->m))
-        return no_memory(r);
-    reserve_from_end(r);
-    return PP_OK;
+    return pp_model_create(&r->m) ? no_memory(r) : PP_OK;
 }
 
 int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
@@ -685,6 +688,8 @@ int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) 
     int rc = reader_open(&r, fd);
     if (rc == PP_OK)
         rc = read_header(&r);
+    if (rc == PP_OK)
+        reserve_from_end(&r);
     while (rc == PP_OK)
         rc = read_block(&r);
     if (r.f)

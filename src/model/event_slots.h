@@ -8,12 +8,18 @@
  * block's rows in one pass. A reader reserves n slots past the last event,
  * writes them, and commits them: the commit applies the same rules as
  * pp_model_add_event (the one place they are written) and appends the rows
- * up to the first that breaks one. */
+ * up to the first that breaks one.
+ *
+ * The sparse columns (hw_ns, xfer_ns, id, value) read zero in every slot
+ * past the last event, and a writer stores a value there only when it is
+ * not zero (pp_slot_put_*), so that a column that is zero throughout is
+ * never written and costs no memory (model/column_mem.h). */
 #ifndef PP_MODEL_EVENT_SLOTS_H
 #define PP_MODEL_EVENT_SLOTS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pipeprof/model.h"
 
@@ -27,11 +33,26 @@ typedef struct pp_event_slots {
     uint8_t *kind, *role, *phase;
 } pp_event_slots;
 
+/* Stores v in slot i of a sparse column (which reads zero) unless it is 0. */
+static inline void pp_slot_put_u64(uint64_t *col, size_t i, uint64_t v) {
+    if (v)
+        col[i] = v;
+}
+
+/* The same for value: +0.0 (all bits zero) is what the slot holds. */
+static inline void pp_slot_put_f64(double *col, size_t i, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (bits)
+        col[i] = v;
+}
+
 /* Makes room for n more events and points *out at them. 0 or PP_ENOMEM.
  * The slots stay valid until the next append to the model. */
 int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out);
 /* Appends the first n reserved slots up to the first one that
- * pp_model_add_event would refuse; returns how many it appended. */
+ * pp_model_add_event would refuse; returns how many it appended (and
+ * clears the sparse columns of the slots it did not). */
 size_t pp_model_events_commit(pp_model *m, size_t n);
 /* Slot i as an event (for the message about one the commit refused). */
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out);

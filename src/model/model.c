@@ -4,14 +4,16 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/grow.h"
 #include "core/strtab.h"
+#include "model/column_mem.h"
 #include "model/event_slots.h"
 
 typedef struct event_store {
     size_t count, cap;
+    size_t bytes[13]; /* each column's allocation, in the order below (after a
+                       * failed growth some columns are larger than cap) */
     int64_t *ts_ns, *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns, *id;
     double *value;
@@ -47,8 +49,8 @@ int pp_model_create(pp_model **out) {
 static void event_store_free(event_store *e) {
     void *cols[] = {e->ts_ns, e->dur_ns, e->batch, e->hw_ns, e->xfer_ns, e->id, e->value,
                     e->name,  e->stage,  e->track, e->kind,  e->role,    e->phase};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-        free(cols[i]);
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+        pp_column_free(cols[k], e->bytes[k]);
 }
 
 void pp_model_free(pp_model *m) {
@@ -58,7 +60,7 @@ void pp_model_free(pp_model *m) {
     event_store_free(&m->ev);
     free(m->tracks);
     free(m->threads);
-    free(m->anns);
+    pp_column_free(m->anns, m->capanns * sizeof *m->anns);
     free(m);
 }
 
@@ -114,33 +116,21 @@ void pp_event_init(pp_event *e) {
     e->batch = -1;
 }
 
-/* Asks for huge pages under a column of `bytes` at p: a column of a large
- * trace is written once from start to end, and faulting it in 2 MiB pages
- * instead of 4 KiB ones takes most of the kernel's time out of building it.
- * Only a hint (Linux's transparent huge pages in "madvise" mode); elsewhere
- * nothing. */
-static void advise_huge_pages(void *p, size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (end > start)
-        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
-/* Reallocates every column to `cap` entries; on failure nothing is lost
- * (columns already grown stay valid at their new size). */
+/* Grows every column to `cap` (> e->cap) entries, the new ones zero (the
+ * sparse columns rely on it: put_sparse). On failure nothing is lost: the
+ * columns already grown stay valid at their new size. */
 static int event_store_reserve(event_store *e, size_t cap) {
-#define GROW(col)                                                  \
-    do {                                                           \
-        void *p_ = realloc(e->col, cap * sizeof *e->col);          \
-        if (!p_)                                                   \
-            return PP_ENOMEM;                                      \
-        e->col = p_;                                               \
-        advise_huge_pages(p_, cap * sizeof *e->col);               \
+    int k = 0;
+#define GROW(col)                                                                 \
+    do {                                                                          \
+        if (e->bytes[k] < cap * sizeof *e->col) {                                 \
+            void *p_ = pp_column_grow(e->col, e->bytes[k], cap * sizeof *e->col); \
+            if (!p_)                                                              \
+                return PP_ENOMEM;                                                 \
+            e->col = p_;                                                          \
+            e->bytes[k] = cap * sizeof *e->col;                                   \
+        }                                                                         \
+        k++;                                                                      \
     } while (0)
     GROW(ts_ns); GROW(dur_ns); GROW(batch); GROW(hw_ns); GROW(xfer_ns); GROW(id);
     GROW(value); GROW(name); GROW(stage); GROW(track); GROW(kind); GROW(role); GROW(phase);
@@ -152,7 +142,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
 /* Makes room for events [count, count + n): at least doubling, so that n
  * appends of one event cost O(n) copies. */
 static int event_store_make_room(event_store *e, size_t n) {
-    if (n <= e->cap - e->count)
+    if (n <= e->cap - e->count && e->cap) /* slots point into columns, even for n = 0 */
         return PP_OK;
     if (n > SIZE_MAX / 2 / sizeof *e->ts_ns - e->count) /* the widest column's bytes */
         return PP_ENOMEM;
@@ -182,10 +172,10 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     e->ts_ns[i] = ev->ts_ns;
     e->dur_ns[i] = ev->dur_ns;
     e->batch[i] = ev->batch;
-    e->hw_ns[i] = ev->hw_ns;
-    e->xfer_ns[i] = ev->xfer_ns;
-    e->id[i] = ev->id;
-    e->value[i] = ev->value;
+    pp_slot_put_u64(e->hw_ns, i, ev->hw_ns);
+    pp_slot_put_u64(e->xfer_ns, i, ev->xfer_ns);
+    pp_slot_put_u64(e->id, i, ev->id);
+    pp_slot_put_f64(e->value, i, ev->value);
     e->name[i] = ev->name;
     e->stage[i] = ev->stage;
     e->track[i] = ev->track;
@@ -213,6 +203,11 @@ size_t pp_model_events_commit(pp_model *m, size_t n) {
     while (i < end && event_ok(m, e->ts_ns[i], e->dur_ns[i], e->name[i], e->stage[i],
                                e->track[i], e->kind[i], e->role[i], e->phase[i]))
         i++;
+    /* the sparse columns read zero past the last event (event_slots.h) */
+    memset(e->hw_ns + i, 0, (end - i) * sizeof *e->hw_ns);
+    memset(e->xfer_ns + i, 0, (end - i) * sizeof *e->xfer_ns);
+    memset(e->id + i, 0, (end - i) * sizeof *e->id);
+    memset(e->value + i, 0, (end - i) * sizeof *e->value);
     n = i - e->count;
     e->count = i;
     return n;
@@ -288,10 +283,9 @@ int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out) {
             return PP_ENOMEM;
         size_t cap = m->capanns ? m->capanns * 2 : 1024;
         cap = cap > m->nanns + n ? cap : m->nanns + n;
-        pp_annotation *p = realloc(m->anns, cap * sizeof *p);
+        pp_annotation *p = pp_column_grow(m->anns, m->capanns * sizeof *p, cap * sizeof *p);
         if (!p)
             return PP_ENOMEM;
-        advise_huge_pages(p, cap * sizeof *p);
         m->anns = p;
         m->capanns = cap;
     }
@@ -310,7 +304,14 @@ size_t pp_model_annotations_commit(pp_model *m, size_t n) {
 }
 
 void pp_model_clear_events(pp_model *m) {
-    m->ev.count = 0;
+    event_store *e = &m->ev;
+    if (e->count) { /* the sparse columns read zero past the last event (event_slots.h) */
+        memset(e->hw_ns, 0, e->count * sizeof *e->hw_ns);
+        memset(e->xfer_ns, 0, e->count * sizeof *e->xfer_ns);
+        memset(e->id, 0, e->count * sizeof *e->id);
+        memset(e->value, 0, e->count * sizeof *e->value);
+    }
+    e->count = 0;
     m->nanns = 0;
 }
 
@@ -395,12 +396,13 @@ int pp_model_sort_by_time(pp_model *m) {
     if (already)
         return PP_OK;
     size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
-    pp_annotation *anns = malloc((m->nanns ? m->nanns : 1) * sizeof *anns);
+    size_t capanns = m->nanns ? m->nanns : 1;
+    pp_annotation *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
     event_store sorted = {0};
     if (!idx || !tmp || !anns || event_store_reserve(&sorted, n) != PP_OK) {
         free(idx);
         free(tmp);
-        free(anns);
+        pp_column_free(anns, capanns * sizeof *anns);
         event_store_free(&sorted);
         return PP_ENOMEM;
     }
@@ -413,10 +415,10 @@ int pp_model_sort_by_time(pp_model *m) {
         sorted.ts_ns[i] = e->ts_ns[j];
         sorted.dur_ns[i] = e->dur_ns[j];
         sorted.batch[i] = e->batch[j];
-        sorted.hw_ns[i] = e->hw_ns[j];
-        sorted.xfer_ns[i] = e->xfer_ns[j];
-        sorted.id[i] = e->id[j];
-        sorted.value[i] = e->value[j];
+        pp_slot_put_u64(sorted.hw_ns, i, e->hw_ns[j]);
+        pp_slot_put_u64(sorted.xfer_ns, i, e->xfer_ns[j]);
+        pp_slot_put_u64(sorted.id, i, e->id[j]);
+        pp_slot_put_f64(sorted.value, i, e->value[j]);
         sorted.name[i] = e->name[j];
         sorted.stage[i] = e->stage[j];
         sorted.track[i] = e->track[j];
@@ -433,9 +435,9 @@ int pp_model_sort_by_time(pp_model *m) {
     sorted.count = n;
     event_store_free(e);
     *e = sorted;
-    free(m->anns);
+    pp_column_free(m->anns, m->capanns * sizeof *m->anns);
     m->anns = anns;
-    m->capanns = m->nanns ? m->nanns : 1;
+    m->capanns = capanns;
     free(idx);
     free(tmp);
     return PP_OK;

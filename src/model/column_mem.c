@@ -1,0 +1,83 @@
+/* Column memory (column_mem.h): heap below a size, fresh pages above. */
+#include "model/column_mem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+/* Columns from this size on are mapped pages: below it the memory a column
+ * could leave untouched is too small to matter. */
+#define MAPPED_MIN ((size_t)1 << 20)
+
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+static size_t page_round(size_t bytes) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (bytes + page - 1) / page * page;
+}
+
+/* A column of a large trace is written once from start to end: faulting it
+ * in 2 MiB pages instead of 4 KiB ones takes most of the kernel's time out
+ * of building it (transparent huge pages in "madvise" mode; only a hint). */
+static void advise_huge_pages(void *p, size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
+    if (new_bytes < MAPPED_MIN) {
+        unsigned char *q = realloc(p, new_bytes);
+        if (q)
+            memset(q + old_bytes, 0, new_bytes - old_bytes);
+        return q;
+    }
+    size_t size = page_round(new_bytes);
+    void *q;
+    if (old_bytes >= MAPPED_MIN) { /* the pages added read zero */
+        q = mremap(p, page_round(old_bytes), size, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED)
+            return NULL;
+    } else {
+        q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (q == MAP_FAILED)
+            return NULL;
+        if (old_bytes)
+            memcpy(q, p, old_bytes);
+        free(p);
+    }
+    advise_huge_pages(q, size);
+    return q;
+}
+
+void pp_column_free(void *p, size_t bytes) {
+    if (bytes >= MAPPED_MIN)
+        munmap(p, page_round(bytes));
+    else
+        free(p);
+}
+#else
+/* Elsewhere: calloc, whose large blocks are fresh pages on most systems. */
+void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
+    unsigned char *q = calloc(1, new_bytes);
+    if (q && old_bytes)
+        memcpy(q, p, old_bytes);
+    if (q)
+        free(p);
+    return q;
+}
+
+void pp_column_free(void *p, size_t bytes) {
+    (void)bytes;
+    free(p);
+}
+#endif
