@@ -21,16 +21,14 @@ static size_t page_round(size_t bytes) {
 
 /* A column of a large trace is written once from start to end: faulting it
  * in 2 MiB pages instead of 4 KiB ones takes most of the kernel's time out
- * of building it (transparent huge pages in "madvise" mode; only a hint). */
-static void advise_huge_pages(void *p, size_t bytes) {
+ * of building it (transparent huge pages in "madvise" mode; only a hint).
+ * The whole mapping is advised, not its aligned middle: a mapping whose
+ * parts differ is several, which mremap cannot grow as one. */
+static void advise_huge_pages(void *p, size_t size) {
 #if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (end > start)
-        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+    (void)madvise(p, size, MADV_HUGEPAGE);
 #else
-    (void)p, (void)bytes;
+    (void)p, (void)size;
 #endif
 }
 
@@ -43,19 +41,17 @@ void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
     }
     size_t size = page_round(new_bytes);
     void *q;
-    if (old_bytes >= MAPPED_MIN) { /* the pages added read zero */
+    if (old_bytes >= MAPPED_MIN) { /* the pages added read zero and keep the advice */
         q = mremap(p, page_round(old_bytes), size, MREMAP_MAYMOVE);
-        if (q == MAP_FAILED)
-            return NULL;
-    } else {
-        q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (q == MAP_FAILED)
-            return NULL;
-        if (old_bytes)
-            memcpy(q, p, old_bytes);
-        free(p);
+        return q == MAP_FAILED ? NULL : q;
     }
+    q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED)
+        return NULL;
     advise_huge_pages(q, size);
+    if (old_bytes)
+        memcpy(q, p, old_bytes);
+    free(p);
     return q;
 }
 

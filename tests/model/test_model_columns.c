@@ -37,12 +37,13 @@ static void nth_event(size_t i, pp_event *e) {
     e->role = (uint8_t)(i % 5);
 }
 
-/* 300000 events take the 8-byte columns past 1 MiB, where they move from the
- * heap to mapped pages and then grow in place: every field of every event
- * reads back as appended. */
+/* 1.1M events take the 8-byte columns past 1 MiB, where they move from the
+ * heap to mapped pages, and then through four more doublings of those pages
+ * (which ask for huge pages): every field of every event reads back as
+ * appended. */
 static void test_columns_keep_every_value_as_they_grow(void) {
     pp_model *m = model_with_track();
-    const size_t n = 300000;
+    const size_t n = 1100000;
     pp_event e, back;
     for (size_t i = 0; i < n; i++) {
         nth_event(i, &e);
