@@ -1,7 +1,12 @@
-/* Column memory (column_mem.h): heap below a size, fresh pages above. */
+/* Column memory (column_mem.h): heap below a size, fresh pages above.
+ *
+ * The pages are not advised into transparent huge pages: on the
+ * development VM that made the best of three reads of a 10M-event .pptrace
+ * faster (0.34 against 0.55 s of CPU) but the first read in a process, the
+ * one a user waits for, slower and erratic (0.48-1.36 s, median 0.86,
+ * against 0.56-0.92 s, median 0.62). */
 #include "model/column_mem.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -19,19 +24,6 @@ static size_t page_round(size_t bytes) {
     return (bytes + page - 1) / page * page;
 }
 
-/* A column of a large trace is written once from start to end: faulting it
- * in 2 MiB pages instead of 4 KiB ones takes most of the kernel's time out
- * of building it (transparent huge pages in "madvise" mode; only a hint).
- * The whole mapping is advised, not its aligned middle: a mapping whose
- * parts differ is several, which mremap cannot grow as one. */
-static void advise_huge_pages(void *p, size_t size) {
-#if defined(MADV_HUGEPAGE)
-    (void)madvise(p, size, MADV_HUGEPAGE);
-#else
-    (void)p, (void)size;
-#endif
-}
-
 void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
     if (new_bytes < MAPPED_MIN) {
         unsigned char *q = realloc(p, new_bytes);
@@ -41,14 +33,13 @@ void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
     }
     size_t size = page_round(new_bytes);
     void *q;
-    if (old_bytes >= MAPPED_MIN) { /* the pages added read zero and keep the advice */
+    if (old_bytes >= MAPPED_MIN) { /* the pages added read zero */
         q = mremap(p, page_round(old_bytes), size, MREMAP_MAYMOVE);
         return q == MAP_FAILED ? NULL : q;
     }
     q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (q == MAP_FAILED)
         return NULL;
-    advise_huge_pages(q, size);
     if (old_bytes)
         memcpy(q, p, old_bytes);
     free(p);

@@ -2,7 +2,7 @@
  *
  * A column grows with its contents kept and every byte past them reading
  * zero. Large columns are fresh anonymous pages (Linux: mmap, grown by
- * mremap without copying, asked for transparent huge pages), so that a
+ * mremap without copying), so that a
  * column nothing nonzero is ever written to, such as hw_ns and xfer_ns of a
  * foreign trace or id of one without flows, takes address space and no
  * memory: model.c writes the sparse columns only where a value is nonzero.

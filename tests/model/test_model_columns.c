@@ -38,9 +38,8 @@ static void nth_event(size_t i, pp_event *e) {
 }
 
 /* 1.1M events take the 8-byte columns past 1 MiB, where they move from the
- * heap to mapped pages, and then through four more doublings of those pages
- * (which ask for huge pages): every field of every event reads back as
- * appended. */
+ * heap to mapped pages, and then through four more doublings of those
+ * pages: every field of every event reads back as appended. */
 static void test_columns_keep_every_value_as_they_grow(void) {
     pp_model *m = model_with_track();
     const size_t n = 1100000;
