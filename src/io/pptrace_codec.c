@@ -207,14 +207,31 @@ static int get_column(pptrace_decoder *d, int k, uint64_t *v, uint32_t n, uint32
     return 1;
 }
 
-/* Copies a run of n values of a sparse column (8 bytes each) into its
- * slots unless all are zero, which the slots already are (event_slots.h). */
-static void put_sparse(void *slots, const uint64_t *v, uint32_t n) {
+/* The sparse columns (model/event_slots.h) are written a run at a time
+ * only when a value of the run is not zero: their slots read zero. */
+static void put_sparse_u64(void *slots, const uint64_t *v, uint32_t n) {
     uint64_t any = 0;
     for (uint32_t i = 0; i < n; i++)
         any |= v[i];
     if (any)
         memcpy(slots, v, (size_t)n * sizeof *v);
+}
+
+static void put_sparse_u32(uint32_t *slots, const uint64_t *v, uint32_t n) {
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= v[i];
+    for (uint32_t i = 0; any && i < n; i++)
+        slots[i] = (uint32_t)v[i];
+}
+
+/* Phase: the top two bits of each flags byte. */
+static void put_sparse_phase(uint8_t *slots, const unsigned char *flags, uint32_t n) {
+    unsigned any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= flags[i];
+    for (uint32_t i = 0; any >> 6 && i < n; i++)
+        slots[i] = flags[i] >> 6;
 }
 
 /* Rows are decoded in runs of this many, column by column, so each column is
@@ -248,17 +265,17 @@ int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_
             out->batch[done + i] = (int64_t)batch;
             v[PPTRACE_EV_VALUE][i] = value; /* now the value's bits */
         }
-        put_sparse(out->hw_ns + done, v[PPTRACE_EV_HW], n);
-        put_sparse(out->xfer_ns + done, v[PPTRACE_EV_XFER], n);
-        put_sparse(out->id + done, v[PPTRACE_EV_ID], n);
-        put_sparse(out->value + done, v[PPTRACE_EV_VALUE], n);
+        put_sparse_u64(out->hw_ns + done, v[PPTRACE_EV_HW], n);
+        put_sparse_u64(out->xfer_ns + done, v[PPTRACE_EV_XFER], n);
+        put_sparse_u64(out->id + done, v[PPTRACE_EV_ID], n);
+        put_sparse_u64(out->value + done, v[PPTRACE_EV_VALUE], n);
+        put_sparse_u32(out->stage + done, v[PPTRACE_EV_STAGE], n);
+        put_sparse_phase(out->phase + done, flags, n);
         for (uint32_t i = 0; i < n; i++) {
             out->name[done + i] = (uint32_t)v[PPTRACE_EV_NAME][i];
-            out->stage[done + i] = (uint32_t)v[PPTRACE_EV_STAGE][i];
             out->track[done + i] = (uint32_t)v[PPTRACE_EV_TRACK][i];
             out->kind[done + i] = flags[i] & 7;
             out->role[done + i] = flags[i] >> 3 & 7;
-            out->phase[done + i] = flags[i] >> 6;
         }
         d->at[PPTRACE_EV_FLAGS] = flags + n;
         d->prev[0] = ts, d->prev[1] = batch, d->prev[2] = value;

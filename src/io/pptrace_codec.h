@@ -76,7 +76,8 @@ pptrace_layout_problem pptrace_annotations_open(pptrace_decoder *d, const unsign
                                                 size_t len);
 
 /* Decodes the next `count` rows (at most d->left) into out[] (events: into
- * slots 0 to count - 1 of the columns of `out`). Returns -1
+ * slots 0 to count - 1 of the columns of `out`, whose sparse columns must
+ * read zero there: model/event_slots.h). Returns -1
  * when all went well, else the column whose value is malformed (a varint
  * running past the column's end or too large for its field; for
  * annotations also an unknown type, stored in out[*row].type) and sets

@@ -312,14 +312,13 @@ static int bad_event(reader *r, const pp_event *e, const row_site *s) {
 
 /* Appends the n events decoded into the model's slots; names the first
  * the model refuses. */
-static int commit_events(reader *r, const pp_event_slots *s, uint32_t n, row_site *site) {
-    size_t ok = pp_model_events_commit(r->m, n);
+static int commit_events(reader *r, uint32_t n, row_site *site) {
+    pp_event refused;
+    size_t ok = pp_model_events_commit(r->m, n, &refused);
     if (ok == n)
         return PP_OK;
-    pp_event e;
-    pp_event_slots_get(s, ok, &e);
     site->row = (uint32_t)ok;
-    return bad_event(r, &e, site);
+    return bad_event(r, &refused, site);
 }
 
 /* Version 1: events stored column after column at fixed widths. */
@@ -343,14 +342,14 @@ static int decode_events_v1(reader *r, const unsigned char *p, uint32_t n) {
         pp_slot_put_u64(s.id, i, pptrace_get64(col[C_ID] + 8 * (size_t)i));
         pp_slot_put_f64(s.value, i, value);
         s.name[i] = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
-        s.stage[i] = pptrace_get32(col[C_STAGE] + 4 * (size_t)i);
+        pp_slot_put_u32(s.stage, i, pptrace_get32(col[C_STAGE] + 4 * (size_t)i));
         s.track[i] = pptrace_get32(col[C_TRACK] + 4 * (size_t)i);
         s.kind[i] = col[C_KIND][i];
         s.role[i] = col[C_ROLE][i];
-        s.phase[i] = col[C_PHASE][i];
+        pp_slot_put_u8(s.phase, i, col[C_PHASE][i]);
     }
     row_site site = {.v1_cols = col};
-    return commit_events(r, &s, n, &site);
+    return commit_events(r, n, &site);
 }
 
 /* The message for a version-2 payload whose layout is wrong. */
@@ -400,7 +399,7 @@ static int decode_events_v2(reader *r, const unsigned char *p, uint32_t len) {
                     "does not fit the field)", pp_model_event_count(r->m) + row,
                     pptrace_event_column_names[col]);
     row_site site = {.v2 = &d};
-    int rc = commit_events(r, &s, d.rows, &site);
+    int rc = commit_events(r, d.rows, &site);
     return rc ? rc : leftover(r, &d, PPTRACE_EV_COLUMNS, pptrace_event_column_names);
 }
 

@@ -10,10 +10,11 @@
  * pp_model_add_event (the one place they are written) and appends the rows
  * up to the first that breaks one.
  *
- * The sparse columns (hw_ns, xfer_ns, id, value) read zero in every slot
- * past the last event, and a writer stores a value there only when it is
- * not zero (pp_slot_put_*), so that a column that is zero throughout is
- * never written and costs no memory (model/column_mem.h). */
+ * The sparse columns (stage, phase, hw_ns, xfer_ns, id, value: zero for
+ * every event in many traces) read zero in every slot past the last event,
+ * and a writer stores a value there only when it is not zero
+ * (pp_slot_put_*), so that a column that is zero throughout is never
+ * written and costs no memory (model/column_mem.h). */
 #ifndef PP_MODEL_EVENT_SLOTS_H
 #define PP_MODEL_EVENT_SLOTS_H
 
@@ -39,6 +40,16 @@ static inline void pp_slot_put_u64(uint64_t *col, size_t i, uint64_t v) {
         col[i] = v;
 }
 
+static inline void pp_slot_put_u32(uint32_t *col, size_t i, uint32_t v) {
+    if (v)
+        col[i] = v;
+}
+
+static inline void pp_slot_put_u8(uint8_t *col, size_t i, uint8_t v) {
+    if (v)
+        col[i] = v;
+}
+
 /* The same for value: +0.0 (all bits zero) is what the slot holds. */
 static inline void pp_slot_put_f64(double *col, size_t i, double v) {
     uint64_t bits;
@@ -51,10 +62,11 @@ static inline void pp_slot_put_f64(double *col, size_t i, double v) {
  * The slots stay valid until the next append to the model. */
 int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out);
 /* Appends the first n reserved slots up to the first one that
- * pp_model_add_event would refuse; returns how many it appended (and
- * clears the sparse columns of the slots it did not). */
-size_t pp_model_events_commit(pp_model *m, size_t n);
-/* Slot i as an event (for the message about one the commit refused). */
+ * pp_model_add_event would refuse; returns how many it appended. When it
+ * refuses one, that event goes to *refused (unless NULL), for a message,
+ * and the sparse columns of the slots not appended are cleared. */
+size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused);
+/* Slot i as an event. */
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out);
 
 /* The same for annotations: room for n more, then append those that

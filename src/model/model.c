@@ -117,7 +117,7 @@ void pp_event_init(pp_event *e) {
 }
 
 /* Grows every column to `cap` (> e->cap) entries, the new ones zero (the
- * sparse columns rely on it: put_sparse). On failure nothing is lost: the
+ * sparse columns rely on it: event_slots.h). On failure nothing is lost: the
  * columns already grown stay valid at their new size. */
 static int event_store_reserve(event_store *e, size_t cap) {
     int k = 0;
@@ -150,6 +150,18 @@ static int event_store_make_room(event_store *e, size_t n) {
     return event_store_reserve(e, cap > e->count + n ? cap : e->count + n);
 }
 
+/* Zeroes slots [from, to) of the sparse columns, which must read zero past
+ * the last event (event_slots.h). */
+static void clear_sparse(event_store *e, size_t from, size_t to) {
+    size_t n = to - from;
+    memset(e->stage + from, 0, n * sizeof *e->stage);
+    memset(e->phase + from, 0, n * sizeof *e->phase);
+    memset(e->hw_ns + from, 0, n * sizeof *e->hw_ns);
+    memset(e->xfer_ns + from, 0, n * sizeof *e->xfer_ns);
+    memset(e->id + from, 0, n * sizeof *e->id);
+    memset(e->value + from, 0, n * sizeof *e->value);
+}
+
 /* pp_model_add_event's rules (model.h), for the one event and the bulk
  * append alike. */
 static inline int event_ok(const pp_model *m, int64_t ts, int64_t dur, uint32_t name,
@@ -177,11 +189,11 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     pp_slot_put_u64(e->id, i, ev->id);
     pp_slot_put_f64(e->value, i, ev->value);
     e->name[i] = ev->name;
-    e->stage[i] = ev->stage;
+    pp_slot_put_u32(e->stage, i, ev->stage);
     e->track[i] = ev->track;
     e->kind[i] = ev->kind;
     e->role[i] = ev->role;
-    e->phase[i] = ev->phase;
+    pp_slot_put_u8(e->phase, i, ev->phase);
     return PP_OK;
 }
 
@@ -197,17 +209,15 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
     return PP_OK;
 }
 
-size_t pp_model_events_commit(pp_model *m, size_t n) {
+size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     event_store *e = &m->ev;
     size_t i = e->count, end = e->count + n;
     while (i < end && event_ok(m, e->ts_ns[i], e->dur_ns[i], e->name[i], e->stage[i],
                                e->track[i], e->kind[i], e->role[i], e->phase[i]))
         i++;
-    /* the sparse columns read zero past the last event (event_slots.h) */
-    memset(e->hw_ns + i, 0, (end - i) * sizeof *e->hw_ns);
-    memset(e->xfer_ns + i, 0, (end - i) * sizeof *e->xfer_ns);
-    memset(e->id + i, 0, (end - i) * sizeof *e->id);
-    memset(e->value + i, 0, (end - i) * sizeof *e->value);
+    if (i < end && refused)
+        pp_model_event(m, i, refused);
+    clear_sparse(e, i, end);
     n = i - e->count;
     e->count = i;
     return n;
@@ -305,12 +315,8 @@ size_t pp_model_annotations_commit(pp_model *m, size_t n) {
 
 void pp_model_clear_events(pp_model *m) {
     event_store *e = &m->ev;
-    if (e->count) { /* the sparse columns read zero past the last event (event_slots.h) */
-        memset(e->hw_ns, 0, e->count * sizeof *e->hw_ns);
-        memset(e->xfer_ns, 0, e->count * sizeof *e->xfer_ns);
-        memset(e->id, 0, e->count * sizeof *e->id);
-        memset(e->value, 0, e->count * sizeof *e->value);
-    }
+    if (e->count)
+        clear_sparse(e, 0, e->count);
     e->count = 0;
     m->nanns = 0;
 }
@@ -420,11 +426,11 @@ int pp_model_sort_by_time(pp_model *m) {
         pp_slot_put_u64(sorted.id, i, e->id[j]);
         pp_slot_put_f64(sorted.value, i, e->value[j]);
         sorted.name[i] = e->name[j];
-        sorted.stage[i] = e->stage[j];
+        pp_slot_put_u32(sorted.stage, i, e->stage[j]);
         sorted.track[i] = e->track[j];
         sorted.kind[i] = e->kind[j];
         sorted.role[i] = e->role[j];
-        sorted.phase[i] = e->phase[j];
+        pp_slot_put_u8(sorted.phase, i, e->phase[j]);
         /* annotations follow their event, in their original order */
         pp_model_annotations_of(m, j, &first, &count);
         for (size_t a = 0; a < count; a++) {

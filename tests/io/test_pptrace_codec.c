@@ -24,11 +24,13 @@ static void test_events_decode_as_encoded(void) {
     EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
     EXPECT_EQ_U64(d.rows, 3);
     EXPECT_EQ_U64(pptrace_get32(out + 4 + 4 * PPTRACE_EV_NAME), 3); /* ids 3, 4, 5: a byte each */
-    int64_t ts_out[3], dur_out[3], batch_out[3];
-    uint64_t hw_out[3], xfer_out[3], id_out[3];
-    double value_out[3];
-    uint32_t name_out[3], stage_out[3], track_out[3];
-    uint8_t kind_out[3], role_out[3], phase_out[3];
+    /* zeroed, as the model's slots are: sparse columns are written only
+     * where a value is not zero */
+    int64_t ts_out[3] = {0}, dur_out[3] = {0}, batch_out[3] = {0};
+    uint64_t hw_out[3] = {0}, xfer_out[3] = {0}, id_out[3] = {0};
+    double value_out[3] = {0};
+    uint32_t name_out[3] = {0}, stage_out[3] = {0}, track_out[3] = {0};
+    uint8_t kind_out[3] = {0}, role_out[3] = {0}, phase_out[3] = {0};
     pp_event_slots s = {ts_out,   dur_out,   batch_out, hw_out,   xfer_out,  id_out,   value_out,
                         name_out, stage_out, track_out, kind_out, role_out, phase_out};
     pp_event_slots rest = s; /* a run of one, then of two: slots 1 and 2 */

@@ -1,7 +1,7 @@
 /* The model's event columns as they grow (src/model/column_mem.h) and as
  * a reader fills them a block at a time (src/model/event_slots.h): values
- * survive growth from heap to mapped pages, and the sparse columns (hw_ns,
- * xfer_ns, id, value), which are written only where a value is nonzero,
+ * survive growth from heap to mapped pages, and the sparse columns (stage,
+ * phase, hw_ns, xfer_ns, id, value), written only where a value is nonzero,
  * still read zero wherever an event's value is zero, whatever the slot
  * held before (a cleared model, a refused block). */
 #include <math.h>
@@ -61,14 +61,16 @@ static void test_columns_keep_every_value_as_they_grow(void) {
     pp_model_free(m);
 }
 
-/* A model reused after pp_model_clear_events: an event without hw, xfer, id
- * or value reads 0 there although the cleared event in its slot had them. */
+/* A model reused after pp_model_clear_events: an event without stage, phase,
+ * hw, xfer, id or value reads 0 there although the cleared event in its
+ * slot had them. */
 static void test_sparse_fields_read_zero_after_clear(void) {
     pp_model *m = model_with_track();
     pp_event e, back;
     pp_event_init(&e);
     e.name = 1;
     e.hw_ns = 5, e.xfer_ns = 6, e.id = 7, e.value = -0.0; /* -0.0: bits not all zero */
+    e.stage = 1, e.kind = PP_EV_FLOW, e.phase = PP_FLOW_END;
     EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
     pp_model_event(m, 0, &back);
     EXPECT(back.value == 0.0 && signbit(back.value));
@@ -80,6 +82,8 @@ static void test_sparse_fields_read_zero_after_clear(void) {
     EXPECT_EQ_U64(back.hw_ns, 0);
     EXPECT_EQ_U64(back.xfer_ns, 0);
     EXPECT_EQ_U64(back.id, 0);
+    EXPECT_EQ_U64(back.stage, 0);
+    EXPECT_EQ_U64(back.phase, 0);
     EXPECT(back.value == 0.0 && !signbit(back.value));
     pp_model_free(m);
 }
@@ -94,14 +98,15 @@ static void test_commit_stops_at_the_first_refused_event(void) {
     for (size_t i = 0; i < 3; i++) {
         s.ts_ns[i] = (int64_t)i, s.dur_ns[i] = 1, s.batch[i] = -1;
         s.hw_ns[i] = 10 + i, s.xfer_ns[i] = 20 + i, s.id[i] = 30 + i, s.value[i] = 1.5;
-        s.name[i] = 1, s.stage[i] = 0, s.track[i] = i == 1 ? 9 : 0;
-        s.kind[i] = PP_EV_SPAN, s.role[i] = PP_ROLE_USER, s.phase[i] = 0;
+        s.name[i] = 1, s.stage[i] = 1, s.track[i] = i == 1 ? 9 : 0;
+        s.kind[i] = PP_EV_FLOW, s.role[i] = PP_ROLE_USER, s.phase[i] = PP_FLOW_END;
     }
-    EXPECT_EQ_U64(pp_model_events_commit(m, 3), 1);
-    EXPECT_EQ_U64(pp_model_event_count(m), 1);
     pp_event e, back;
-    pp_event_slots_get(&s, 1, &e);
-    EXPECT_EQ_U64(e.track, 9); /* the refused one, for the reader's message */
+    EXPECT_EQ_U64(pp_model_events_commit(m, 3, &e), 1);
+    EXPECT_EQ_U64(pp_model_event_count(m), 1);
+    EXPECT_EQ_U64(e.track, 9); /* the refused one, whole, for the reader's message */
+    EXPECT_EQ_U64(e.stage, 1);
+    EXPECT_EQ_U64(e.hw_ns, 11);
     pp_model_event(m, 0, &back);
     EXPECT_EQ_U64(back.hw_ns, 10);
     EXPECT(back.value == 1.5);
@@ -112,7 +117,7 @@ static void test_commit_stops_at_the_first_refused_event(void) {
     }
     for (size_t i = 1; i < 3; i++) {
         pp_model_event(m, i, &back);
-        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id, 0);
+        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id + back.stage + back.phase, 0);
         EXPECT(back.value == 0.0);
     }
     pp_model_free(m);
