@@ -288,7 +288,7 @@ int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
 }
 
 int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out) {
-    if (n > m->capanns - m->nanns) {
+    if (n > m->capanns - m->nanns || !m->anns) { /* *out points into the table, even for n = 0 */
         if (n > SIZE_MAX / 2 / sizeof *m->anns - m->nanns)
             return PP_ENOMEM;
         size_t cap = m->capanns ? m->capanns * 2 : 1024;
