@@ -6,6 +6,9 @@
  *   json_read_vs_default_python_MBps    (baseline: json.load, collector on)
  *   json_read_vs_simdjson_MBps   pp_chrome_read building the model
  *                     (baseline: simdjson On-Demand walking every field)
+ *   json_read_vs_simdjson_model_MBps  the same read
+ *                     (baseline: simdjson On-Demand building the model, the
+ *                     alternative to adopting it: simdjson_model_file)
  *   json_write_vs_simdjson_MBps  pp_chrome_write from the model
  *                     (baseline: simdjson writing its DOM minified)
  *
@@ -70,25 +73,41 @@ static int python_rates(const char *script, const char *path, double *load, doub
     return pclose(p) == 0 && found == 3;
 }
 
-/* Best-of-ROUNDS simdjson rates on the file at `path` (MB per CPU second); 0 without
- * simdjson, with a note saying why. */
-static void simdjson_rates(const char *path, double *read_rate, double *write_rate) {
-    *read_rate = *write_rate = 0;
+/* Best-of-ROUNDS simdjson rates on the file at `path` (MB per CPU second): walking it,
+ * building the model of its `events` events from it, writing it; 0 without simdjson,
+ * with a note saying why. */
+static void simdjson_rates(const char *path, size_t events, double *read_rate, double *model_rate,
+                           double *write_rate) {
+    *read_rate = *model_rate = *write_rate = 0;
 #ifdef PP_HAVE_SIMDJSON
     char out[4200];
     snprintf(out, sizeof out, "%s.simdjson", path);
     struct stat st;
     double mb = stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0, read_s = 1e9, write_s = 1e9;
+    double model_s = 1e9;
     size_t bytes = 0;
     for (int r = 0; r < ROUNDS; r++) {
-        size_t events = 0;
+        size_t walked = 0;
         uint64_t sum = 0;
         double w = 0, t0 = cpu_seconds();
-        if (simdjson_walk_file(path, &events, &sum) != 0) {
+        if (simdjson_walk_file(path, &walked, &sum) != 0) {
             fprintf(stderr, "bench_json: simdjson failed on %s\n", path);
             exit(1);
         }
         double s = cpu_seconds() - t0;
+        pp_model *m = NULL;
+        t0 = cpu_seconds();
+        if (simdjson_model_file(path, &m) != 0) {
+            fprintf(stderr, "bench_json: simdjson failed to build the model of %s\n", path);
+            exit(1);
+        }
+        double ms = cpu_seconds() - t0;
+        if (pp_model_event_count(m) != events) {
+            fprintf(stderr, "bench_json: simdjson built %zu events of %zu\n", pp_model_event_count(m), events);
+            exit(1);
+        }
+        pp_model_free(m);
+        model_s = ms < model_s ? ms : model_s;
         if (simdjson_write_file(path, out, &w, &bytes) != 0) {
             fprintf(stderr, "bench_json: simdjson failed to write %s\n", out);
             exit(1);
@@ -99,9 +118,11 @@ static void simdjson_rates(const char *path, double *read_rate, double *write_ra
     remove(out);
     fprintf(stderr, "bench_json: simdjson kernel %s\n", simdjson_kernel());
     *read_rate = mb / read_s;
+    *model_rate = mb / model_s;
     *write_rate = (double)bytes / 1e6 / write_s;
 #else
     (void)path;
+    (void)events;
     fprintf(stderr, "bench_json: simdjson (libsimdjson-dev) was not found at build time; "
                     "the json_*_vs_simdjson lines are left out\n");
 #endif
@@ -152,8 +173,8 @@ int main(int argc, char **argv) {
     struct stat st;
     double mb = stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0;
     fprintf(stderr, "bench_json: %zu events, %.1f MB of JSON\n", pp_model_event_count(m), mb);
-    double simd_read = 0, simd_write = 0;
-    simdjson_rates(path, &simd_read, &simd_write);
+    double simd_read = 0, simd_model = 0, simd_write = 0;
+    simdjson_rates(path, pp_model_event_count(m), &simd_read, &simd_model, &simd_write);
     double py_load = 0, py_dump = 0, py_load_gc = 0;
     int have_python = python_rates(script, path, &py_load, &py_dump, &py_load_gc);
     remove(path);
@@ -162,6 +183,9 @@ int main(int argc, char **argv) {
     if (simd_read > 0) {
         printf("BENCH json_read_vs_simdjson_MBps value=%.1f unit=MB/cpu-s baseline=simdjson_ondemand_walk:%.1f "
                "ratio=%.2f\n", mb / read_cpu, simd_read, mb / read_cpu / simd_read);
+        printf("BENCH json_read_vs_simdjson_model_MBps value=%.1f unit=MB/cpu-s "
+               "baseline=simdjson_ondemand_model:%.1f ratio=%.2f\n", mb / read_cpu, simd_model,
+               mb / read_cpu / simd_model);
         printf("BENCH json_write_vs_simdjson_MBps value=%.1f unit=MB/cpu-s baseline=simdjson_dom_minify:%.1f "
                "ratio=%.2f\n", mb / write_cpu, simd_write, mb / write_cpu / simd_write);
     }

@@ -10,7 +10,8 @@
  * and the worst error over the five, the goal being within 15%:
  *   BENCH plan_verify_worst_error value=<|error| %> unit=% baseline=goal:15 ratio=<value/15>
  *
- * Search: a hand-made table of 7 stages x 4 devices at three sizes, searched
+ * Search: a hand-made table of 7 stages x 4 devices at three sizes (wall
+ * quartiles 10% apart), searched
  * with data-parallel splits (9 ratios) for the best 5 plans; the baseline is
  * the same search over the first 3 stages, in the same run (median of rounds):
  *   BENCH plan_search_7x4 value=<ms> unit=ms baseline=search_3x4:<ms> ratio=<7 / 3>
@@ -114,6 +115,13 @@ static void bench_verify(const char *dir, const char *pipeline) {
                 printf("+%s@%.1f", st->devices[1], st->split[0]);
         }
         printf("  error %+.1f%%\n", error);
+        printf("#   bottleneck %s; stage ms predicted/measured:",
+               plans[k].bottleneck_stage >= 0 ? plans[k].stages[plans[k].bottleneck_stage].stage
+                                              : plans[k].bottleneck_device);
+        for (int s = 0; s < plans[k].nstages; s++)
+            printf(" %s %.3f/%.3f", plans[k].stages[s].stage,
+                   (double)plans[k].stages[s].time_ns / 1e6, (double)m.stage_ns[s] / 1e6);
+        printf("\n");
         printf("BENCH plan_verify_%zu value=%.4f unit=ms baseline=predicted:%.4f ratio=%.3f\n",
                k + 1, meas, pred, pred / meas);
     }
@@ -138,12 +146,15 @@ static pp_lookup *search_table(const char *dir) {
                          (long long)nodes[z] * 4, dev[d], stage);
                 int64_t wall = (int64_t)(nodes[z] * (40 + 13 * ((s * 7 + d * 3) % 11)) +
                                          20000 * (d + 1));
+                /* quartiles 10% apart, as a sweep measures them: the
+                 * search then weighs each plan's spread as it does there */
                 json_t *o = json_pack(
-                    "{sssssssssssIsIsisisIsisbs{sI}}", "status", "ok", "device", dev[d],
+                    "{sssssssssssIsIsisisIsisbs{sIsIsI}}", "status", "ok", "device", dev[d],
                     "device_name", dev[d], "stage", stage, "model", "matmul", "nodes",
                     (json_int_t)nodes[z], "edges", (json_int_t)nodes[z] * 4, "in_dim", 16,
                     "out_dim", 16, "bytes", (json_int_t)(nodes[z] * 128), "layers", 1,
-                    "simulated", 1, "wall_ns", "mean", (json_int_t)wall);
+                    "simulated", 1, "wall_ns", "mean", (json_int_t)wall, "p25",
+                    (json_int_t)(wall - wall / 20), "p75", (json_int_t)(wall + wall / 20));
                 json_object_set_new(entries, key, o);
             }
     json_t *root = json_pack("{ssso}", "format", "pipeprof-lookup", "entries", entries);

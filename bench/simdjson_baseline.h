@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeprof/model.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,15 @@ extern "C" {
  * traceEvents; `*checksum` folds in what was read, so no work can be left
  * out. Returns 0, or -1 when simdjson fails. */
 int simdjson_walk_file(const char *path, size_t *events, uint64_t *checksum);
+
+/* The alternative to the hand-written reader for a plain file: simdjson
+ * On-Demand building the model of the bench's pipeline trace (the kinds it
+ * holds: X, i, C and s/t/f events; M events skipped), with the reader's
+ * name cache, exact microseconds -> ns from the number's text, and a
+ * (pid, tid) -> track map. Less than pp_chrome_read does (no B/E matching,
+ * metadata, track names, error positions), so a lower bound on what
+ * adopting simdjson would cost. Returns 0 and the model, or -1. */
+int simdjson_model_file(const char *path, pp_model **out);
 
 /* Parses `in` into simdjson's DOM (not timed), then writes it to `out` as
  * minified JSON (simdjson::minify of the DOM, then one fwrite): `*cpu_s`

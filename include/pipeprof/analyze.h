@@ -265,7 +265,8 @@ typedef struct pp_wall_parts {
     int64_t xfer_ns, contention_ns; /* parts of device_ns */
 } pp_wall_parts;
 
-/* One exec inside W with its parts, in the model's event order. */
+/* One device exec inside W with its parts; grouped as pp_report_decomposition
+ * lists its (stage, device) pairs, in event order within each. */
 typedef struct pp_exec_parts {
     size_t event;              /* model event index */
     uint32_t stage, device;    /* report stage (AN_NONE-like UINT32_MAX: none) and device */
@@ -292,6 +293,11 @@ typedef struct pp_clock_stats {
     int64_t error_ns;
 } pp_clock_stats;
 
+/* The per-exec parts are computed on the first call, from the model the
+ * report was built from, which must still exist then (a report keeps only
+ * each exec's event: 8 bytes an exec rather than 80); the table lives until
+ * pp_report_free. That first call writes into the report: not from two
+ * threads at once. NULL and *n = 0 on no memory. */
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n);
 const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n);
 const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n);

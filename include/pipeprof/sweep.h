@@ -145,7 +145,7 @@ typedef struct pp_plan_stage {
     int ndevices;                        /* 1, or PP_PLAN_MAX_DP for a data-parallel stage */
     char devices[PP_PLAN_MAX_DP][64];    /* specs, as in the table */
     double split[PP_PLAN_MAX_DP];        /* shares summing to 1 */
-    int64_t time_ns;                     /* estimated stage time */
+    int64_t time_ns;                     /* estimated mean stage time, spread included */
     int64_t device_ns[PP_PLAN_MAX_DP];   /* each device's share of it */
     int64_t partition_ns, merge_ns;      /* data parallel: host copies */
     int extrapolated;                    /* a size outside the table's range */
@@ -165,7 +165,11 @@ typedef struct pp_plan_stage {
 typedef struct pp_plan {
     int nstages;
     pp_plan_stage stages[PP_PIPELINE_MAX_STAGES];
-    int64_t cycle_ns;      /* estimated cycle latency */
+    int64_t cycle_ns;      /* estimated mean cycle latency: each batch waits for the
+                            * slowest of its stages, so run-to-run spread (the
+                            * sweep's quartiles) adds to the largest mean */
+    int64_t mean_cycle_ns; /* the cycle of mean stage times alone, <= cycle_ns: plans
+                            * of equal mean cycle held by the same bottleneck fold */
     int64_t work_ns;       /* sum of the stage times: ranks plans of equal cycle */
     double throughput;     /* 1e9 / cycle_ns batches per second */
     int bottleneck_stage;  /* the stage whose time is the cycle (upstream on ties), or -1 */

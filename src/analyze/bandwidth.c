@@ -117,7 +117,7 @@ static int stage_busy(pp_report *r, int64_t *busy) {
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         if (x->stage != AN_NONE)
-            spans[next[x->stage]++] = (an_span){x->start, x->end};
+            spans[next[x->stage]++] = (an_span){an_start(r, x->event), an_end(r, x->event)};
     }
     int rc = PP_OK;
     for (size_t s = 0; rc == PP_OK && s < ns; s++) {

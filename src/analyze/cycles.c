@@ -36,12 +36,12 @@ static void end_to_end(pp_report *r, const size_t *row_of, int64_t *first, int64
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         if (x->inside && x->batch >= 0 && x->batch != c->batch[x->event])
-            widen(r, row_of, x->batch, x->start, x->end, first, last);
+            widen(r, row_of, x->batch, an_start(r, x->event), an_end(r, x->event), first, last);
     }
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
         if (h->inside && h->batch != c->batch[h->event])
-            widen(r, row_of, h->batch, h->start, h->end, first, last);
+            widen(r, row_of, h->batch, an_start(r, h->event), an_end(r, h->event), first, last);
     }
 }
 

@@ -19,13 +19,18 @@ typedef struct keys {
     uint32_t submit, queue, completion; /* model string ids; 0: no exec has it */
 } keys;
 
+static keys keys_of(const pp_model *m) {
+    return (keys){pp_model_find_string(m, "submit_ns"), pp_model_find_string(m, "queue_ns"),
+                  pp_model_find_string(m, "completion_ns")};
+}
+
 /* The exec's recorded split: 1 when it has all three annotations. */
-static int recorded_split(const pp_report *r, const keys *k, size_t event, int64_t v[3]) {
+static int recorded_split(const pp_model *m, const keys *k, size_t event, int64_t v[3]) {
     if (!k->submit || !k->queue || !k->completion)
         return 0;
     size_t first, n, found = 0;
-    const pp_annotation *a = pp_model_annotations(r->m, &first);
-    pp_model_annotations_of(r->m, event, &first, &n);
+    const pp_annotation *a = pp_model_annotations(m, &first);
+    pp_model_annotations_of(m, event, &first, &n);
     for (size_t i = first; i < first + n; i++) {
         if (a[i].type != PP_VALUE_INT)
             continue;
@@ -45,17 +50,19 @@ static int64_t take(int64_t want, int64_t *left) {
     return v;
 }
 
-static void split(const pp_report *r, const keys *k, const an_exec *e, int64_t isolated,
-                  pp_wall_parts *p, int *was_split) {
-    uint64_t hw = r->c.hw_ns[e->event], xfer = r->c.xfer_ns[e->event];
-    int64_t left = e->end - e->start;
+/* The parts of the exec at model event `event` with wall `wall` (a real
+ * exec's duration). */
+static void split(const pp_model *m, const pp_event_columns *c, const keys *k, size_t event,
+                  int64_t wall, int64_t isolated, pp_wall_parts *p, int *was_split) {
+    uint64_t hw = c->hw_ns[event], xfer = c->xfer_ns[event];
+    int64_t left = wall;
     *p = (pp_wall_parts){.wall_ns = left};
     p->device_ns = take(hw > (uint64_t)left ? left : (int64_t)hw, &left);
     p->xfer_ns = xfer > (uint64_t)p->device_ns ? p->device_ns : (int64_t)xfer;
     if (isolated > 0 && hw != 0 && p->device_ns > isolated)
         p->contention_ns = p->device_ns - isolated;
     int64_t v[3];
-    *was_split = hw != 0 && recorded_split(r, k, e->event, v);
+    *was_split = hw != 0 && recorded_split(m, k, event, v);
     if (*was_split) {
         p->submit_ns = take(v[0], &left);
         p->queue_ns = take(v[1], &left);
@@ -130,53 +137,79 @@ static int clocks_collect(pp_report *r) {
     return PP_OK;
 }
 
-/* The device execs inside W grouped by (stage, device) with one radix
- * sort (unlabeled execs last), so that memory stays linear in the execs
- * however many stages and devices there are. Host execs (stage spans) are
- * left out: host work is no request to a device, and all of it would read
- * as unattributed. */
-int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err) {
-    keys k = {pp_model_find_string(r->m, "submit_ns"), pp_model_find_string(r->m, "queue_ns"),
-              pp_model_find_string(r->m, "completion_ns")};
-    an_kv *order = an_alloc(2 * (r->nexecs ? r->nexecs : 1), sizeof *order);
-    r->exec_parts = an_alloc(r->nexecs, sizeof *r->exec_parts);
-    int rc = order && r->exec_parts ? PP_OK : PP_ENOMEM;
-    size_t n = 0;
-    for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) {
-        const an_exec *e = &r->execs[i];
-        if (e->inside && !e->host && e->device != AN_NONE)
-            order[n++] = (an_kv){(uint64_t)(e->stage == AN_NONE ? r->nstages : e->stage) << 32 |
-                                     e->device, i};
+/* A stable counting sort of the n exec indexes in `in` by key(exec) <
+ * nkeys into `out`. */
+static int count_sort(const pp_report *r, const size_t *in, size_t n, size_t *out, size_t nkeys,
+                      int by_stage) {
+    size_t *at = calloc(nkeys + 1, sizeof *at);
+    if (!at)
+        return PP_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const an_exec *e = &r->execs[in[i]];
+        at[(by_stage ? (e->stage == AN_NONE ? r->nstages : e->stage) : e->device) + 1]++;
     }
+    for (size_t k = 0; k < nkeys; k++)
+        at[k + 1] += at[k];
+    for (size_t i = 0; i < n; i++) { /* at[key] is the key's cursor */
+        const an_exec *e = &r->execs[in[i]];
+        out[at[by_stage ? (e->stage == AN_NONE ? r->nstages : e->stage) : e->device]++] = in[i];
+    }
+    free(at);
+    return PP_OK;
+}
+
+/* The device execs inside W grouped by (stage, device), unlabeled execs
+ * last, with two stable counting sorts (by device, then by stage), so that
+ * memory stays linear in the execs however many stages and devices there
+ * are. Host execs (stage spans) are left out: host work is no request to a
+ * device, and all of it would read as unattributed. The report keeps only
+ * each exec's event, cell by cell (8 bytes an exec); pp_report_exec_parts
+ * computes the parts from the model when asked. */
+int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err) {
+    keys k = keys_of(r->m);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nexecs; i++)
+        n += r->execs[i].inside && !r->execs[i].host && r->execs[i].device != AN_NONE;
+    size_t *order = an_alloc(n, sizeof *order), *by_device = an_alloc(n, sizeof *by_device);
+    int rc = order && by_device ? PP_OK : PP_ENOMEM;
+    for (size_t i = 0, m = 0; rc == PP_OK && i < r->nexecs; i++)
+        if (r->execs[i].inside && !r->execs[i].host && r->execs[i].device != AN_NONE)
+            order[m++] = i;
     if (rc == PP_OK)
-        an_kv_sort(order, n, order + n);
+        rc = count_sort(r, order, n, by_device, r->ndevices, 0);
+    if (rc == PP_OK)
+        rc = count_sort(r, by_device, n, order, r->nstages + 1, 1);
+    free(by_device);
     size_t ncells = 0;
-    for (size_t i = 0; i < n; i++)
-        ncells += i == 0 || order[i].key != order[i - 1].key;
+    for (size_t i = 0; rc == PP_OK && i < n; i++)
+        ncells += i == 0 || r->execs[order[i]].stage != r->execs[order[i - 1]].stage ||
+                  r->execs[order[i]].device != r->execs[order[i - 1]].device;
     pp_decomp_stats *cells = rc == PP_OK ? calloc(ncells ? ncells : 1, sizeof *cells) : NULL;
-    rc = rc == PP_OK && !cells ? PP_ENOMEM : rc;
-    int64_t iso = 0;
+    r->decomp_iso = rc == PP_OK ? calloc(ncells ? ncells : 1, sizeof *r->decomp_iso) : NULL;
+    rc = rc == PP_OK && (!cells || !r->decomp_iso) ? PP_ENOMEM : rc;
+    const an_exec *prev = NULL;
     for (size_t i = 0; rc == PP_OK && i < n; i++) {
-        const an_exec *e = &r->execs[order[i].val];
-        pp_decomp_stats *c = &cells[r->ndecomp];
-        if (i == 0 || order[i].key != order[i - 1].key) {
-            c = &cells[r->ndecomp++];
-            iso = isolated_of(r, o, e->stage, e->device);
-            *c = (pp_decomp_stats){.stage = e->stage, .device = e->device,
-                                   .has_contention = iso > 0};
-        } else {
-            c = &cells[r->ndecomp - 1];
+        const an_exec *e = &r->execs[order[i]];
+        if (!prev || e->stage != prev->stage || e->device != prev->device) {
+            int64_t iso = isolated_of(r, o, e->stage, e->device);
+            r->decomp_iso[r->ndecomp] = iso;
+            cells[r->ndecomp++] = (pp_decomp_stats){.stage = e->stage, .device = e->device,
+                                                    .has_contention = iso > 0};
         }
-        pp_exec_parts *x = &r->exec_parts[r->nexec_parts++];
+        pp_decomp_stats *c = &cells[r->ndecomp - 1];
+        pp_wall_parts parts;
         int was_split;
-        *x = (pp_exec_parts){.event = e->event, .stage = e->stage, .device = e->device};
-        split(r, &k, e, iso, &x->parts, &was_split);
+        split(r->m, &r->c, &k, e->event, r->c.dur_ns[e->event], r->decomp_iso[r->ndecomp - 1],
+              &parts, &was_split);
         c->execs++;
         c->split += (uint64_t)was_split;
-        add_parts(&c->total, &x->parts);
+        add_parts(&c->total, &parts);
+        order[i] = e->event; /* order becomes the kept events */
+        prev = e;
     }
-    free(order);
     r->decomp = cells;
+    r->part_events = order;
+    r->npart_events = rc == PP_OK ? n : 0;
     if (rc == PP_OK)
         rc = clocks_collect(r);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
@@ -218,7 +251,35 @@ int an_decompose_findings(pp_report *r) {
     return PP_OK;
 }
 
+/* Each kept exec's parts, from the model: the cells hold their execs in
+ * order, so the events of cell i are the next decomp[i].execs ones. */
+static int exec_parts_build(pp_report *r) {
+    pp_event_columns c;
+    pp_model_columns(r->model, &c);
+    keys k = keys_of(r->model);
+    r->exec_parts = an_alloc(r->npart_events, sizeof *r->exec_parts);
+    if (!r->exec_parts)
+        return PP_ENOMEM;
+    for (size_t i = 0, at = 0; i < r->ndecomp; i++)
+        for (uint64_t j = 0; j < r->decomp[i].execs; j++, at++) {
+            pp_exec_parts *x = &r->exec_parts[at];
+            size_t event = r->part_events[at];
+            int was_split;
+            *x = (pp_exec_parts){.event = event, .stage = r->decomp[i].stage,
+                                 .device = r->decomp[i].device};
+            split(r->model, &c, &k, event, c.dur_ns[event], r->decomp_iso[i], &x->parts,
+                  &was_split);
+        }
+    r->nexec_parts = r->npart_events;
+    return PP_OK;
+}
+
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n) {
+    pp_report *w = (pp_report *)r; /* the report is never const: it caches the table */
+    if (!r->exec_parts && r->npart_events > 0 && exec_parts_build(w) != PP_OK) {
+        *n = 0;
+        return NULL;
+    }
     *n = r->nexec_parts;
     return r->exec_parts;
 }

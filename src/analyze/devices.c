@@ -71,7 +71,8 @@ typedef struct hw_sums {
  * exec was made up front: a device has fewer bubbles than execs). */
 static void gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n) {
     for (size_t i = 1; i < n; i++)
-        r->gaps[r->ngaps++] = (an_gap){d, merged[i - 1].end, merged[i].start};
+        r->gaps[r->ngaps++] = (an_gap){merged[i - 1].end, merged[i].start};
+    r->gap_at[d + 1] = r->ngaps;
 }
 
 /* The device's buffers while its tracks are read: its exec intervals and
@@ -95,7 +96,8 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
     hw_sums sums = {0};
     for (size_t i = 0; i < n; i++) {
         const an_exec *x = &r->execs[idx[i]];
-        spans[i] = acc->spans[acc->nspans++] = (an_span){x->start, x->end};
+        spans[i] = acc->spans[acc->nspans++] =
+            (an_span){an_start(r, x->event), an_end(r, x->event)};
         if (!x->inside)
             continue;
         sums.execs++;
@@ -103,7 +105,7 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
             sums.host++;
             continue;
         }
-        int64_t hw = an_hw_of(r->c.hw_ns[x->event]), wall = x->end - x->start;
+        int64_t hw = an_hw_of(r->c.hw_ns[x->event]), wall = r->c.dur_ns[x->event];
         if (hw == 0) {
             sums.unknown++;
             continue;
@@ -187,7 +189,9 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     r->tracks = calloc(ntracks ? ntracks : 1, sizeof *r->tracks);
     size_t *stats_of_track = malloc((ntracks ? ntracks : 1) * sizeof *stats_of_track);
     r->gaps = an_alloc(r->nexecs, sizeof *r->gaps);
-    int rc = r->tracks && stats_of_track && r->gaps ? groups_build(r, ntracks, &g) : PP_ENOMEM;
+    r->gap_at = calloc(r->ndevices + 1, sizeof *r->gap_at);
+    int rc = r->tracks && stats_of_track && r->gaps && r->gap_at ? groups_build(r, ntracks, &g)
+                                                                 : PP_ENOMEM;
     for (uint32_t t = 0; rc == PP_OK && t < ntracks; t++) { /* rows in track order */
         if (r->track_device[t] == AN_NONE)
             continue;

@@ -10,9 +10,11 @@
  * else an even split. When a stage's parts are tracks of one device (two
  * streams, two host threads), the same figures are given per track. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 /* The rows of one stage: rows[idx[k]] for k < n. */
 typedef struct dp_rows {
@@ -33,34 +35,46 @@ static uint32_t track_row(const pp_report *r, uint32_t t) {
     return UINT32_MAX;
 }
 
-static int dp_devices(pp_report *r, const dp_rows *g, pp_dp_stats *st) {
+int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
+                   double share, int recorded) {
+    an_dp_sums *sums = &r->dp_sums[s];
+    uint32_t row = track == AN_NONE ? UINT32_MAX : track_row(r, track);
+    size_t d = 0;
+    while (d < sums->nparts && (sums->parts[d].device != device || sums->parts[d].track != row))
+        d++;
+    if (d == sums->nparts) {
+        if (pp_grow((void **)&sums->parts, &sums->cap, d, sizeof *sums->parts) != PP_OK)
+            return PP_ENOMEM;
+        sums->parts[d] = (pp_dp_device){.device = device, .track = row, .share_recorded = 1};
+        sums->nparts++;
+    }
+    pp_dp_device *part = &sums->parts[d];
+    part->batches++;
+    part->wall_ns += wall;
+    part->share += share; /* summed; averaged below */
+    part->share_recorded &= recorded;
+    return PP_OK;
+}
+
+void an_dp_sums_free(pp_report *r) {
+    for (size_t s = 0; r->dp_sums && s < r->nstages; s++)
+        free(r->dp_sums[s].parts);
+    free(r->dp_sums);
+    r->dp_sums = NULL;
+}
+
+/* The stage's parts, from its sums, with their rates and the split that
+ * would balance them. */
+static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_dp_stats *st) {
     size_t base = 0;
     for (size_t i = 0; i < r->ndp; i++)
         base += r->dp[i].ndevices;
-    for (size_t k = 0; k < g->n; k++) {
-        const an_dp_row *row = row_at(g, k);
-        for (size_t w = row->first; w < row->first + row->ndev; w++) {
-            const an_dp_wall *dw = &r->dp_walls[w];
-            uint32_t track = dw->track == AN_NONE ? UINT32_MAX : track_row(r, dw->track);
-            size_t d = 0;
-            while (d < st->ndevices && (r->dp_devices[base + d].device != dw->device ||
-                                        r->dp_devices[base + d].track != track))
-                d++;
-            if (d == st->ndevices) {
-                pp_dp_device *grown = realloc(r->dp_devices, (base + d + 1) * sizeof *grown);
-                if (!grown)
-                    return PP_ENOMEM;
-                r->dp_devices = grown;
-                grown[base + d] = (pp_dp_device){.device = dw->device, .track = track,
-                                                 .share_recorded = 1};
-                st->ndevices++;
-            }
-            r->dp_devices[base + d].batches++;
-            r->dp_devices[base + d].wall_ns += dw->wall_ns;
-            r->dp_devices[base + d].share += dw->share; /* summed; averaged below */
-            r->dp_devices[base + d].share_recorded &= dw->recorded;
-        }
-    }
+    pp_dp_device *grown = realloc(r->dp_devices, (base + sums->nparts + 1) * sizeof *grown);
+    if (!grown)
+        return PP_ENOMEM;
+    r->dp_devices = grown;
+    memcpy(grown + base, sums->parts, sums->nparts * sizeof *grown);
+    st->ndevices = sums->nparts;
     double rates = 0;
     int recurring = 1; /* every part ran every batch: a split between them applies */
     for (size_t d = 0; d < st->ndevices; d++) {
@@ -68,7 +82,7 @@ static int dp_devices(pp_report *r, const dp_rows *g, pp_dp_stats *st) {
         dd->rate = dd->wall_ns > 0 ? dd->share * 1e9 / (double)dd->wall_ns : 0.0;
         dd->share /= (double)dd->batches;
         rates += dd->rate;
-        recurring &= dd->batches == g->n;
+        recurring &= dd->batches == nbatches;
     }
     for (size_t d = 0; d < st->ndevices; d++)
         r->dp_devices[base + d].suggested_share =
@@ -101,49 +115,51 @@ static int dp_summary(pp_report *r, const dp_rows *g, dp_part part, int64_t *val
 
 static int dp_stage(pp_report *r, const dp_rows *g, int64_t *vals) {
     pp_dp_stats *st = &r->dp[r->ndp];
-    *st = (pp_dp_stats){.stage = row_at(g, 0)->stage, .batches = g->n};
-    int64_t sum_max = 0;
-    double sum_mean = 0;
-    for (size_t k = 0; k < g->n; k++) {
-        const an_dp_row *row = row_at(g, k);
-        int64_t walls = 0;
-        for (size_t w = row->first; w < row->first + row->ndev; w++)
-            walls += r->dp_walls[w].wall_ns;
-        sum_max += row->max_device_ns;
-        sum_mean += (double)walls / (double)row->ndev;
-    }
-    st->imbalance = sum_mean > 0 ? (double)sum_max / sum_mean : 1.0;
+    uint32_t s = row_at(g, 0)->stage;
+    const an_dp_sums *sums = &r->dp_sums[s];
+    *st = (pp_dp_stats){.stage = s, .batches = g->n};
+    st->imbalance = sums->sum_mean > 0 ? (double)sums->sum_max / sums->sum_mean : 1.0;
     pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
                            &st->measured};
     int rc = PP_OK;
     for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
         rc = dp_summary(r, g, (dp_part)p, vals, parts[p]);
     if (rc == PP_OK)
-        rc = dp_devices(r, g, st);
+        rc = dp_devices(r, sums, g->n, st);
     if (rc == PP_OK)
         r->ndp++;
     return rc;
 }
 
-/* The rows come in (batch, stage) order; each data-parallel stage takes
- * its own, in stage order. */
+/* The rows come in (batch, stage) order; a counting sort by stage gives
+ * each data-parallel stage its own, in stage order. */
 int an_dp_compute(pp_report *r, pp_error *err) {
     if (r->ndp_rows == 0)
         return PP_OK;
     r->dp = calloc(r->nstages, sizeof *r->dp);
+    size_t *at = calloc(r->nstages + 1, sizeof *at);
     int64_t *vals = an_buf_get(&r->values, r->ndp_rows * sizeof *vals);
     size_t *idx = an_buf_get(&r->index, r->ndp_rows * sizeof *idx);
-    int rc = r->dp && vals && idx ? PP_OK : PP_ENOMEM;
-    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) {
-        dp_rows g = {r->dp_rows, idx, 0};
-        for (size_t i = 0; i < r->ndp_rows; i++)
-            if (r->dp_rows[i].stage == s)
-                idx[g.n++] = i;
+    int rc = r->dp && at && vals && idx ? PP_OK : PP_ENOMEM;
+    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows; i++)
+        at[r->dp_rows[i].stage + 1]++;
+    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
+        at[s + 1] += at[s];
+    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows; i++) /* at[s] is stage s's cursor */
+        idx[at[r->dp_rows[i].stage]++] = i;
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) { /* at[s] is now its end */
+        size_t first = s == 0 ? 0 : at[s - 1];
+        dp_rows g = {r->dp_rows, idx + first, at[s] - first};
         if (g.n > 0)
             rc = dp_stage(r, &g, vals);
     }
+    free(at);
     /* devices[] pointers are set last: dp_devices may move while it grows */
     for (size_t i = 0, base = 0; rc == PP_OK && i < r->ndp; base += r->dp[i++].ndevices)
         r->dp[i].devices = r->dp_devices + base;
+    free(r->dp_rows); /* their last reader: freed before the later steps */
+    r->dp_rows = NULL;
+    r->ndp_rows = 0;
+    an_dp_sums_free(r);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -60,19 +60,6 @@ static int is_exec(const pp_event_columns *c, size_t i) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_EXEC;
 }
 
-/* The "share" annotation of exec `event`, or -1. *k is a cursor into the
- * annotation table (sorted by event): execs come in event order, so all of
- * them are read in one pass over the table. */
-static double exec_share(const pp_annotation *a, size_t na, size_t *k, uint32_t key,
-                         size_t event) {
-    while (key != 0 && *k < na && a[*k].event < event)
-        (*k)++;
-    for (size_t j = *k; key != 0 && j < na && a[j].event == event; j++)
-        if (a[j].key == key && a[j].type == PP_VALUE_DOUBLE)
-            return a[j].v.d;
-    return -1;
-}
-
 int an_execs_collect(pp_report *r, pp_error *err) {
     const pp_event_columns *c = &r->c;
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
@@ -82,23 +69,18 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
-    size_t n = 0, na, cursor = 0;
+    size_t n = 0;
     for (size_t i = 0; i < c->count; i++)
         n += is_exec(c, i);
     r->execs = an_alloc(n, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    const pp_annotation *a = pp_model_annotations(r->m, &na);
-    uint32_t share_key = pp_model_find_string(r->m, "share");
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];
-        x->start = c->ts_ns[i];
-        x->end = c->ts_ns[i] + c->dur_ns[i];
         x->batch = c->batch[i];
         x->event = i;
-        x->share = exec_share(a, na, &cursor, share_key, i);
         x->track = c->track[i];
         x->inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i]);
         x->host = 0;
@@ -170,13 +152,34 @@ static void labeled_batch(pp_report *r, int64_t batch) {
     r->nlabeled++;
 }
 
+/* Keeps only the host spans later steps read: partitions, merges and batch
+ * spans (stage cells, time outside stages), and the stage spans inside W
+ * whose batch is not their own field's (end-to-end latency widens by
+ * them); the rest have given their stage order and batch range. */
+static void host_compact(pp_report *r) {
+    size_t k = 0;
+    for (size_t i = 0; i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        if (h->role != PP_ROLE_STAGE || (h->inside && h->batch != r->c.batch[h->event]))
+            r->host[k++] = *h;
+    }
+    if (k == 0) {
+        free(r->host);
+        r->host = NULL;
+    } else {
+        an_host *shrunk = realloc(r->host, k * sizeof *shrunk);
+        r->host = shrunk ? shrunk : r->host; /* a failed shrink keeps the larger table */
+    }
+    r->nhost = k;
+}
+
 int an_stage_order(pp_report *r, pp_error *err) {
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
         if (h->stage == AN_NONE)
             continue;
-        if (h->start < r->stage_first[h->stage])
-            r->stage_first[h->stage] = h->start;
+        if (an_start(r, h->event) < r->stage_first[h->stage])
+            r->stage_first[h->stage] = an_start(r, h->event);
         if (h->inside) {
             r->stage_inside[h->stage] = 1;
             labeled_batch(r, h->batch);
@@ -186,12 +189,15 @@ int an_stage_order(pp_report *r, pp_error *err) {
         const an_exec *x = &r->execs[i];
         if (x->stage == AN_NONE)
             continue;
-        if (x->start < r->stage_first[x->stage])
-            r->stage_first[x->stage] = x->start;
+        if (an_start(r, x->event) < r->stage_first[x->stage])
+            r->stage_first[x->stage] = an_start(r, x->event);
         if (x->inside) {
             r->stage_inside[x->stage] = 1;
             labeled_batch(r, x->batch);
         }
     }
-    return stage_renumber(r) == PP_OK ? PP_OK : pp_set_error(err, PP_ENOMEM, "out of memory");
+    if (stage_renumber(r) != PP_OK || an_batch_map_build(r) != PP_OK)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    host_compact(r);
+    return PP_OK;
 }

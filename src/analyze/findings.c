@@ -61,7 +61,7 @@ static int data_loss(pp_report *r) {
 }
 
 /* The bubble of device d that ends at `t`, if any: the device's bubbles lie
- * together in r->gaps, in time order, from gaps[lo] to gaps[hi]. */
+ * together in r->gaps, in time order, from gaps[lo] to gaps[hi] (gap_at). */
 static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int64_t t) {
     size_t a = lo, b = hi;
     while (a < b) {
@@ -77,22 +77,16 @@ static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int
 /* Starvation of stage s: the bubbles its execs end, i.e. the time their
  * device sat idle right before the stage's work arrived. */
 static int64_t starvation(const pp_report *r, uint32_t s) {
-    size_t *first = calloc(r->ndevices + 1, sizeof *first);
-    if (!first)
-        return 0;
-    for (size_t i = 0; i < r->ngaps; i++)
-        first[r->gaps[i].device + 1]++;
-    for (size_t d = 0; d < r->ndevices; d++)
-        first[d + 1] += first[d];
+    const size_t *first = r->gap_at;
     int64_t total = 0;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         if (!x->inside || x->stage != s)
             continue;
-        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1], x->start);
+        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1],
+                                         an_start(r, x->event));
         total += g ? g->end - g->start : 0;
     }
-    free(first);
     return total;
 }
 
@@ -161,22 +155,22 @@ static int bottleneck(pp_report *r) {
                              (unsigned long long)r->nbatches, mean, p95, what, idle));
 }
 
-/* A stage-labeled interval inside W, for the time outside every stage. */
-typedef struct stage_iv {
-    int64_t start, end;
-    uint32_t stage;
-} stage_iv;
-
-static int cmp_iv(const void *a, const void *b) {
-    const stage_iv *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+/* The stage-labeled intervals inside W, for the time outside every stage:
+ * execs (ref < nexecs) and partitions and merges (host span ref - nexecs). */
+static void interval_of(const pp_report *r, size_t ref, int64_t *start, int64_t *end,
+                     uint32_t *stage) {
+    size_t event = ref < r->nexecs ? r->execs[ref].event : r->host[ref - r->nexecs].event;
+    *start = an_start(r, event), *end = an_end(r, event);
+    *stage = ref < r->nexecs ? r->execs[ref].stage : r->host[ref - r->nexecs].stage;
 }
 
 /* Time of W outside every stage's execs, partitions and merges, and the
- * stage that most often starts right after such a gap (by gap time). */
+ * stage that most often starts right after such a gap (by gap time). The
+ * intervals are sorted by start with the stable radix sort (execs first on
+ * ties), as references: 16 bytes an interval and as many of scratch. */
 static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before) {
-    size_t n = 0;
-    stage_iv *iv = malloc((r->nexecs + r->nhost + 1) * sizeof *iv);
+    size_t n = 0, nref = r->nexecs + r->nhost;
+    an_kv *iv = an_alloc(2 * (nref ? nref : 1), sizeof *iv);
     int64_t *per_stage = calloc(r->nstages + 1, sizeof *per_stage);
     if (!iv || !per_stage) {
         free(iv), free(per_stage);
@@ -184,18 +178,21 @@ static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before
     }
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].inside && r->execs[i].stage != AN_NONE)
-            iv[n++] = (stage_iv){r->execs[i].start, r->execs[i].end, r->execs[i].stage};
+            iv[n++] = (an_kv){an_key_i64(an_start(r, r->execs[i].event)), i};
     for (size_t i = 0; i < r->nhost; i++)
         if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].role != PP_ROLE_STAGE)
-            iv[n++] = (stage_iv){r->host[i].start, r->host[i].end, r->host[i].stage};
-    qsort(iv, n, sizeof *iv, cmp_iv);
+            iv[n++] = (an_kv){an_key_i64(an_start(r, r->host[i].event)), r->nexecs + i};
+    an_kv_sort(iv, n, iv + n);
     int64_t at = r->window.start_ns, gaps = 0;
     for (size_t i = 0; i < n; i++) {
-        if (iv[i].start > at) {
-            gaps += iv[i].start - at;
-            per_stage[iv[i].stage] += iv[i].start - at;
+        int64_t start, end;
+        uint32_t stage;
+        interval_of(r, (size_t)iv[i].val, &start, &end, &stage);
+        if (start > at) {
+            gaps += start - at;
+            per_stage[stage] += start - at;
         }
-        at = iv[i].end > at ? iv[i].end : at;
+        at = end > at ? end : at;
     }
     gaps += r->window.end_ns > at ? r->window.end_ns - at : 0;
     *outside = gaps;
@@ -246,9 +243,8 @@ static int throughput_gap(pp_report *r) {
 /* The longest bubble of device d (the first one on ties), or NULL. */
 static const an_gap *longest_gap(const pp_report *r, uint32_t d) {
     const an_gap *best = NULL;
-    for (size_t i = 0; i < r->ngaps; i++)
-        if (r->gaps[i].device == d &&
-            (!best || r->gaps[i].end - r->gaps[i].start > best->end - best->start))
+    for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1]; i++)
+        if (!best || r->gaps[i].end - r->gaps[i].start > best->end - best->start)
             best = &r->gaps[i];
     return best;
 }

@@ -13,6 +13,7 @@
  * span belongs to the stage it brackets: the stage of the first exec of its
  * batch that starts after the partition starts, and of the last exec of its
  * batch that starts before the merge starts. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,28 +21,17 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-typedef struct pair {
-    uint32_t stage;
-    int64_t batch;
-} pair;
-
-static int cmp_pair(const void *a, const void *b) {
-    const pair *x = a, *y = b;
-    if (x->stage != y->stage)
-        return x->stage < y->stage ? -1 : 1;
-    return (x->batch > y->batch) - (x->batch < y->batch);
-}
-
-/* The (stage, batch) pairs of the real execs, sorted, for lookups. */
-static pair *exec_pairs(const pp_report *r, size_t *n) {
-    pair *p = malloc((r->nreal ? r->nreal : 1) * sizeof *p);
+/* The (stage, batch) pairs of the real execs as (key, val), sorted, for
+ * lookups (batch >= 0 here, so it orders as unsigned). */
+static an_kv *exec_pairs(const pp_report *r, size_t *n) {
+    an_kv *p = an_alloc(2 * (r->nreal ? r->nreal : 1), sizeof *p);
     if (!p)
         return NULL;
     *n = 0;
     for (size_t i = 0; i < r->nreal; i++)
         if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
-            p[(*n)++] = (pair){r->execs[i].stage, r->execs[i].batch};
-    qsort(p, *n, sizeof *p, cmp_pair);
+            p[(*n)++] = (an_kv){r->execs[i].stage, (uint64_t)r->execs[i].batch};
+    an_kv_sort_pairs(p, *n, p + *n);
     return p;
 }
 
@@ -53,14 +43,14 @@ static int host_devices(pp_report *r, const uint8_t *is_host_item) {
     for (size_t i = 0; i < r->nhost; i++) {
         if (!is_host_item[i])
             continue;
-        int64_t p = pp_model_track(r->m, r->host[i].track)->pid;
+        int64_t p = pp_model_track(r->m, r->c.track[r->host[i].event])->pid;
         several |= seen && p != pid;
         pid = p, seen = 1;
     }
     for (size_t i = 0; i < r->nhost; i++) {
         if (!is_host_item[i])
             continue;
-        uint32_t t = r->host[i].track;
+        uint32_t t = r->c.track[r->host[i].event];
         if (r->track_device[t] != AN_NONE)
             continue;
         char name[64] = "CPU (host)";
@@ -75,16 +65,30 @@ static int host_devices(pp_report *r, const uint8_t *is_host_item) {
 }
 
 static int add_host_execs(pp_report *r) {
-    size_t npairs, nnew = 0;
-    pair *p = exec_pairs(r, &npairs);
+    size_t npairs, nnew = 0, ns = r->nstages;
+    an_kv *p = exec_pairs(r, &npairs);
     uint8_t *is_host_item = calloc(r->nhost ? r->nhost : 1, 1);
-    int rc = p && is_host_item ? PP_OK : PP_ENOMEM;
+    size_t *at = calloc(2 * ns + 1, sizeof *at), *cursor = at + ns + 1;
+    int rc = p && is_host_item && at ? PP_OK : PP_ENOMEM;
+    for (size_t k = 0; rc == PP_OK && k < npairs; k++) /* stage s's pairs: at[s] .. at[s+1] */
+        at[p[k].key + 1]++;
+    for (size_t s = 0; rc == PP_OK && s < ns; s++) {
+        at[s + 1] += at[s];
+        cursor[s] = at[s + 1]; /* no lookup yet */
+    }
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        pair want = {h->stage, h->batch};
-        if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE ||
-            bsearch(&want, p, npairs, sizeof *p, cmp_pair))
+        if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE)
             continue;
+        size_t lo = at[h->stage], hi = at[h->stage + 1], k = hi;
+        if (h->batch >= 0) {
+            /* spans come mostly in batch order: a few steps from the last lookup */
+            k = an_lower_bound_near(p, sizeof *p, offsetof(an_kv, val), lo, hi,
+                                    cursor[h->stage], (uint64_t)h->batch);
+            cursor[h->stage] = k;
+        }
+        if (k < hi && p[k].val == (uint64_t)h->batch)
+            continue; /* the stage has execs of this batch */
         is_host_item[i] = 1;
         nnew++;
     }
@@ -98,12 +102,13 @@ static int add_host_execs(pp_report *r) {
         if (!is_host_item[i])
             continue;
         const an_host *h = &r->host[i];
-        r->execs[r->nexecs++] = (an_exec){.start = h->start, .end = h->end, .batch = h->batch,
-                                          .event = h->event, .share = -1, .track = h->track,
-                                          .device = r->track_device[h->track], .stage = h->stage,
+        uint32_t t = r->c.track[h->event];
+        r->execs[r->nexecs++] = (an_exec){.batch = h->batch, .event = h->event,
+                                          .track = t, .device = r->track_device[t],
+                                          .stage = h->stage,
                                           .inside = h->inside, .host = 1};
     }
-    free(p), free(is_host_item);
+    free(p), free(is_host_item), free(at);
     return rc;
 }
 
@@ -146,13 +151,14 @@ static int attribute_brackets(pp_report *r) {
     size_t n = 0;
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].batch >= 0 && r->execs[i].stage != AN_NONE)
-            v[n++] = (by_batch){r->execs[i].batch, r->execs[i].start, r->execs[i].stage};
+            v[n++] = (by_batch){r->execs[i].batch, an_start(r, r->execs[i].event),
+                                r->execs[i].stage};
     qsort(v, n, sizeof *v, cmp_by_batch);
     for (size_t i = 0; i < r->nhost; i++) {
         an_host *h = &r->host[i];
         if (h->stage != AN_NONE || h->role == PP_ROLE_NONE)
             continue;
-        size_t k = lower_bound(v, n, h->batch, h->start);
+        size_t k = lower_bound(v, n, h->batch, an_start(r, h->event));
         if (h->role == PP_ROLE_PARTITION && k < n && v[k].batch == h->batch)
             h->stage = v[k].stage;
         else if (h->role == PP_ROLE_MERGE && k > 0 && v[k - 1].batch == h->batch)

@@ -214,7 +214,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
             }
         }
         if (hit == SIZE_MAX)
-            hit = enclosing(l, nl_, x->track, x->start, x->end);
+            hit = enclosing(l, nl_, x->track, an_start(r, x->event), an_end(r, x->event));
         if (hit == SIZE_MAX)
             continue;
         if (x->stage == AN_NONE && l[hit].stage_from != SIZE_MAX &&
@@ -242,8 +242,7 @@ static int host_add(pp_report *r, size_t *cap, const an_host *h) {
 static an_host host_of_event(const pp_report *r, size_t i, uint8_t role, uint32_t stage,
                              int64_t batch) {
     const pp_event_columns *c = &r->c;
-    return (an_host){.start = c->ts_ns[i], .end = c->ts_ns[i] + c->dur_ns[i], .batch = batch,
-                     .event = i, .track = c->track[i], .stage = stage, .role = role,
+    return (an_host){.batch = batch, .event = i, .stage = stage, .role = role,
                      .inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i])};
 }
 

@@ -97,9 +97,8 @@ static void devices(const pp_report *r, pp_outfile *o, uint64_t *hist) {
         num(o, "trailing_ns", g->trailing_ns);
         hj_raw(o, "}, \"bubble_hist\": ");
         memset(hist, 0, HTML_HIST_BINS * sizeof *hist);
-        for (size_t i = 0; i < r->ngaps; i++)
-            if (r->gaps[i].device == d)
-                hist[html_hist_bin(r->gaps[i].end - r->gaps[i].start)]++;
+        for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1]; i++)
+            hist[html_hist_bin(r->gaps[i].end - r->gaps[i].start)]++;
         hj_hist(o, hist);
         hj_raw(o, "}");
     }

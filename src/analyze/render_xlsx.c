@@ -228,10 +228,8 @@ static int device_sheet(const book *b, uint32_t d) {
         bandwidth_cells(b, ws, row++, 9, &v->bandwidth);
     }
     lxw_row_t grow = 1;
-    for (size_t i = 0; i < r->ngaps && grow <= MAX_ROWS; i++) {
+    for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1] && grow <= MAX_ROWS; i++) {
         const an_gap *g = &r->gaps[i];
-        if (g->device != d)
-            continue;
         number(ws, grow, gaps_at, (double)g->start, NULL);
         number(ws, grow, gaps_at + 1, (double)g->end, NULL);
         number(ws, grow++, gaps_at + 2, us(g->end - g->start), b->us);

@@ -129,14 +129,21 @@ const char *an_keep_text(pp_report *r, const char *text) {
     return copy;
 }
 
-/* What only the build needs: freed before the report is handed out. */
-static void build_state_free(pp_report *r) {
-    free(r->bmap.sorted);
+/* The scratch buffers, between steps whose tables would otherwise sit
+ * beside them: faulting a buffer in again costs less than the peak it adds
+ * (a device's intervals and penalties outlive the device step otherwise). */
+static void scratch_free(pp_report *r) {
     an_buf *bufs[] = {&r->sort_tmp, &r->values, &r->spans, &r->spans2, &r->index, &r->hist};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
         free(bufs[i]->p);
         *bufs[i] = (an_buf){0};
     }
+}
+
+/* What only the build needs: freed before the report is handed out. */
+static void build_state_free(pp_report *r) {
+    free(r->bmap.sorted);
+    scratch_free(r);
     free(r->execs);
     free(r->host);
     r->host = NULL;
@@ -146,14 +153,13 @@ static void build_state_free(pp_report *r) {
     free(r->stage_first);
     free(r->stage_inside);
     free(r->dp_rows);
-    free(r->dp_walls);
+    an_dp_sums_free(r);
     r->bmap = (an_batch_map){0};
     r->execs = NULL;
     r->track_device = r->stage_of_string = NULL;
     r->stage_first = NULL;
     r->stage_inside = NULL;
     r->dp_rows = NULL;
-    r->dp_walls = NULL;
     r->m = NULL;
 }
 
@@ -168,7 +174,7 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     pp_report *r = calloc(1, sizeof *r);
     if (!r)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    r->m = m;
+    r->m = r->model = m;
     pp_model_columns(m, &r->c);
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
@@ -188,12 +194,14 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
         rc = an_devices_compute(r, err);
+    scratch_free(r);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
+    if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
+        rc = an_dp_compute(r, err);
+    scratch_free(r);
     if (rc == PP_OK)
         rc = an_cycles_compute(r, err);
-    if (rc == PP_OK)
-        rc = an_dp_compute(r, err);
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
     if (rc == PP_OK && o->nisolated > 0)
@@ -234,6 +242,7 @@ void pp_report_free(pp_report *r) {
         free((char *)r->tracks[i].name);
     free(r->tracks);
     free(r->gaps);
+    free(r->gap_at);
     free_strings(r->stage_names, r->nstages);
     free(r->stages);
     free(r->times);
@@ -244,6 +253,8 @@ void pp_report_free(pp_report *r) {
     free(r->op_types);
     free(r->contention);
     free(r->exec_parts);
+    free(r->part_events);
+    free(r->decomp_iso);
     free(r->decomp);
     free(r->clocks);
     free_strings(r->texts, r->ntexts);

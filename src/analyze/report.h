@@ -1,16 +1,22 @@
 /* report.h — the report's layout and the steps that fill it.
  *
  * pp_report_build (report.c) runs the steps in order: window, exec view,
- * foreign labels, stage order, devices and tracks, stage times, cycles,
- * data-parallel breakdown, op statistics, contention, wall decomposition,
- * bandwidth, findings. Each step reads what
- * earlier ones filled in.
+ * foreign labels, stage order, devices and tracks, stage times,
+ * data-parallel breakdown, cycles, op statistics, contention, wall
+ * decomposition, bandwidth, findings. Each step reads what earlier ones
+ * filled in.
  *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
- * (stage, batch) cells), sorting uses radix sorts, and the large scratch
- * arrays are reused from step to step instead of being allocated (and
- * page-faulted in) again by each one (bench/bench_analyze.c measures it). */
+ * batches, stages, devices), sorting uses radix sorts, and the large
+ * scratch arrays are reused by the steps of a group (devices; stages and
+ * data-parallel; the rest) and freed between groups, so that they never
+ * sit beside the next group's tables (bench/bench_analyze.c measures it).
+ *
+ * Memory: the analysis's own tables refer to the model rather than copy it:
+ * an exec (40 bytes) and a host span (24) keep their event index and read
+ * their times from the model's columns; stage cells hold 8-byte references.
+ * docs/analysis.md ("Memory") gives the bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 
@@ -36,15 +42,14 @@ void *an_buf_get(an_buf *b, size_t bytes);
 
 /* One exec span as the analysis sees it: stage is a report stage index
  * (AN_NONE when unlabeled) and batch may come from the user's patterns;
- * inside is 1 when it lies entirely inside W. hw_ns and xfer_ns are read
- * from the model's columns at `event`. A host exec is a stage instance
+ * inside is 1 when it lies entirely inside W. Its times (an_start, an_end)
+ * and hw_ns and xfer_ns are read from the model's columns at `event`, not
+ * copied (32 bytes an exec). A host exec is a stage instance
  * span with no exec of its (stage, batch): host work on its thread's track,
- * device "CPU (host)". share is the exec's "share" annotation (the part of
- * a data-parallel batch its device got), or -1. */
+ * device "CPU (host)". */
 typedef struct an_exec {
-    int64_t start, end, batch;
+    int64_t batch;
     size_t event;
-    double share;
     uint32_t track, device, stage;
     uint8_t inside, host;
 } an_exec;
@@ -55,11 +60,12 @@ typedef struct an_exec {
  * gives a batch to what it encloses (ProfilerStep#N). stage is a report
  * stage index, AN_NONE for a partition or merge not yet attributed to the
  * data-parallel stage it brackets. from_pattern: labeled by the user's
- * patterns (a foreign trace) rather than by its own fields. */
+ * patterns (a foreign trace) rather than by its own fields. Its times and
+ * track are the model's at `event` (24 bytes a span). */
 typedef struct an_host {
-    int64_t start, end, batch;
+    int64_t batch;
     size_t event;
-    uint32_t track, stage;
+    uint32_t stage;
     uint8_t role, inside, from_pattern;
 } an_host;
 
@@ -89,29 +95,35 @@ void an_pattern_free(an_pattern *p);
 /* 1 when `name` matches (out filled), else 0. */
 int an_pattern_match(const an_pattern *p, const char *name, an_capture *out);
 
-/* One bubble of a device: [start, end). */
+/* One bubble of a device: [start, end); the device is where it lies in
+ * r->gaps (gap_at). */
 typedef struct an_gap {
-    uint32_t device;
     int64_t start, end;
 } an_gap;
 
-/* A data-parallel (stage, batch): its parts, and one an_dp_wall per device
- * or track (walls[first .. first+ndev)). */
+/* A data-parallel (stage, batch): the times its summaries are made of. */
 typedef struct an_dp_row {
-    uint32_t stage;
-    int64_t batch;
     int64_t partition_ns, merge_ns, max_device_ns, measured_ns;
-    size_t first, ndev;
+    uint32_t stage;
 } an_dp_row;
 
-/* One part of a data-parallel cell: a device, or a track of the one device
- * (track = model track index, AN_NONE for a whole device). */
-typedef struct an_dp_wall {
-    uint32_t device, track;
-    int64_t wall_ns;
-    double share;              /* of the batch's work: "share" annotations, else 1/nparts */
-    uint8_t recorded;          /* share came from annotations */
-} an_dp_wall;
+/* What a data-parallel stage's batches add up to, as the stage step finds
+ * them (in batch order): its parts (a device, or a track of the one
+ * device) with their batches, wall and share sums, and the sums of the
+ * batches' max and mean part walls. No per-batch part is kept. */
+typedef struct an_dp_sums {
+    pp_dp_device *parts;
+    size_t nparts, cap;
+    int64_t sum_max;
+    double sum_mean;
+} an_dp_sums;
+
+/* Adds one part of a data-parallel batch of stage s to its sums: device,
+ * model track (AN_NONE for a whole device), its wall, its share of the
+ * batch's work and whether that share was recorded (dp.c). */
+int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
+                   double share, int recorded);
+void an_dp_sums_free(pp_report *r);
 
 /* Batch numbers -> 0..count-1 in ascending order: a direct offset when the
  * numbers are dense (the usual 0..N-1), else a search in the sorted distinct
@@ -128,6 +140,9 @@ typedef struct an_batch_map {
  * and keeps the distinct ones. */
 int an_batch_map_dense(an_batch_map *bm, int64_t lo, int64_t hi, size_t nitems);
 int an_batch_map_sparse(pp_report *r, an_batch_map *bm, int64_t *values, size_t n);
+/* r->bmap: the map of the batches of everything labeled inside W (stages.c,
+ * called by an_stage_order). */
+int an_batch_map_build(pp_report *r);
 /* Index of `batch`, or AN_NO_BATCH when it is not in the map. */
 size_t an_batch_index(const an_batch_map *bm, int64_t batch);
 /* The batch number of index i. */
@@ -141,7 +156,7 @@ struct pp_report {
 
     an_exec *execs;
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
-    an_host *host;
+    an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
@@ -155,8 +170,8 @@ struct pp_report {
     size_t ndevices;
     pp_track_stats *tracks;
     size_t ntracks;
-    an_gap *gaps;              /* every device bubble, device by device */
-    size_t ngaps;
+    an_gap *gaps;              /* every device bubble, device by device: */
+    size_t ngaps, *gap_at;     /* device d's are gaps[gap_at[d] .. gap_at[d+1]) */
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
@@ -167,9 +182,8 @@ struct pp_report {
     pp_stage_time *times;      /* sorted by (batch, stage) */
     size_t ntimes;
     an_dp_row *dp_rows;        /* in (batch, stage) order */
-    size_t ndp_rows, capdp_rows;
-    an_dp_wall *dp_walls;
-    size_t ndp_walls, capdp_walls;
+    size_t ndp_rows;
+    an_dp_sums *dp_sums;       /* per stage, nstages of them (NULL: none is data parallel) */
     pp_batch_stats *batches;
     size_t nbatches;
     pp_cycle_stats cycles;
@@ -185,7 +199,13 @@ struct pp_report {
     pp_contention_stats *contention;
     size_t ncontention;
     int has_contention;        /* isolated times were given: the renderers show the table */
-    pp_exec_parts *exec_parts; /* decompose.c */
+    /* decompose.c: the events of the device execs inside W, cell by cell,
+     * each cell's isolated hw_ns (0: none), and the per-exec parts that
+     * pp_report_exec_parts computes from `model` on its first call */
+    size_t *part_events, npart_events;
+    int64_t *decomp_iso;
+    const pp_model *model;     /* the model the report was built from */
+    pp_exec_parts *exec_parts;
     size_t nexec_parts;
     pp_decomp_stats *decomp;
     size_t ndecomp;
@@ -199,6 +219,15 @@ struct pp_report {
     an_batch_map bmap;
     an_buf sort_tmp, values, spans, spans2, index, hist;
 };
+
+/* Start and end of model event i: the times of execs and host spans, which
+ * are read from the model's columns rather than copied (during the build). */
+static inline int64_t an_start(const pp_report *r, size_t i) {
+    return r->c.ts_ns[i];
+}
+static inline int64_t an_end(const pp_report *r, size_t i) {
+    return r->c.ts_ns[i] + r->c.dur_ns[i];
+}
 
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
 int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err);
@@ -265,8 +294,22 @@ typedef struct an_kv {
 } an_kv;
 /* Stable radix sorts; `tmp` holds n records. */
 void an_kv_sort(an_kv *a, size_t n, an_kv *tmp);
+/* Sorts by (key, val), both unsigned; returns at once when a is sorted. */
+void an_kv_sort_pairs(an_kv *a, size_t n, an_kv *tmp);
+/* Order of (key, val): -1, 0 or 1. */
+static inline int an_kv_cmp(const an_kv *x, const an_kv *y) {
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->val > y->val) - (x->val < y->val);
+}
 void an_span_sort(an_span *a, size_t n, an_span *tmp);
 void an_i64_sort(int64_t *a, size_t n, int64_t *tmp);
+/* The first of the records [lo, hi) (`size` bytes each, sorted by the
+ * unsigned 64-bit key at byte `at`) whose key is not below v, searched
+ * outward from index `from` (hi: from nowhere, a binary search): lookups
+ * that come in nearly ascending order cost a few steps each. */
+size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t lo, size_t hi,
+                           size_t from, uint64_t v);
 /* The unsigned key that sorts like the signed value. */
 uint64_t an_key_i64(int64_t v);
 

@@ -8,8 +8,10 @@
  * scatter pass per such byte sorts.
  *
  * Records are 8 bytes (an int64 value) or 16 bytes (an an_kv or an an_span:
- * the key first). The record size is a constant at each call of
- * radix_records, so the compiler builds one specialized loop per size. */
+ * the key first, or an an_kv's val). The record size and key offset are
+ * constants at each call of radix_records, so the compiler builds one
+ * specialized loop per kind. */
+#include <stddef.h>
 #include <string.h>
 
 #include "analyze/report.h"
@@ -22,12 +24,14 @@ static inline uint64_t key_at(const unsigned char *rec, uint64_t flip) {
     return k ^ flip;
 }
 
-/* Sorts n records of `size` bytes by their leading 64-bit key; `flip` is
- * SIGN for signed keys (negative values first), 0 for unsigned ones. */
-static inline void radix_records(void *a, size_t n, size_t size, uint64_t flip, void *tmp) {
+/* Sorts n records of `size` bytes by the 64-bit key at byte `at` of each;
+ * `flip` is SIGN for signed keys (negative values first), 0 for unsigned
+ * ones. */
+static inline void radix_records(void *a, size_t n, size_t size, size_t at, uint64_t flip,
+                                 void *tmp) {
     if (n < 2)
         return;
-    const unsigned char *in = a;
+    const unsigned char *in = (const unsigned char *)a + at;
     uint64_t all = ~UINT64_C(0), any = 0; /* bits set in every key, in some key */
     for (size_t i = 0; i < n; i++) {
         uint64_t k = key_at(in + i * size, flip);
@@ -54,7 +58,7 @@ static inline void radix_records(void *a, size_t n, size_t size, uint64_t flip, 
         }
         for (size_t i = 0; i < n; i++) {
             const unsigned char *rec = src + i * size;
-            memcpy(dst + c[(key_at(rec, flip) >> shift[p]) & 0xff]++ * size, rec, size);
+            memcpy(dst + c[(key_at(rec + at, flip) >> shift[p]) & 0xff]++ * size, rec, size);
         }
         unsigned char *t = src;
         src = dst;
@@ -65,15 +69,66 @@ static inline void radix_records(void *a, size_t n, size_t size, uint64_t flip, 
 }
 
 void an_kv_sort(an_kv *a, size_t n, an_kv *tmp) {
-    radix_records(a, n, sizeof *a, 0, tmp);
+    radix_records(a, n, sizeof *a, 0, 0, tmp);
+}
+
+void an_kv_sort_pairs(an_kv *a, size_t n, an_kv *tmp) {
+    size_t i = 1;
+    while (i < n && an_kv_cmp(&a[i - 1], &a[i]) <= 0)
+        i++;
+    if (i >= n)
+        return; /* already in order: a trace in time order often is */
+    radix_records(a, n, sizeof *a, offsetof(an_kv, val), 0, tmp);
+    radix_records(a, n, sizeof *a, 0, 0, tmp);
 }
 
 void an_span_sort(an_span *a, size_t n, an_span *tmp) {
-    radix_records(a, n, sizeof *a, SIGN, tmp);
+    radix_records(a, n, sizeof *a, 0, SIGN, tmp);
 }
 
 void an_i64_sort(int64_t *a, size_t n, int64_t *tmp) {
-    radix_records(a, n, sizeof *a, SIGN, tmp);
+    radix_records(a, n, sizeof *a, 0, SIGN, tmp);
+}
+
+static uint64_t key_of(const unsigned char *a, size_t size, size_t at, size_t i) {
+    uint64_t k;
+    memcpy(&k, a + i * size + at, sizeof k);
+    return k;
+}
+
+size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t lo, size_t hi,
+                           size_t from, uint64_t v) {
+    const unsigned char *a = records;
+    size_t l = lo, h = hi; /* the answer lies in [l, h] */
+    if (from < hi && key_of(a, size, at, from) < v) {
+        l = from + 1;
+        for (size_t step = 1; l + step - 1 < h; step *= 2) {
+            size_t q = l + step - 1;
+            if (key_of(a, size, at, q) >= v) {
+                h = q;
+                break;
+            }
+            l = q + 1;
+        }
+    } else if (from < hi) {
+        h = from;
+        for (size_t step = 1; h >= l + step; step *= 2) {
+            size_t q = h - step;
+            if (key_of(a, size, at, q) < v) {
+                l = q + 1;
+                break;
+            }
+            h = q;
+        }
+    }
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (key_of(a, size, at, mid) < v)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    return l;
 }
 
 uint64_t an_key_i64(int64_t v) {

@@ -2,8 +2,10 @@
  *
  * Everything labeled with a stage and a batch inside W (execs, host execs,
  * and the partition and merge spans on host threads) is one item of its
- * (stage, batch) cell. The items are sorted by (batch, stage, kind, device,
- * track) with two stable radix sorts, so each cell is one run of items and
+ * (stage, batch) cell. The items are grouped by batch with a counting sort
+ * and each batch's few items sorted by (stage, kind, device, track), so each
+ * cell is one run of items; the grouping holds an 8-byte reference per item
+ * and an 8-byte offset per batch (the items themselves are not copied), so
  * memory stays linear in the items however many stages, batches and devices
  * there are. Each cell gives one stage time:
  *   - execs on one device: first start to last end (several tracks of one
@@ -17,6 +19,7 @@
  *     and a merge, or streams between partition and merge annotations of a
  *     foreign trace. pipeprof's own request slots of one executor are that
  *     device's queue of in-flight requests, one part. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,23 +28,64 @@
 
 enum { ITEM_PARTITION = 0, ITEM_MERGE = 1, ITEM_EXEC = 2 };
 
+/* One item as a cell reads it. Items are not copied: an item is a
+ * reference `ref`, r->host[ref] (a partition or merge) when ref < nhost,
+ * else r->execs[ref - nhost]. */
 typedef struct cell_item {
     int64_t start, end;
-    double share;             /* -1 = not recorded */
+    size_t event;
     uint32_t device, track;
     uint8_t kind;
     uint8_t split;            /* exec: a host exec; partition / merge: from a pattern */
 } cell_item;
 
+static cell_item item_at(const pp_report *r, size_t ref) {
+    if (ref < r->nhost) {
+        const an_host *h = &r->host[ref];
+        uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
+        return (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, 0, 0, kind,
+                           h->from_pattern};
+    }
+    const an_exec *x = &r->execs[ref - r->nhost];
+    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->event, x->device, x->track,
+                       ITEM_EXEC, x->host};
+}
+
+static uint32_t item_stage(const pp_report *r, size_t ref) {
+    return ref < r->nhost ? r->host[ref].stage : r->execs[ref - r->nhost].stage;
+}
+
+/* The items grouped by batch (a counting sort on the batch index), each
+ * batch's items sorted by (stage, kind, device, track), ties in item order:
+ * batch index b's items are ref[at[b] .. at[b+1]). 8 bytes an item and 8 a
+ * batch, however many stages, batches and devices there are. */
 typedef struct cells {
-    cell_item *items;
-    an_kv *order;             /* val = item index, sorted by cell */
+    size_t *ref, *at;
     size_t n;
+    /* the "share" annotations of data-parallel execs, looked up as needed
+     * (cells come in batch order, so nearly in event order) */
+    const pp_annotation *ann;
+    size_t nann, ann_at;
+    uint32_t share_key;
 } cells;
+
+/* The "share" annotation of exec item `it` (the part of a data-parallel
+ * batch its device got), or -1; a host exec has none. */
+static double item_share(cells *c, const cell_item *it) {
+    if (c->share_key == 0 || it->split)
+        return -1;
+    size_t k = an_lower_bound_near(c->ann, sizeof *c->ann, offsetof(pp_annotation, event), 0,
+                                   c->nann, c->ann_at, it->event);
+    c->ann_at = k;
+    for (; k < c->nann && c->ann[k].event == it->event; k++)
+        if (c->ann[k].key == c->share_key && c->ann[k].type == PP_VALUE_DOUBLE)
+            return c->ann[k].v.d;
+    return -1;
+}
 
 /* The batch map of everything labeled: dense in the usual case; else the
  * labeled batch numbers are gathered, sorted and made distinct. */
-static int batch_map(pp_report *r) {
+int an_batch_map_build(pp_report *r) {
     if (an_batch_map_dense(&r->bmap, r->label_lo, r->label_hi, r->nlabeled))
         return PP_OK;
     int64_t *v = an_buf_get(&r->values, (r->nlabeled ? r->nlabeled : 1) * sizeof *v);
@@ -59,61 +103,95 @@ static int batch_map(pp_report *r) {
     return an_batch_map_sparse(r, &r->bmap, v, k);
 }
 
-static int host_item(const an_host *h) {
-    return h->inside && h->stage != AN_NONE && h->batch >= 0 &&
-           (h->role == PP_ROLE_PARTITION || h->role == PP_ROLE_MERGE);
+/* The batch index of item `ref`, or AN_NO_BATCH when it is no item: a
+ * partition or merge, or an exec, labeled with a stage and a batch and
+ * inside W. */
+static size_t item_batch(const pp_report *r, size_t ref) {
+    if (ref < r->nhost) {
+        const an_host *h = &r->host[ref];
+        int item = h->inside && h->stage != AN_NONE && h->batch >= 0 &&
+                   (h->role == PP_ROLE_PARTITION || h->role == PP_ROLE_MERGE);
+        return item ? an_batch_index(&r->bmap, h->batch) : AN_NO_BATCH;
+    }
+    const an_exec *x = &r->execs[ref - r->nhost];
+    return x->inside && x->stage != AN_NONE && x->batch >= 0 ? an_batch_index(&r->bmap, x->batch)
+                                                              : AN_NO_BATCH;
 }
 
-static int exec_item(const an_exec *x) {
-    return x->inside && x->stage != AN_NONE && x->batch >= 0;
+/* Sorts n records by key, stably: insertion for the few items of a usual
+ * batch, radix for a large one. */
+static void kv_sort_small(an_kv *a, size_t n, an_kv *tmp) {
+    if (n > 32) {
+        an_kv_sort(a, n, tmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        an_kv v = a[i];
+        size_t j = i;
+        for (; j > 0 && a[j - 1].key > v.key; j--)
+            a[j] = a[j - 1];
+        a[j] = v;
+    }
 }
 
-/* The cell key: batch index major, stage minor (nb * nstages fits 64 bits:
- * both are at most the number of items). */
-static uint64_t cell_key(const pp_report *r, int64_t batch, uint32_t stage) {
-    return (uint64_t)an_batch_index(&r->bmap, batch) * r->nstages + stage;
+/* Sorts each batch's items by (stage, kind, device, track). The key is
+ * stage * nrank + rank, rank 0 for a partition, 1 for a merge and 2 + the
+ * exec's track's place in (device, track) order; with fewer than 2^32
+ * stages and tracks (32-bit ids) it fits 64 bits. */
+static int cells_sort(pp_report *r, cells *c) {
+    size_t ntracks = pp_model_track_count(r->m), nrank = 2, big = 0;
+    uint64_t *rank = malloc((ntracks ? ntracks : 1) * sizeof *rank);
+    if (!rank)
+        return PP_ENOMEM;
+    for (uint32_t d = 0; d < r->ndevices; d++)
+        for (size_t t = 0; t < ntracks; t++)
+            if (r->track_device[t] == d)
+                rank[t] = nrank++;
+    for (size_t b = 0; b < r->bmap.count; b++)
+        big = c->at[b + 1] - c->at[b] > big ? c->at[b + 1] - c->at[b] : big;
+    an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (big ? big : 1) * sizeof *kv);
+    for (size_t b = 0; kv && b < r->bmap.count; b++) {
+        size_t lo = c->at[b], n = c->at[b + 1] - lo;
+        for (size_t k = 0; k < n; k++) {
+            size_t ref = c->ref[lo + k];
+            cell_item it = item_at(r, ref);
+            kv[k] = (an_kv){(uint64_t)item_stage(r, ref) * nrank +
+                                (it.kind == ITEM_EXEC ? rank[it.track] : it.kind),
+                            ref};
+        }
+        kv_sort_small(kv, n, kv + n);
+        for (size_t k = 0; k < n; k++)
+            c->ref[lo + k] = (size_t)kv[k].val;
+    }
+    free(rank);
+    return kv ? PP_OK : PP_ENOMEM;
 }
 
 static int cells_build(pp_report *r, cells *c) {
-    size_t n = 0;
-    for (size_t i = 0; i < r->nhost; i++)
-        n += host_item(&r->host[i]);
-    for (size_t i = 0; i < r->nexecs; i++)
-        n += exec_item(&r->execs[i]);
-    c->items = an_alloc(n, sizeof *c->items);
-    c->order = an_alloc(2 * n, sizeof *c->order);
-    uint64_t *cell = an_alloc(n, sizeof *cell); /* item index -> its cell key */
-    if (!c->items || !c->order || !cell) {
-        free(cell);
+    size_t nb = r->bmap.count, nref = r->nhost + r->nexecs;
+    c->ann = pp_model_annotations(r->m, &c->nann);
+    c->ann_at = c->nann; /* no lookup yet */
+    c->share_key = pp_model_find_string(r->m, "share");
+    c->at = an_calloc(nb + 2, sizeof *c->at);
+    if (!c->at)
         return PP_ENOMEM;
+    for (size_t ref = 0; ref < nref; ref++) {
+        size_t b = item_batch(r, ref);
+        if (b != AN_NO_BATCH)
+            c->at[b + 2]++;
     }
-    an_kv *tmp = c->order + n;
-    for (size_t i = 0; i < r->nhost; i++) {
-        const an_host *h = &r->host[i];
-        if (!host_item(h))
-            continue;
-        uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
-        c->items[c->n] = (cell_item){h->start, h->end, -1, 0, 0, kind, h->from_pattern};
-        c->order[c->n] = (an_kv){(uint64_t)kind << 62, c->n};
-        cell[c->n++] = cell_key(r, h->batch, h->stage);
+    for (size_t b = 0; b < nb; b++)
+        c->at[b + 2] += c->at[b + 1];
+    c->n = c->at[nb + 1];
+    c->ref = an_alloc(c->n, sizeof *c->ref);
+    if (!c->ref)
+        return PP_ENOMEM;
+    for (size_t ref = 0; ref < nref; ref++) { /* at[b+1] is batch b's cursor, then its end */
+        size_t b = item_batch(r, ref);
+        if (b != AN_NO_BATCH)
+            c->ref[c->at[b + 1]++] = ref;
     }
-    for (size_t i = 0; i < r->nexecs; i++) {
-        const an_exec *x = &r->execs[i];
-        if (!exec_item(x))
-            continue;
-        c->items[c->n] =
-            (cell_item){x->start, x->end, x->share, x->device, x->track, ITEM_EXEC, x->host};
-        c->order[c->n] = (an_kv){(uint64_t)ITEM_EXEC << 62 | (uint64_t)x->device << 31 | x->track,
-                                 c->n};
-        cell[c->n++] = cell_key(r, x->batch, x->stage);
-    }
-    /* by (kind, device, track), then stably by cell */
-    an_kv_sort(c->order, n, tmp);
-    for (size_t i = 0; i < n; i++)
-        c->order[i].key = cell[c->order[i].val];
-    free(cell);
-    an_kv_sort(c->order, n, tmp);
-    return PP_OK;
+    return cells_sort(r, c);
 }
 
 /* What one cell holds: its partition and merge hulls, and its parts. */
@@ -128,23 +206,24 @@ static void hull(int64_t *s, int64_t *e, const cell_item *it) {
     *e = it->end > *e ? it->end : *e;
 }
 
-static cell_parts cell_scan(const cells *c, size_t lo, size_t hi) {
+static cell_parts cell_scan(const pp_report *r, const size_t *ref, size_t n) {
     cell_parts p = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0, 0, 1};
-    const cell_item *prev = NULL;
-    for (size_t k = lo; k < hi; k++) {
-        const cell_item *it = &c->items[c->order[k].val];
-        if (it->kind != ITEM_EXEC)
-            p.pattern_bracket |= it->split;
+    cell_item prev = {0};
+    int has_prev = 0;
+    for (size_t k = 0; k < n; k++) {
+        cell_item it = item_at(r, ref[k]);
+        if (it.kind != ITEM_EXEC)
+            p.pattern_bracket |= it.split;
         else
-            p.all_host &= it->split;
-        if (it->kind == ITEM_PARTITION)
-            hull(&p.part_start, &p.part_end, it);
-        else if (it->kind == ITEM_MERGE)
-            hull(&p.merge_start, &p.merge_end, it);
+            p.all_host &= it.split;
+        if (it.kind == ITEM_PARTITION)
+            hull(&p.part_start, &p.part_end, &it);
+        else if (it.kind == ITEM_MERGE)
+            hull(&p.merge_start, &p.merge_end, &it);
         else {
-            p.ndev += !prev || prev->device != it->device;
-            p.ntracks += !prev || prev->device != it->device || prev->track != it->track;
-            prev = it;
+            p.ndev += !has_prev || prev.device != it.device;
+            p.ntracks += !has_prev || prev.device != it.device || prev.track != it.track;
+            prev = it, has_prev = 1;
         }
     }
     return p;
@@ -152,47 +231,52 @@ static cell_parts cell_scan(const cells *c, size_t lo, size_t hi) {
 
 /* The parts of a data-parallel cell: per device when it spans devices,
  * else per track of its one device. Each part's wall is first start to last
- * end of its execs; its share is the sum of their "share" annotations. */
-static void dp_walls(pp_report *r, const cells *c, size_t lo, size_t hi, int by_track,
-                     an_dp_row *row) {
-    an_dp_wall *w = NULL;
-    int64_t s = 0, e = 0;
-    const cell_item *prev = NULL;
-    for (size_t k = lo; k <= hi; k++) {
-        const cell_item *it = k < hi ? &c->items[c->order[k].val] : NULL;
-        if (it && it->kind != ITEM_EXEC)
+ * end of its execs; its share is the sum of their "share" annotations,
+ * else the runtime's default even split, 1 / nparts. Each goes into the
+ * stage's sums; the row gets the largest wall. */
+static int dp_parts(pp_report *r, cells *c, const size_t *ref, size_t n, int by_track,
+                    size_t nparts, an_dp_row *row) {
+    int64_t s = 0, e = 0, walls = 0;
+    double share = 0;
+    int open = 0, recorded = 0, rc = PP_OK;
+    cell_item part = {0}; /* the first exec of the open part */
+    for (size_t k = 0; k <= n && rc == PP_OK; k++) {
+        cell_item it = k < n ? item_at(r, ref[k]) : (cell_item){0};
+        if (k < n && it.kind != ITEM_EXEC)
             continue;
-        int same = it && prev && prev->device == it->device &&
-                   (!by_track || prev->track == it->track);
-        if (w && !same) {
-            w->wall_ns = e - s;
-            if (w->wall_ns > row->max_device_ns)
-                row->max_device_ns = w->wall_ns;
+        int same = k < n && open && part.device == it.device &&
+                   (!by_track || part.track == it.track);
+        if (open && !same) {
+            rc = an_dp_part_add(r, row->stage, part.device, by_track ? part.track : AN_NONE,
+                                e - s, recorded ? share : 1.0 / (double)nparts, recorded);
+            walls += e - s;
+            row->max_device_ns = e - s > row->max_device_ns ? e - s : row->max_device_ns;
+            open = 0;
         }
-        if (!it)
+        if (k == n)
             break;
-        if (!same) {
-            w = &r->dp_walls[r->ndp_walls++];
-            *w = (an_dp_wall){it->device, by_track ? it->track : AN_NONE, 0, 0, 0};
-            s = INT64_MAX, e = INT64_MIN;
+        if (!open) {
+            part = it, open = 1;
+            s = INT64_MAX, e = INT64_MIN, share = 0, recorded = 0;
         }
-        hull(&s, &e, it);
-        if (it->share >= 0)
-            w->share += it->share, w->recorded = 1;
-        prev = it;
+        hull(&s, &e, &it);
+        double part_share = item_share(c, &it);
+        if (part_share >= 0)
+            share += part_share, recorded = 1;
     }
-    for (size_t i = row->first; i < row->first + row->ndev; i++)
-        if (!r->dp_walls[i].recorded) /* the runtime's default even split */
-            r->dp_walls[i].share = 1.0 / (double)row->ndev;
+    an_dp_sums *sums = &r->dp_sums[row->stage];
+    sums->sum_max += row->max_device_ns;
+    sums->sum_mean += (double)walls / (double)nparts;
+    return rc;
 }
 
-/* The time of one cell [lo, hi) of the sorted order: 1 when timed, 0 when
- * it has no execs (only a partition or merge). With `count` set, only
- * counts what the cell would add: a time, a data-parallel row and its
- * parts. */
-static int cell_time(pp_report *r, const cells *c, size_t lo, size_t hi, int count,
-                     size_t *nrows, size_t *nwalls) {
-    cell_parts p = cell_scan(c, lo, hi);
+/* The time of the cell (stage s, batch index b) of the n items at `ref`: 1
+ * when timed, 0 when it has no execs (only a partition or merge), PP_ENOMEM.
+ * With `count` set, only counts what the cell would add: a time and a
+ * data-parallel row. */
+static int cell_time(pp_report *r, cells *c, const size_t *ref, size_t n, uint32_t s, size_t b,
+                     int count, size_t *nrows) {
+    cell_parts p = cell_scan(r, ref, n);
     if (p.ndev == 0)
         return 0;
     int has_bracket = p.part_start != INT64_MAX || p.merge_start != INT64_MAX;
@@ -200,55 +284,55 @@ static int cell_time(pp_report *r, const cells *c, size_t lo, size_t hi, int cou
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
     if (count) {
         *nrows += nparts > 1;
-        *nwalls += nparts > 1 ? nparts : 0;
         return 1;
     }
-    uint64_t key = c->order[lo].key;
-    uint32_t s = (uint32_t)(key % r->nstages);
     pp_stage_time *t = &r->times[r->ntimes++];
-    *t = (pp_stage_time){.stage = s, .batch = an_batch_number(&r->bmap, key / r->nstages),
-                         .measured_ns = -1};
+    *t = (pp_stage_time){.stage = s, .batch = an_batch_number(&r->bmap, b), .measured_ns = -1};
     if (nparts == 1) {
-        int64_t a = INT64_MAX, b = INT64_MIN;
-        for (size_t k = lo; k < hi; k++)
-            if (c->items[c->order[k].val].kind == ITEM_EXEC)
-                hull(&a, &b, &c->items[c->order[k].val]);
-        t->time_ns = b - a;
+        int64_t a = INT64_MAX, e = INT64_MIN;
+        for (size_t k = 0; k < n; k++) {
+            cell_item it = item_at(r, ref[k]);
+            if (it.kind == ITEM_EXEC)
+                hull(&a, &e, &it);
+        }
+        t->time_ns = e - a;
         return 1;
     }
     r->stages[s].data_parallel = 1;
     an_dp_row *row = &r->dp_rows[r->ndp_rows++];
     int has_part = p.part_start != INT64_MAX, has_merge = p.merge_start != INT64_MAX;
-    *row = (an_dp_row){.stage = s, .batch = t->batch, .first = r->ndp_walls, .ndev = nparts,
-                       .partition_ns = has_part ? p.part_end - p.part_start : 0,
+    *row = (an_dp_row){.stage = s, .partition_ns = has_part ? p.part_end - p.part_start : 0,
                        .merge_ns = has_merge ? p.merge_end - p.merge_start : 0,
                        .measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1};
-    dp_walls(r, c, lo, hi, by_track, row);
+    int rc = dp_parts(r, c, ref, n, by_track, nparts, row);
     t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
     t->measured_ns = row->measured_ns;
-    return 1;
+    return rc == PP_OK ? 1 : rc;
 }
 
 /* Every timed cell in (batch, stage) order: counted first, so that the
  * times and data-parallel tables are allocated once, then filled. */
-static int times_compute(pp_report *r, const cells *c) {
-    size_t ntimes = 0, nrows = 0, nwalls = 0;
+static int times_compute(pp_report *r, cells *c) {
+    size_t ntimes = 0, nrows = 0;
+    int rc = PP_OK;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             r->times = an_alloc(ntimes, sizeof *r->times);
             r->dp_rows = an_alloc(nrows, sizeof *r->dp_rows);
-            r->dp_walls = an_alloc(nwalls, sizeof *r->dp_walls);
-            if (!r->times || !r->dp_rows || !r->dp_walls)
+            r->dp_sums = nrows ? calloc(r->nstages, sizeof *r->dp_sums) : NULL;
+            if (!r->times || !r->dp_rows || (nrows && !r->dp_sums))
                 return PP_ENOMEM;
         }
-        for (size_t lo = 0, hi; lo < c->n; lo = hi) {
-            for (hi = lo + 1; hi < c->n && c->order[hi].key == c->order[lo].key; hi++)
-                ;
-            if (pass == 0)
-                ntimes += (size_t)cell_time(r, c, lo, hi, 1, &nrows, &nwalls);
-            else
-                cell_time(r, c, lo, hi, 0, NULL, NULL);
-        }
+        for (size_t b = 0; c->at && b < r->bmap.count; b++)
+            for (size_t lo = c->at[b], hi; lo < c->at[b + 1]; lo = hi) {
+                uint32_t s = item_stage(r, c->ref[lo]);
+                for (hi = lo + 1; hi < c->at[b + 1] && item_stage(r, c->ref[hi]) == s; hi++)
+                    ;
+                if (pass == 0)
+                    ntimes += (size_t)cell_time(r, c, c->ref + lo, hi - lo, s, b, 1, &nrows);
+                else if ((rc = cell_time(r, c, c->ref + lo, hi - lo, s, b, 0, NULL)) < 0)
+                    return rc;
+            }
     }
     return PP_OK;
 }
@@ -277,7 +361,7 @@ static int stage_exec_figures(pp_report *r) {
         }
         st->hw_ns = an_sat_add(st->hw_ns, hw);
         st->xfer_ns = an_sat_add(st->xfer_ns, an_hw_of(r->c.xfer_ns[x->event]));
-        wall[x->stage] = an_sat_add(wall[x->stage], x->end - x->start);
+        wall[x->stage] = an_sat_add(wall[x->stage], r->c.dur_ns[x->event]);
         at[x->stage + 2]++;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++)
@@ -286,7 +370,7 @@ static int stage_exec_figures(pp_report *r) {
         const an_exec *x = &r->execs[i];
         int64_t hw = x->host ? 0 : an_hw_of(r->c.hw_ns[x->event]);
         if (x->inside && x->stage != AN_NONE && hw != 0)
-            pen[at[x->stage + 1]++] = (x->end - x->start) - hw;
+            pen[at[x->stage + 1]++] = r->c.dur_ns[x->event] - hw;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++) {
         pp_stage_stats *st = &r->stages[s];
@@ -324,12 +408,12 @@ int an_stages_compute(pp_report *r, pp_error *err) {
     for (size_t s = 0; s < r->nstages; s++)
         r->stages[s].name = r->stage_names[s];
     cells c = {0};
-    int rc = batch_map(r);
-    if (rc == PP_OK && r->nstages > 0)
+    int rc = PP_OK;
+    if (r->nstages > 0)
         rc = cells_build(r, &c);
     if (rc == PP_OK)
         rc = times_compute(r, &c);
-    free(c.items), free(c.order);
+    free(c.ref), free(c.at);
     if (rc == PP_OK)
         rc = stage_exec_figures(r);
     if (rc == PP_OK)

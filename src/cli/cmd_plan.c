@@ -43,8 +43,11 @@ static void print_stage(const pp_lookup *l, const pp_plan_stage *st) {
 }
 
 static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
-    printf("#%zu  cycle %.3f ms, %.1f batches/s, bottleneck: ", rank + 1,
-           (double)pl->cycle_ns / 1e6, pl->throughput);
+    printf("#%zu  cycle %.3f ms", rank + 1, (double)pl->cycle_ns / 1e6);
+    if (pl->cycle_ns - pl->mean_cycle_ns >= 500) /* shown to the us */
+        printf(" (mean times %.3f + spread %.3f)", (double)pl->mean_cycle_ns / 1e6,
+               (double)(pl->cycle_ns - pl->mean_cycle_ns) / 1e6);
+    printf(", %.1f batches/s, bottleneck: ", pl->throughput);
     if (pl->bottleneck_stage >= 0)
         printf("stage %s", pl->stages[pl->bottleneck_stage].stage);
     else
@@ -58,7 +61,7 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
     for (int s = 0; s < pl->nstages; s++)
         nfree += pl->stages[s].free_options > 0 || pl->stages[s].collapsed;
     if (nfree) { /* the plans that differ from this one only there were collapsed into it */
-        printf("    free (any of these ways gives the same cycle):");
+        printf("    free (any of these ways gives the same mean-time cycle):");
         for (int s = 0, k = 0; s < pl->nstages; s++)
             if (pl->stages[s].free_options > 0)
                 printf("%s %s (+%d other%s)", k++ ? "," : "", pl->stages[s].stage,
@@ -188,12 +191,14 @@ static void plan_help(FILE *out) {
             "                     [--copy-mbps R] [--verify]\n\n"
             "Ranks the ways to run the pipeline's stages on the devices of a sweep's lookup\n"
             "table (docs/sweep.md): each stage on one device, or data parallel over two at\n"
-            "N split ratios. A plan's cycle latency is the largest of its slowest stage, its\n"
-            "busiest device and the host cores its devices share; sizes the table did not\n"
-            "measure lie on the line between the measured ones around them (never below\n"
-            "the nearest measurement), and plans that extrapolate say so. Devices sharing\n"
-            "hardware are slowed as the sweep's --co-run measured. Plans differing only in\n"
-            "stages that do not change the cycle are one line naming those free stages.\n"
+            "N split ratios. A plan's cycle latency is the expected slowest of its stages\n"
+            "per batch (their mean times plus the spread the sweep measured from run to\n"
+            "run), at least its busiest device and the host cores its devices share.\n"
+            "Sizes the table did not measure lie on the line between the measured ones\n"
+            "around them (never below the nearest measurement), and plans that\n"
+            "extrapolate say so. Devices sharing hardware are slowed as the sweep's\n"
+            "--co-run measured. Plans differing only in stages that do not change the\n"
+            "cycle of mean times are one line naming those free stages.\n"
             "Prints the best K with their bottleneck; the search is exact.\n"
             "Exit status: 0 ok, 1 a failure of the machine, 2 bad input.\n\n"
             "options:\n"

@@ -21,9 +21,10 @@ typedef struct raw_event {
     pp_event fields;             /* pipeline fields from args */
 } raw_event;
 
-#define CHROME_NAME_CACHE 251
+#define CHROME_NAME_CACHE 256 /* a power of two */
 
 typedef struct chrome_cached_name {
+    uint64_t head;    /* the first 8 bytes (fewer: zero-filled), compared first */
     const char *text; /* the model's copy */
     size_t len;
     uint32_t id;

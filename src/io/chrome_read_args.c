@@ -10,8 +10,10 @@
 
 typedef int (*key_fn)(reader *r, jcur *c, const jstr *key, void *ctx);
 
-/* Calls fn for each key of the object at the cursor; fn consumes the value. */
-static int each_key(reader *r, jcur *c, key_fn fn, void *ctx) {
+/* Calls fn for each key of the object at the cursor; fn consumes the value.
+ * Inline, so that each caller's copy calls its fn directly (span args are
+ * read for most events). */
+static inline int each_key(reader *r, jcur *c, key_fn fn, void *ctx) {
     int rc = jcur_expect(c, '{', "to start an object");
     if (rc)
         return rc;

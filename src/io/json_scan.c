@@ -8,11 +8,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
 
 #define READ_CHUNK (1u << 20)
+
+/* A plain regular file is mapped whole instead of read into the window:
+ * no copy of every byte out of the page cache, no refills. Its pages are
+ * the page cache's (clean, dropped under memory pressure), not the
+ * process's own memory, so the bound of the window still holds for what
+ * the reader allocates. The file is mapped over a reservation one page
+ * longer, so at least a page of zeros follows it: the window's NUL sentinel
+ * and JSCAN_PAD. 0 when mapped, -1 to read it instead (a pipe, an empty
+ * file, no address space). */
+static int map_file(jreader *r) {
+    struct stat st;
+    long page = sysconf(_SC_PAGESIZE);
+    if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || page <= 0 ||
+        (uint64_t)st.st_size > SIZE_MAX / 2)
+        return -1;
+    size_t size = (size_t)st.st_size, span = (size + 2 * (size_t)page - 1) / (size_t)page * (size_t)page;
+    char *base = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return -1;
+    if (mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED) {
+        munmap(base, span);
+        return -1;
+    }
+    madvise(base, size, MADV_SEQUENTIAL);
+    r->buf = base;
+    r->map_bytes = span;
+    r->len = r->cap = size;
+    r->eof = 1;
+    return 0;
+}
 
 int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
     memset(r, 0, sizeof *r);
@@ -32,8 +64,10 @@ int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
         if (r->gz)
             gzbuffer(r->gz, READ_CHUNK);
     }
-    r->cap = 2 * READ_CHUNK + 1;
-    r->buf = malloc(r->cap);
+    if (r->gz || map_file(r) != 0) {
+        r->cap = 2 * READ_CHUNK + 1;
+        r->buf = malloc(r->cap + JSCAN_PAD);
+    }
     if ((r->fd < 0 && !r->gz) || !r->buf) {
         jreader_close(r);
         return pp_set_error(err, PP_ENOMEM, "%s: cannot open: out of memory", path);
@@ -56,21 +90,29 @@ void jreader_close(jreader *r) {
     else if (r->fd >= 0)
         close(r->fd);
     r->fd = -1;
-    free(r->buf);
+    if (r->map_bytes)
+        munmap(r->buf, r->map_bytes);
+    else
+        free(r->buf);
+    r->map_bytes = 0;
     r->gz = NULL;
     r->buf = NULL;
+}
+
+/* Counts the lines of buf[0..n) on from (*line, *line_start); memchr skips
+ * whole lines at vector speed. */
+static void count_lines(const jreader *r, size_t n, uint64_t *line, uint64_t *line_start) {
+    for (const char *p = r->buf, *end = r->buf + n; (p = memchr(p, '\n', (size_t)(end - p))) != NULL;) {
+        ++*line;
+        *line_start = r->base + (uint64_t)(++p - r->buf);
+    }
 }
 
 int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
     if (r->failed)
         return r->rc;
     uint64_t line = r->line, line_start = r->line_start;
-    for (size_t i = 0; i < at && i < r->len; i++) {
-        if (r->buf[i] == '\n') {
-            line++;
-            line_start = r->base + i + 1;
-        }
-    }
+    count_lines(r, at < r->len ? at : r->len, &line, &line_start);
     uint64_t off = r->base + at;
     char msg[400];
     va_list ap;
@@ -87,22 +129,21 @@ int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
 /* Drops buf[0..keep) (counting its lines) and reads more. Returns bytes
  * read, 0 at end of file, -1 on error (reported). */
 static long refill(jreader *r, size_t keep) {
+    if (r->map_bytes)
+        return 0; /* a mapped file is all there from the start */
     /* line numbers are only for error messages, but the bytes are about to
-     * go: count them now (memchr skips whole lines at vector speed) */
-    for (const char *p = r->buf, *end = r->buf + keep; (p = memchr(p, '\n', (size_t)(end - p))) != NULL;) {
-        r->line++;
-        r->line_start = r->base + (uint64_t)(++p - r->buf);
-    }
+     * go: count them now */
+    count_lines(r, keep, &r->line, &r->line_start);
     memmove(r->buf, r->buf + keep, r->len - keep);
     r->len -= keep;
     r->pos -= keep;
     r->base += keep;
-    r->buf[r->len] = 0; /* the sentinel, also for the window left at end of file */
+    memset(r->buf + r->len, 0, JSCAN_PAD); /* the sentinel, also for the window left at end of file */
     if (r->eof)
         return 0;
     if (r->cap - r->len < READ_CHUNK + 1) {
         size_t cap = r->cap * 2;
-        char *b = realloc(r->buf, cap);
+        char *b = realloc(r->buf, cap + JSCAN_PAD);
         if (!b) {
             r->failed = 1;
             r->rc = PP_ENOMEM;
@@ -141,7 +182,7 @@ static long refill(jreader *r, size_t keep) {
     if (n == 0)
         r->eof = 1;
     r->len += (size_t)n;
-    r->buf[r->len] = 0; /* sentinel: scanning loops stop here without a bounds check */
+    memset(r->buf + r->len, 0, JSCAN_PAD); /* sentinel: scanning loops stop here without a bounds check */
     return n;
 }
 
@@ -174,6 +215,12 @@ int jreader_peek(jreader *r) {
         if (n == 0)
             return -1;
     }
+}
+
+static int too_long(jreader *r, size_t start) {
+    return jreader_fail(r, start, "the value that starts here is longer than %u MiB (no trace "
+                        "event is that large; the file is damaged or not a trace)",
+                        JSON_MAX_VALUE_BYTES >> 20);
 }
 
 /* Bytes that matter when looking for the end of an object or array. */
@@ -231,14 +278,13 @@ int jreader_value(jreader *r, size_t *start, size_t *end) {
         }
         size_t rel = i - s;
         if (rel > JSON_MAX_VALUE_BYTES)
-            return jreader_fail(r, s, "the value that starts here is longer than %u MiB (no trace "
-                                "event is that large; the file is damaged or not a trace)",
-                                JSON_MAX_VALUE_BYTES >> 20);
+            return too_long(r, s);
+        uint64_t base = r->base;
         long n = refill(r, s);
         if (n < 0)
             return r->rc;
-        s = 0;
-        i = rel;
+        s -= (size_t)(r->base - base); /* what refill dropped before the value */
+        i = s + rel;
         if (n == 0) {
             if (scalar)
                 goto done;
@@ -246,6 +292,8 @@ int jreader_value(jreader *r, size_t *start, size_t *end) {
         }
     }
 done:
+    if (i - s > JSON_MAX_VALUE_BYTES) /* a mapped file is never refilled: the same bound */
+        return too_long(r, s);
     *start = s;
     *end = i;
     r->pos = i;
@@ -288,9 +336,10 @@ int jcur_expect_slow(jcur *c, char ch, const char *context) {
 /* Bytes that end a run of plain string characters; NUL is the window's
  * sentinel (json_scan.h). */
 const unsigned char jscan_string_stop[256] = {['"'] = 1, ['\\'] = 1, [0] = 1};
-static const unsigned char number_char[256] = {
+const unsigned char jscan_number_char[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
+
 
 int jcur_string_slow(jcur *c, jstr *out) {
     jcur_ws(c);
@@ -321,7 +370,7 @@ int jcur_string_slow(jcur *c, jstr *out) {
 int jcur_number(jcur *c, const char **text, size_t *len) {
     jcur_ws(c);
     const char *s = c->p;
-    while (number_char[(unsigned char)*c->p])
+    while (jscan_number_char[(unsigned char)*c->p])
         c->p++;
     if (c->p > c->end)
         c->p = c->end;
@@ -332,79 +381,6 @@ int jcur_number(jcur *c, const char **text, size_t *len) {
     *text = s;
     *len = (size_t)(c->p - s);
     return PP_OK;
-}
-
-/* Eight ASCII digits at p as a number, with a handful of multiplies
- * instead of eight steps (the SWAR method of simdjson / D. Lemire); 0 when
- * they are not all digits. Little-endian loads only. */
-static int eight_digits(const char *p, uint64_t *out) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-        0x3333333333333333ull)
-        return 0;
-    v -= 0x3030303030303030ull;
-    v = (v * 10) + (v >> 8);
-    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-    *out = v;
-    return 1;
-#else
-    (void)p;
-    (void)out;
-    return 0;
-#endif
-}
-
-int jcur_small_int(jcur *c, int64_t *out) {
-    const char *p = c->p;
-    int neg = *p == '-';
-    int64_t v = 0;
-    p += neg;
-    const char *digits = p;
-    while (*p >= '0' && *p <= '9' && p - digits < 18)
-        v = v * 10 + (*p++ - '0');
-    if (p == digits || number_char[(unsigned char)*p] || p > c->end)
-        return -1;
-    *out = neg ? -v : v;
-    c->p = p;
-    return 0;
-}
-
-int jcur_small_us(jcur *c, int64_t *ns) {
-    const char *p = c->p;
-    uint64_t v = 0, eight;
-    int digits = 0, frac = 0;
-    while (digits <= 8 && c->end - p >= 8 && eight_digits(p, &eight)) { /* epoch-scale ts */
-        v = v * 100000000 + eight;
-        digits += 8;
-        p += 8;
-    }
-    while (*p >= '0' && *p <= '9' && digits < 16) {
-        v = v * 10 + (uint64_t)(*p++ - '0');
-        digits++;
-    }
-    if (digits == 0)
-        return -1;
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9' && frac < 3) {
-            v = v * 10 + (uint64_t)(*p++ - '0');
-            frac++;
-        }
-        if (frac == 0)
-            return -1;
-    }
-    if (number_char[(unsigned char)*p] || p > c->end)
-        return -1; /* more digits, an exponent: the general path */
-    for (; frac < 3; frac++)
-        v *= 10; /* at most 16 + 3 digits: fits in a uint64 */
-    if (v > (uint64_t)INT64_MAX)
-        return -1;
-    *ns = (int64_t)v;
-    c->p = p;
-    return 0;
 }
 
 static int skip_depth(jcur *c, int depth) {

@@ -1,13 +1,15 @@
 /* json_scan.h — the streaming half of the Chrome JSON reader.
  *
  * A jreader keeps a sliding window over the (possibly gzip-compressed)
- * file. jreader_value finds the end of the JSON value starting at the
+ * file, or maps a plain regular file whole (json_scan.c, map_file). jreader_value finds the end of the JSON value starting at the
  * cursor, refilling and growing the window as needed, so the caller can
  * parse that one value (an event) from contiguous memory with the jcur_*
  * functions. Memory is bounded by the largest single value, not the file.
  *
  * The window always ends in a NUL byte (buf[len] == 0), so scanning loops
- * may run on a byte table and check their bound once at the end.
+ * may run on a byte table and check their bound once at the end, and is
+ * followed by JSCAN_PAD readable bytes, so that numbers and names can be
+ * read a word at a time without checking where the window ends first.
  *
  * Every error names the file, line:column and byte offset. */
 #ifndef PP_IO_JSON_SCAN_H
@@ -25,7 +27,8 @@ typedef struct jreader {
     gzFile gz;           /* gzip files */
     const char *path;
     pp_error *err;
-    char *buf;
+    char *buf;           /* the window, or the whole file when it is mapped */
+    size_t map_bytes;    /* bytes mapped at buf (a regular file), 0: buf is allocated */
     size_t cap, len;
     size_t pos;          /* cursor: next unread byte */
     uint64_t base;       /* file offset of buf[0] */
@@ -40,6 +43,16 @@ typedef struct jreader {
  * traceEvents) the reader holds in its window: a bound on the memory a small
  * (compressed) file can make the reader take. */
 #define JSON_MAX_VALUE_BYTES (64u << 20)
+
+/* Bytes readable past buf[len] (zeros): an 8-byte load from any byte
+ * before buf[len]. */
+#define JSCAN_PAD 16
+
+static inline uint64_t jscan_load8(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
 
 /* Starts reading the open descriptor `fd` (the jreader owns it from now on,
  * also on failure); `path` names it in messages. */
@@ -117,10 +130,94 @@ static inline int jcur_string(jcur *c, jstr *out) {
 int jcur_number(jcur *c, const char **text, size_t *len);
 /* Fast paths for the common number shapes, parsed straight from the
  * cursor: an integer of at most 18 digits ("-12"), and microseconds with at
- * most 3 decimals ("1234.567" -> ns). They return 0 and move the cursor, or
- * -1 without moving it (the caller then takes the general path). */
-int jcur_small_int(jcur *c, int64_t *out);
-int jcur_small_us(jcur *c, int64_t *ns);
+ * most 16 integer digits and 3 decimals ("1234.567" -> ns). They return 0
+ * and move the cursor, or -1 without moving it (the caller then takes the
+ * general path, which gives the same value or the error). Inline: pid,
+ * tid, ts and dur of every event come this way. */
+extern const unsigned char jscan_number_char[256];
+
+/* Eight ASCII digits at p as a number, with a handful of multiplies
+ * instead of eight steps (the SWAR method of simdjson / D. Lemire); 0 when
+ * they are not all digits. Little-endian loads only. */
+static inline int jscan_eight_digits(const char *p, uint64_t *out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v = jscan_load8(p);
+    if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+        0x3333333333333333ull)
+        return 0;
+    v -= 0x3030303030303030ull;
+    v = (v * 10) + (v >> 8);
+    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    *out = v;
+    return 1;
+#else
+    (void)p;
+    (void)out;
+    return 0;
+#endif
+}
+
+/* The digits from *p on as a number, *p moved past them (the NUL sentinel
+ * stops them). A run too long to fit wraps (unsigned); callers refuse runs
+ * that long. */
+static inline uint64_t jscan_digits(const char **p) {
+    const char *q = *p;
+    uint64_t v = 0;
+    for (unsigned d; (d = (unsigned)((unsigned char)*q - '0')) < 10; q++)
+        v = v * 10 + d;
+    *p = q;
+    return v;
+}
+
+static inline int jcur_small_int(jcur *c, int64_t *out) {
+    int neg = *c->p == '-';
+    const char *digits = c->p + neg, *p = digits;
+    uint64_t v = jscan_digits(&p);
+    if (p == digits || p - digits > 18 || jscan_number_char[(unsigned char)*p] || p > c->end)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    c->p = p;
+    return 0;
+}
+
+static inline int jcur_small_us(jcur *c, int64_t *ns) {
+    const char *p = c->p;
+    uint64_t v = 0, eight;
+    if (jscan_eight_digits(p, &eight)) { /* epoch-scale times: 16 digits in two steps */
+        v = eight;
+        p += 8;
+        if (jscan_eight_digits(p, &eight)) {
+            v = v * 100000000 + eight;
+            p += 8;
+        }
+    }
+    const char *rest = p;
+    uint64_t low = jscan_digits(&p);
+    for (const char *q = rest; q < p; q++)
+        v *= 10;
+    v += low;
+    if (p == c->p || p - c->p > 16)
+        return -1;
+    int frac = 0;
+    if (*p == '.') {
+        for (unsigned d; frac < 3 && (d = (unsigned)((unsigned char)p[1] - '0')) < 10; frac++, p++)
+            v = v * 10 + d;
+        if (frac == 0)
+            return -1;
+        p++;
+    }
+    if (jscan_number_char[(unsigned char)*p] || p > c->end)
+        return -1; /* more digits, an exponent: the general path */
+    for (; frac < 3; frac++)
+        v *= 10; /* at most 16 + 3 digits: fits in a uint64 */
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *ns = (int64_t)v;
+    c->p = p;
+    return 0;
+}
+
 /* Skips any value. */
 int jcur_skip(jcur *c);
 /* Reports an error at the cursor. */
@@ -138,8 +235,19 @@ typedef struct jscratch {
     size_t cap;
 } jscratch;
 int jstr_text(const jstr *s, jscratch *scratch, const char **text, size_t *len);
+/* memcmp(a, b, n) == 0 for the few bytes of a key or a name, without the
+ * library call that costs more than the comparison. */
+static inline int jscan_same(const char *a, const char *b, size_t n) {
+    for (; n >= 8; a += 8, b += 8, n -= 8)
+        if (jscan_load8(a) != jscan_load8(b))
+            return 0;
+    while (n--)
+        if (*a++ != *b++)
+            return 0;
+    return 1;
+}
 static inline int jstr_eq_n(const jstr *s, const char *lit, size_t n) {
-    return !s->escaped && s->len == n && memcmp(s->s, lit, n) == 0;
+    return !s->escaped && s->len == n && jscan_same(s->s, lit, n);
 }
 /* True when the token is exactly the literal (no escapes). */
 #define jstr_eq(s, lit) jstr_eq_n((s), (lit), sizeof(lit) - 1)

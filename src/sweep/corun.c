@@ -4,6 +4,8 @@
  * host's cores: `cpu`, `openvino:` CPU and AUTO devices; the simulated
  * bus: every `sim:` device), every size and every pair of stages, stage A
  * runs on the first device and stage B on the second at the same time,
+ * and so do two stages on one device of the host's cores (each stage of a
+ * pipeline opens its own instance there, whose threads run at once),
  * each in a loop, and each one's mean wall time while the other was still
  * running is compared with its mean alone, timed right before while the
  * other waited: slowdown = together / alone. Records go to DIR/co_run.jsonl as they
@@ -178,11 +180,14 @@ int sw_co_run(const pp_sweep_config *c, const char *dir, json_t *const *recs, si
     *ran = 0;
     for (size_t s = 0; rc == PP_OK && s < c->nsizes; s++)
         for (size_t da = 0; rc == PP_OK && da < c->ndevices; da++)
-            for (size_t db = da + 1; rc == PP_OK && db < c->ndevices; db++) {
-                if (!c->group[da] || c->group[da] != c->group[db])
+            for (size_t db = da; rc == PP_OK && db < c->ndevices; db++) {
+                int same = da == db;
+                if (same ? !sw_spec_on_host_cores(c->devices[da])
+                         : !c->group[da] || c->group[da] != c->group[db])
                     continue;
                 for (size_t ta = 0; rc == PP_OK && ta < c->nstages; ta++)
-                    for (size_t tb = 0; rc == PP_OK && tb < c->nstages; tb++) {
+                    /* on one device, (ta, tb) also tells (tb, ta) */
+                    for (size_t tb = same ? ta : 0; rc == PP_OK && tb < c->nstages; tb++) {
                         char k[4 * SW_NAME_MAX + 64];
                         snprintf(k, sizeof k, "%lld,%lld,%s,%s+%s,%s",
                                  (long long)c->sizes[s].nodes, (long long)c->sizes[s].edges,

@@ -15,6 +15,10 @@ typedef struct lk_entry {
     int ok;                /* measured; else the device could not run it */
     int simulated;
     int64_t wall_ns, hw_ns; /* means; hw -1 when the device reports none */
+    /* the spread of wall from run to run: (p75 - p25) / 1.349, the standard
+     * deviation of a normal distribution of those quartiles; 0 in tables of
+     * sweeps from before the quartiles */
+    double wall_sd_ns;
 } lk_entry;
 
 /* Two stages measured together on two devices sharing hardware

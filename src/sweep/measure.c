@@ -28,9 +28,11 @@ uint64_t sw_bytes(const pp_workload *w) {
     return 4 * values + pp_wl_output_bytes(w);
 }
 
-/* mean (floor, as every pipeprof mean), population std, min, max and p50
- * (nearest rank) of n values; sorts them. NULL (unknown) when every value is
- * 0, as docs/architecture.md §4 reads a hardware time of 0. */
+/* mean (floor, as every pipeprof mean), population std, min, max, p25, p50
+ * and p75 (nearest rank) of n values; sorts them. NULL (unknown) when every
+ * value is 0, as docs/architecture.md §4 reads a hardware time of 0. The
+ * quartiles give the planner a spread that a few preempted runs do not
+ * inflate as they do std (docs/sweep.md, "Time of a stage on a device"). */
 static json_t *stats(int64_t *v, size_t n, int zero_is_unknown) {
     pp_summary s;
     pp_summary_compute(v, n, &s);
@@ -39,9 +41,10 @@ static json_t *stats(int64_t *v, size_t n, int zero_is_unknown) {
     double mean = (double)s.total / (double)n, ss = 0.0;
     for (size_t i = 0; i < n; i++)
         ss += ((double)v[i] - mean) * ((double)v[i] - mean);
-    return json_pack("{sIsfsIsIsI}", "mean", (json_int_t)s.mean, "std", sqrt(ss / (double)n),
-                     "min", (json_int_t)s.min, "max", (json_int_t)s.max, "p50",
-                     (json_int_t)s.p50);
+    return json_pack("{sIsfsIsIsIsIsI}", "mean", (json_int_t)s.mean, "std", sqrt(ss / (double)n),
+                     "min", (json_int_t)s.min, "max", (json_int_t)s.max, "p25",
+                     (json_int_t)pp_percentile(v, n, 25000), "p50", (json_int_t)s.p50, "p75",
+                     (json_int_t)pp_percentile(v, n, 75000));
 }
 
 /* One timed run: wall, hardware and transfer ns. */

@@ -16,18 +16,22 @@
  *   cores                 = sum of busy over the devices sharing the host's
  *                           cores, plus the host copies, when the plan uses
  *                           any of them (the table's "shared")
- *   cycle latency         = max(max over stages of time, max over devices of
- *                           busy, cores), and throughput = 1 / cycle latency;
+ *   mean cycle            = max(max over stages of time, max over devices of
+ *                           busy, cores);
+ *   cycle latency         = the same with the expected largest stage time of
+ *                           a batch in place of the largest mean (expect()),
+ *                           and throughput = 1 / cycle latency;
  *   stages on devices sharing hardware are slowed by the co-run slowdowns.
  * Plans of equal cycle rank by the sum of their stage times (less work
- * first). A plan of the same cycle as a better one, held to it by the same
+ * first). A plan of the same mean cycle as a better one, held to it by the same
  * bottleneck run the same way, or differing from it only in stages that
  * are free there (each run the other plan's way, the better plan's cycle
  * stays), is not listed: it is folded into the better plan, which marks
  * the stages where they differ and says how many other ways each of its
- * stages has that keep its cycle. The cycle and the sum only grow as
- * stages are added, so a depth-first search that drops every partial plan already ranking after
- * the k-th best finds the exact best k. */
+ * stages has that keep its mean cycle. The cycle and the sum only grow as
+ * stages are added, and the mean-time figures bound the expected ones from
+ * below, so a depth-first search that drops every partial plan already
+ * ranking after the k-th best finds the exact best k. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,7 @@ typedef struct option {
     pp_plan_stage st;
     int dev[PP_PLAN_MAX_DP]; /* device indices */
     double busy[PP_PLAN_MAX_DP];
+    double sd[PP_PLAN_MAX_DP];    /* spread of each device's wall (sw_estimate.sd_ns) */
     int64_t rows[PP_PLAN_MAX_DP]; /* the batch rows each device gets */
 } option;
 
@@ -56,7 +61,10 @@ typedef struct search {
     unsigned *best_varied; /* per kept plan: stages where plans folded into it differ */
     double *scratch; /* per device: cycle_for's sums */
     uint64_t evaluated, cut; /* pp_plan_search_info */
-    int *on_cores;   /* per device: it shares the host's cores (the table's "shared") */
+    int *on_cores;   /* per device: it shares the host's cores (the table's "shared",
+                      * or a device that runs there: parallel) */
+    int *parallel;   /* per device: it runs each stage on threads of its own, so its
+                      * stages do not take turns on it: they share the cores */
     size_t ndevices;
     const char *const *devices;
     int nstages;
@@ -130,7 +138,7 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
         op->st.time_ns = op->st.device_ns[0] = llround(e.wall_ns);
         op->st.interpolated = e.interpolated, op->st.extrapolated = e.extrapolated;
         op->dev[0] = (int)d, op->dev[1] = -1;
-        op->busy[0] = e.busy_ns;
+        op->busy[0] = e.busy_ns, op->sd[0] = e.sd_ns;
         op->rows[0] = w.nodes;
     }
     double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
@@ -163,6 +171,7 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
                 op->st.extrapolated = ea.extrapolated || eb.extrapolated;
                 op->dev[0] = (int)a, op->dev[1] = (int)b;
                 op->busy[0] = ea.busy_ns, op->busy[1] = eb.busy_ns;
+                op->sd[0] = ea.sd_ns, op->sd[1] = eb.sd_ns;
                 op->rows[0] = wa.nodes, op->rows[1] = wb.nodes;
             }
         }
@@ -183,21 +192,23 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
     return PP_OK;
 }
 
-/* The cycle of a partial plan with `upto` stages chosen, and what attains
- * it: a stage (*stage) or a device (*device), the stage on ties. */
-static double cycle_of(const search *S, int upto, int *stage, int *device) {
-    double worst = -1.0;
-    *stage = -1, *device = -1;
+/* A lower bound on the cycle of every plan that completes the partial plan
+ * with `upto` stages chosen: its largest stage time, device busy time
+ * (devices whose stages take turns) and host cores' time, each of which
+ * only grows as stages are added. */
+static double cycle_of(const search *S, int upto) {
+    double worst = 0.0, cores = 0.0, copies = 0.0;
     for (int s = 0; s < upto; s++) {
-        double t = (double)S->opts[s][S->choice[s]].st.time_ns;
-        if (t > worst)
-            worst = t, *stage = s;
+        const option *op = &S->opts[s][S->choice[s]];
+        worst = fmax(worst, (double)op->st.time_ns);
+        copies += (double)(op->st.partition_ns + op->st.merge_ns);
     }
     for (size_t d = 0; d < S->ndevices; d++) {
-        if (S->busy[d] > worst)
-            worst = S->busy[d], *device = (int)d, *stage = -1;
+        if (!S->parallel[d])
+            worst = fmax(worst, S->busy[d]);
+        cores += S->on_cores[d] ? S->busy[d] : 0.0;
     }
-    return worst;
+    return fmax(worst, cores > 0.0 ? cores + copies : 0.0);
 }
 
 /* The sum of the chosen stages' times: among plans of one cycle, the one
@@ -219,17 +230,21 @@ static int before(int64_t cycle, int64_t work, const pp_plan *p) {
 
 /* A complete plan with the slowdowns of devices that share hardware. */
 typedef struct evaluation {
-    int64_t cycle, work;
+    int64_t cycle, work; /* of mean times: the bounds the search prunes and folds by */
+    int64_t expected_cycle, expected_work; /* with each part's spread (expect()) */
+    double resources; /* the largest of the devices' busy and the host cores */
     int stage, device; /* what attains the cycle: a stage (upstream on ties), else a device */
     int uncalibrated;  /* two of its devices share hardware the table has no co-run for */
     double cores;      /* busy time alone on devices sharing the host's cores */
     double slowdown[PP_PIPELINE_MAX_STAGES][PP_PLAN_MAX_DP];
     int64_t time[PP_PIPELINE_MAX_STAGES]; /* stage times, slowed down */
+    int64_t expected_time[PP_PIPELINE_MAX_STAGES]; /* and with their parts' spread */
 } evaluation;
 
 /* How much part k of stage s slows down in plan `choice`: the largest
  * co-run slowdown (sweep --co-run) of it beside any other part of the plan
- * on a device sharing hardware with its own, at least 1 (running beside
+ * on a device sharing hardware with its own, or on its own device where
+ * that runs stages at once (S->parallel), at least 1 (running beside
  * another never speeds a stage up; a measured value below 1 is noise). */
 static double slowdown_of(const search *S, const int *choice, int s, int k, int *uncalibrated) {
     const option *op = &S->opts[s][choice[s]];
@@ -239,7 +254,9 @@ static double slowdown_of(const search *S, const int *choice, int s, int k, int 
         const option *ot = &S->opts[t][choice[t]];
         for (int j = 0; j < ot->st.ndevices; j++) {
             const char *e = S->devices[ot->dev[j]];
-            if (ot->dev[j] == op->dev[k] || !lk_shared(S->l, d, e))
+            int same = ot->dev[j] == op->dev[k];
+            if ((t == s && j == k) ||
+                (same ? !S->parallel[op->dev[k]] : !lk_shared(S->l, d, e)))
                 continue;
             double m = lk_slowdown(S->l, S->names[s], d, S->names[t], e, op->rows[k]);
             *uncalibrated |= m == 0.0;
@@ -278,9 +295,14 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
         if ((double)ev->time[s] > worst)
             worst = (double)ev->time[s], ev->stage = s;
     }
-    for (size_t d = 0; d < S->ndevices; d++)
+    ev->resources = 0.0;
+    for (size_t d = 0; d < S->ndevices; d++) {
+        if (S->parallel[d])
+            continue;
+        ev->resources = fmax(ev->resources, busy[d]);
         if (busy[d] > worst)
             worst = busy[d], ev->device = (int)d, ev->stage = -1;
+    }
     /* Devices sharing the host's cores take turns on them, and so do the
      * host copies of data-parallel stages: their summed time alone bounds
      * the cycle like one device's (alone: the slowdowns are what sharing
@@ -291,9 +313,40 @@ static void evaluate(const search *S, const int *choice, double *busy, evaluatio
         const option *op = &S->opts[s][choice[s]];
         cores += (double)(op->st.partition_ns + op->st.merge_ns);
     }
+    ev->resources = used ? fmax(ev->resources, cores) : ev->resources;
     if (used && cores > worst)
         worst = cores, ev->stage = -1, ev->device = CORES;
     ev->cycle = llround(worst);
+}
+
+/* The expected figures of an evaluated plan. A batch's cycle latency is
+ * the largest of its stage times (docs/architecture.md §4), and a stage's
+ * time the largest of its parts (a data-parallel stage: partition + device
+ * + merge per device), so the mean cycle is the expected largest of every
+ * part: above the largest mean when the parts vary from run to run (the
+ * sweep's quartiles), taken as independent and normal. The devices' busy
+ * time and the host cores bound it from below as they bound the cycle. */
+static void expect(const search *S, const int *choice, evaluation *ev) {
+    double mean[PP_PIPELINE_MAX_STAGES * PP_PLAN_MAX_DP], sd[PP_PIPELINE_MAX_STAGES * PP_PLAN_MAX_DP];
+    size_t n = 0;
+    ev->expected_work = 0;
+    for (int s = 0; s < S->nstages; s++) {
+        const option *op = &S->opts[s][choice[s]];
+        double copies = op->st.ndevices > 1 ? (double)(op->st.partition_ns + op->st.merge_ns) : 0.0;
+        for (int k = 0; k < op->st.ndevices; k++) {
+            double f = ev->slowdown[s][k];
+            mean[n + (size_t)k] = copies + (double)op->st.device_ns[k] * f;
+            sd[n + (size_t)k] = op->sd[k] * f;
+        }
+        /* never below the mean estimate, which the integration can miss by
+         * its rounding when nothing varies much */
+        double t = fmax((double)ev->time[s], sw_expected_max(mean + n, sd + n, (size_t)op->st.ndevices));
+        ev->expected_time[s] = llround(t);
+        ev->expected_work += ev->expected_time[s];
+        n += (size_t)op->st.ndevices;
+    }
+    double parts = sw_expected_max(mean, sd, n);
+    ev->expected_cycle = llround(fmax((double)ev->cycle, fmax(parts, ev->resources)));
 }
 
 static int64_t cycle_for(const search *S, const int *choice, double *busy) {
@@ -307,7 +360,7 @@ static int stage_is_free(const search *S, size_t k, int s, int i) {
     int choice[PP_PIPELINE_MAX_STAGES];
     memcpy(choice, S->best_choice[k], sizeof choice);
     choice[s] = i;
-    return cycle_for(S, choice, S->scratch) == S->best[k].cycle_ns;
+    return cycle_for(S, choice, S->scratch) == S->best[k].mean_cycle_ns;
 }
 
 /* Whether the complete plan in S->choice and kept plan k are held to the
@@ -337,13 +390,13 @@ static int same_binding(const search *S, size_t k, int stage, int device) {
 }
 
 /* The kept plan that the complete plan in S->choice is a variant of: the
- * same cycle, and either the same binding or every stage where the two
+ * same mean cycle, and either the same binding or every stage where the two
  * differ free in the kept plan (run its way there, the kept plan's cycle
  * stays); nbest when none. *diff gets the stages where they differ. */
 static size_t variant_of(const search *S, int64_t cycle, int stage, int device,
                          unsigned *diff) {
     for (size_t k = 0; k < S->nbest; k++) {
-        if (S->best[k].cycle_ns != cycle)
+        if (S->best[k].mean_cycle_ns != cycle)
             continue;
         *diff = 0;
         for (int s = 0; s < S->nstages; s++)
@@ -363,14 +416,16 @@ static void keep(search *S) {
     evaluation ev;
     S->evaluated++;
     evaluate(S, S->choice, S->scratch, &ev);
-    int64_t ns = ev.cycle, work = ev.work;
     int stage = ev.stage, device = ev.device;
-    if (S->nbest == (size_t)S->top && !before(ns, work, &S->best[S->nbest - 1]))
+    /* the figures of mean times bound the expected ones from below */
+    if (S->nbest == (size_t)S->top && !before(ev.cycle, ev.work, &S->best[S->nbest - 1]))
         return;
+    expect(S, S->choice, &ev);
+    int64_t ns = ev.expected_cycle, work = ev.expected_work;
     /* a variant of a kept plan is folded into it: it replaces it only when it
-     * does less work, and the stages where they differ are marked */
+     * ranks before it, and the stages where they differ are marked */
     unsigned diff = 0, varied = 0;
-    size_t at = variant_of(S, ns, stage, device, &diff);
+    size_t at = variant_of(S, ev.cycle, stage, device, &diff);
     if (at < S->nbest) {
         S->best_varied[at] |= diff;
         if (!before(ns, work, &S->best[at]))
@@ -395,7 +450,7 @@ static void keep(search *S) {
         *st = S->opts[s][S->choice[s]].st;
         snprintf(st->stage, sizeof st->stage, "%s", S->names[s]);
         pl->extrapolated |= st->extrapolated;
-        st->time_ns = ev.time[s];
+        st->time_ns = ev.expected_time[s];
         for (int k = 0; k < st->ndevices; k++) {
             st->slowdown[k] = ev.slowdown[s][k];
             st->device_ns[k] = llround((double)st->device_ns[k] * ev.slowdown[s][k]);
@@ -403,6 +458,7 @@ static void keep(search *S) {
     }
     pl->uncalibrated_sharing = ev.uncalibrated;
     pl->cycle_ns = ns;
+    pl->mean_cycle_ns = ev.cycle;
     pl->work_ns = work;
     pl->throughput = ns > 0 ? 1e9 / (double)ns : 0.0;
     pl->bottleneck_stage = stage;
@@ -421,8 +477,7 @@ static void descend(search *S, int s) {
         S->choice[s] = (int)i;
         for (int k = 0; k < op->st.ndevices; k++)
             S->busy[op->dev[k]] += op->busy[k];
-        int stage, device;
-        double partial = cycle_of(S, s + 1, &stage, &device);
+        double partial = cycle_of(S, s + 1);
         if (S->nbest < (size_t)S->top ||
             before(llround(partial), work_of(S, s + 1), &S->best[S->nbest - 1]))
             descend(S, s + 1);
@@ -528,16 +583,19 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     S.best_choice = calloc((size_t)o->top, sizeof *S.best_choice);
     S.scratch = calloc(l->n, sizeof *S.scratch);
     S.on_cores = calloc(l->n, sizeof *S.on_cores);
+    S.parallel = calloc(l->n, sizeof *S.parallel);
     S.best_varied = calloc((size_t)o->top, sizeof *S.best_varied);
-    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch && S.on_cores &&
-                 S.best_varied
+    int rc = devices && S.opts && S.nopts && S.busy && S.best_choice && S.scratch &&
+                     S.on_cores && S.parallel && S.best_varied
                  ? PP_OK
                  : pp_set_error(err, PP_ENOMEM, "plan: out of memory");
     if (rc == PP_OK) {
         S.ndevices = table_devices(l, devices);
         S.devices = devices;
-        for (size_t d = 0; d < S.ndevices; d++)
-            S.on_cores[d] = lk_on_cores(l, devices[d]);
+        for (size_t d = 0; d < S.ndevices; d++) {
+            S.parallel[d] = sw_spec_on_host_cores(devices[d]);
+            S.on_cores[d] = lk_on_cores(l, devices[d]) || S.parallel[d];
+        }
         rc = build_options(l, p, o, rate, &S, err);
     }
     if (rc == PP_OK)
@@ -559,6 +617,7 @@ int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_optio
     free(S.best_choice);
     free(S.scratch);
     free(S.on_cores);
+    free(S.parallel);
     free(S.best_varied);
     free(devices);
     if (rc != PP_OK)

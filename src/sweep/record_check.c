@@ -33,26 +33,35 @@ static int string_is(json_t *rec, const char *key, const char *want, char *why, 
     return 1;
 }
 
-/* {"mean", "std", "min", "max", "p50"}: whole numbers >= 0 (std a number
- * >= 0) with min <= p50 <= max and min <= mean <= max; null where allowed. */
+/* {"mean", "std", "min", "max", "p25", "p50", "p75"}: whole numbers >= 0
+ * (std a number >= 0) with min <= p25 <= p50 <= p75 <= max and min <= mean
+ * <= max; null where allowed. Records of sweeps before the quartiles lack
+ * p25 and p75 and still resume. */
 static int stats_ok(json_t *rec, const char *key, int null_ok, char *why, size_t len) {
+    static const char *const whole[] = {"mean", "min", "max", "p25", "p50", "p75"};
     json_t *s = json_object_get(rec, key);
     if (json_is_null(s) && null_ok)
         return 1;
-    if (!json_is_object(s) || json_object_size(s) != 5)
-        return bad(why, len, "%s: expected {\"mean\", \"std\", \"min\", \"max\", \"p50\"}", key);
-    static const char *const whole[] = {"mean", "min", "max", "p50"};
-    json_int_t v[4];
-    for (int k = 0; k < 4; k++) {
+    size_t nkeys = json_is_object(s) ? json_object_size(s) : 0;
+    int quartiles = nkeys == 7;
+    if (nkeys != 5 && nkeys != 7)
+        return bad(why, len, "%s: expected {\"mean\", \"std\", \"min\", \"max\", \"p25\", "
+                             "\"p50\", \"p75\"}", key);
+    json_int_t v[6];
+    for (int k = 0; k < 6; k++) {
         json_t *x = json_object_get(s, whole[k]);
+        if (k == 3 || k == 5)
+            x = quartiles ? x : json_object_get(s, "p50");
         if (!json_is_integer(x) || (v[k] = json_integer_value(x)) < 0)
-            return bad(why, len, "%s: mean, min, max and p50 must be whole numbers >= 0", key);
+            return bad(why, len, "%s: mean, min, max, p25, p50 and p75 must be whole numbers >= 0",
+                       key);
     }
     json_t *std = json_object_get(s, "std");
     if (!json_is_number(std) || !(json_number_value(std) >= 0))
         return bad(why, len, "%s.std: expected a number >= 0", key);
-    if (v[1] > v[2] || v[3] < v[1] || v[3] > v[2] || v[0] < v[1] || v[0] > v[2])
-        return bad(why, len, "%s: expected min <= mean, p50 <= max", key);
+    if (v[1] > v[3] || v[3] > v[4] || v[4] > v[5] || v[5] > v[2] || v[0] < v[1] || v[0] > v[2])
+        return bad(why, len, "%s: expected min <= p25 <= p50 <= p75 <= max, min <= mean <= max",
+                   key);
     return 1;
 }
 

@@ -24,6 +24,10 @@ static int detected(const char *spec) {
     return strncmp(spec, "sim:", 4) == 0 ? 1 : -1;
 }
 
+int sw_spec_on_host_cores(const char *spec) {
+    return detected(spec) == 0;
+}
+
 static size_t device_index(const pp_sweep_config *c, const char *spec) {
     size_t d = 0;
     while (d < c->ndevices && strcmp(c->devices[d], spec) != 0)

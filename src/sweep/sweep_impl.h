@@ -130,6 +130,10 @@ int sw_record_check(const pp_sweep_config *c, json_t *rec, size_t *index, char *
 /* Reads the config's "shared" (may be NULL) and detects the rest into
  * c->group (sharing.c). */
 int sw_sharing_read(pp_json_loader *ld, json_t *list, pp_sweep_config *c);
+/* Whether a device spec runs on the host's cores (cpu, openvino's CPU and
+ * AUTO): such a device runs each pipeline stage on threads of its own, so
+ * two stages on it run at once and contend for the cores. */
+int sw_spec_on_host_cores(const char *spec);
 /* The groups as the config and the lookup table write them:
  * [{"hardware": "cores", "devices": [...]}, ...]. */
 json_t *sw_sharing_json(const pp_sweep_config *c);

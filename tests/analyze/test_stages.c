@@ -1,4 +1,6 @@
 /* Stage times, cycles and the data-parallel breakdown (docs/architecture.md §4). */
+#include <string.h>
+
 #include "builder.h"
 
 /* embed, batch 0: partition 100, CPU wall 500, NPU wall 1000, merge 50.
@@ -246,6 +248,37 @@ static void test_stage_outside_window_dropped(void) {
     pp_model_free(m);
 }
 
+/* Two batches 1000 ns apart whose stages take 200 ns: A on the CPU [0, 100),
+ * then B's partition on a host thread [100, 120) and its exec on the GPU
+ * [120, 200). Cycle latency (100 ns) bounds 10M batches/s; 2 batches in a
+ * 1200 ns window measure 1666666.67/s. The time outside every stage is the
+ * 800 ns before batch 1's A (the partition closes the 20 ns between A and
+ * B's exec): 400 ns a batch, 67% of the window, right before "A". */
+static void test_throughput_gap_is_time_outside_every_stage(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    uint32_t main_thread = b_thread(m, "main");
+    for (int64_t b = 0; b < 2; b++) {
+        int64_t t = 1000 * b;
+        b_exec(m, cpu, "A", b, t, t + 100, 100, 0);
+        b_span(m, main_thread, PP_ROLE_PARTITION, "partition", "B", b, t + 100, t + 120, 0, 0);
+        b_exec(m, gpu, "B", b, t + 120, t + 200, 80, 0);
+    }
+    pp_report *r = b_report(m, NULL);
+    size_t n, k = 0;
+    const char *const *f = pp_report_findings(r, &n);
+    while (k < n && strncmp(f[k], "Throughput:", 11) != 0)
+        k++;
+    EXPECT(k < n);
+    if (k < n)
+        EXPECT_STR(f[k], "Throughput: 1666666.67 batches/s were measured, 6.0x below the "
+                         "10000000.00/s that cycle latency bounds: per batch, the stages take "
+                         "180 ns in sum against a period of 600 ns; 400 ns per batch (67% of the "
+                         "period) lies outside every stage, most of it right before stage \"A\".");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_recorded_shares_give_the_split);
     RUN(test_bottleneck_names_what_dominates);
@@ -257,5 +290,6 @@ int main(void) {
     RUN(test_data_loss_first);
     RUN(test_stage_order_from_the_whole_trace);
     RUN(test_bottleneck_starved_by_upstream);
+    RUN(test_throughput_gap_is_time_outside_every_stage);
     return pp_test_finish();
 }

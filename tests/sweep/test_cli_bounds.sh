@@ -64,11 +64,22 @@ check "and nothing is written" test ! -e nobytes.merged/lookup_table.json
 alter strmean 'r["wall_ns"]["mean"] = "12"'
 run "$P" sweep merge strmean --out strmean.merged
 expect "a mean that is a string is refused" 2 \
-    "strmean/raw.jsonl:1: not a record of this sweep's config: wall_ns: mean, min, max and p50 must be whole numbers >= 0"
+    "strmean/raw.jsonl:1: not a record of this sweep's config: wall_ns: mean, min, max, p25, p50 and p75 must be whole numbers >= 0"
 alter order 'r["wall_ns"]["min"] = r["wall_ns"]["max"] + 1'
 run "$P" sweep merge order --out order.merged
 expect "min above max is refused" 2 \
-    "order/raw.jsonl:1: not a record of this sweep's config: wall_ns: expected min <= mean, p50 <= max"
+    "order/raw.jsonl:1: not a record of this sweep's config: wall_ns: expected min <= p25 <= p50 <= p75 <= max, min <= mean <= max"
+alter quartiles 'r["wall_ns"]["p25"] = r["wall_ns"]["p75"] + 1'
+run "$P" sweep merge quartiles --out quartiles.merged
+expect "a p25 above p75 is refused" 2 \
+    "quartiles/raw.jsonl:1: not a record of this sweep's config: wall_ns: expected min <= p25 <= p50 <= p75 <= max, min <= mean <= max"
+alter onequartile 'del r["wall_ns"]["p75"]'
+run "$P" sweep merge onequartile --out onequartile.merged
+expect "a p25 without p75 is refused" 2 \
+    "onequartile/raw.jsonl:1: not a record of this sweep's config: wall_ns: expected {\"mean\", \"std\", \"min\", \"max\", \"p25\", \"p50\", \"p75\"}"
+alter noquartiles '[r[k].pop(q) for k in ("wall_ns", "hw_ns", "xfer_ns") if r.get(k) for q in ("p25", "p75")]'
+run "$P" sweep merge noquartiles --out noquartiles.merged
+expect "a record of a sweep from before the quartiles still merges" 0
 alter status 'r["status"] = "maybe"'
 run "$P" sweep merge status --out status.merged
 expect "an unknown status is refused" 2 "status: expected \"ok\" or \"failed\""

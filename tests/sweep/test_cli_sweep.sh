@@ -201,14 +201,16 @@ check "each side was timed alone with the bus to itself: slowdowns near 2 ($slow
     "$(json_get "$tmp/bus/lookup_table.json" '[1.4 < v[s]["slowdown"] < 2.6 for v in d["co_run"].values() for s in "ab"]')" = \
     "[True, True]"
 # a declared group: cpu and sim:FAST on one memory; sim:SLOW is left alone
-# on the simulated bus, so the only co-run pair is (cpu, sim:FAST)
+# on the simulated bus, so the co-run pairs are (cpu, sim:FAST), 2 sizes x
+# 2 x 2 stages, and two stages on cpu, whose threads run at once: 2 sizes x
+# 3 unordered pairs of the 2 stages (big+big, big+small, small+small)
 sed 's/"devices": \["sim:FAST", "sim:SLOW"\],/"devices": ["sim:FAST", "sim:SLOW", "cpu"], "shared": [{"hardware": "memory", "devices": ["cpu", "sim:FAST"]}],/' \
     "$tmp/plan_sweep.json" >"$tmp/declared.json"
 run "$PP_CLI" sweep "$tmp/declared.json" --out "$tmp/declared" --co-run
-expect "a declared group is co-run" 0 "co-run: 8 pairs"
+expect "a declared group is co-run" 0 "co-run: 14 pairs"
 check "the table lists the declared group, and no bus group of one device" test \
     "$(json_get "$tmp/declared/lookup_table.json" '[d["shared"], sorted({k.split(",")[2] + "+" + k.split("+")[1].split(",")[0] for k in d["co_run"]})]')" = \
-    "[[{'hardware': 'memory', 'devices': ['sim:FAST', 'cpu']}], ['sim:FAST+cpu']]"
+    "[[{'hardware': 'memory', 'devices': ['sim:FAST', 'cpu']}], ['cpu+cpu', 'sim:FAST+cpu']]"
 bad_shared() {
     sed "s/\"devices\": \[\"sim:FAST\", \"sim:SLOW\"\],/\"devices\": [\"sim:FAST\", \"sim:SLOW\"], \"shared\": $1,/" \
         "$tmp/plan_sweep.json" >"$tmp/bad_shared.json"

@@ -20,8 +20,9 @@ static const char *track_name(const char *spec) {
 }
 
 /* A table of matmul 16 -> 16 stages; hardware time = wall; `extra` (may
- * be NULL) adds top-level keys ("shared", "co_run"). */
-static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
+ * be NULL) adds top-level keys ("shared", "co_run"); iqr (may be NULL)
+ * gives entry i quartiles of wall iqr[i] apart around its mean. */
+static pp_lookup *table_with(const entry *e, size_t n, json_t *extra, const int64_t *iqr) {
     json_t *entries = json_object();
     for (size_t i = 0; i < n; i++) {
         char key[128];
@@ -34,7 +35,12 @@ static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
                               "bytes", (json_int_t)(e[i].nodes * 128), "layers", 1,
                               "simulated", 1);
         if (e[i].ok) {
-            json_object_set_new(o, "wall_ns", json_pack("{sI}", "mean", (json_int_t)e[i].wall_ns));
+            json_t *wall = json_pack("{sI}", "mean", (json_int_t)e[i].wall_ns);
+            if (iqr) {
+                json_object_set_new(wall, "p25", json_integer(e[i].wall_ns - iqr[i] / 2));
+                json_object_set_new(wall, "p75", json_integer(e[i].wall_ns + iqr[i] / 2));
+            }
+            json_object_set_new(o, "wall_ns", wall);
             json_object_set_new(o, "hw_ns", json_pack("{sI}", "mean", (json_int_t)e[i].wall_ns));
         }
         json_object_set_new(entries, key, o);
@@ -54,7 +60,7 @@ static pp_lookup *table_with(const entry *e, size_t n, json_t *extra) {
 }
 
 static pp_lookup *table(const entry *e, size_t n) {
-    return table_with(e, n, NULL);
+    return table_with(e, n, NULL, NULL);
 }
 
 /* A pipeline of `n` matmul 16 -> 16 stages named s1, s2, ... on cpu. */
@@ -252,12 +258,48 @@ static void test_plans_differing_in_free_stages_collapse(void) {
     pp_lookup_free(l);
 }
 
+/* A batch's cycle is the slowest of its stages, so stages that vary from
+ * run to run cycle slower on average than their largest mean. Quartiles
+ * 13490 ns apart are a normal spread of sd 10 us (13490 / 1.349). s1 takes
+ * 100 us (sd 10) on the NPU or a fixed 102 on the VPU; s2 100 us (sd 10)
+ * on the GPU or 500 on the VPU. NPU + GPU: the expected largest of two such
+ * normals, 100 + 10 / sqrt(pi) = 105.642 us, though both means are 100.
+ * VPU + GPU: 102 + 10 * (phi(0.2) - 0.2 * (1 - Phi(0.2))) = 105.069 us
+ * (phi, Phi: the standard normal density and distribution), first. */
+static void test_spread_adds_to_the_cycle(void) {
+    static const entry e[] = {
+        {"sim:NPU", "s1", 100, 200, 100000, 1}, {"sim:VPU", "s1", 100, 200, 102000, 1},
+        {"sim:GPU", "s2", 100, 200, 100000, 1}, {"sim:VPU", "s2", 100, 200, 500000, 1},
+    };
+    static const int64_t iqr[] = {13490, 0, 13490, 0};
+    pp_lookup *l = table_with(e, 4, NULL, iqr);
+    pp_pipeline *p = pipeline(100, 200, 2);
+    pp_plan_options o = options(2, 9);
+    pp_plan plans[2];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 2);
+    EXPECT_STR(plans[0].stages[0].devices[0], "sim:VPU");
+    EXPECT_NEAR((double)plans[0].cycle_ns, 105069.0, 2.0);
+    EXPECT_EQ_I64(plans[0].mean_cycle_ns, 102000);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 102000); /* a fixed time stays itself */
+    EXPECT_STR(plans[1].stages[0].devices[0], "sim:NPU");
+    EXPECT_NEAR((double)plans[1].cycle_ns, 105642.0, 2.0);
+    EXPECT_EQ_I64(plans[1].mean_cycle_ns, 100000);
+    EXPECT_EQ_I64(plans[1].stages[0].time_ns, 100000); /* one part: its mean */
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
 /* cpu and openvino:CPU share the host's cores. Alone, s1 takes 100 us on
  * cpu and 120 on openvino:CPU, s2 100 and 110: as independent devices, s1
  * on cpu beside s2 on openvino:CPU would cycle in 110 us. Measured together
- * (co-run) each runs 2x slower: 200 and 220 us, so both on cpu taking turns
- * (200 us) is best, then the pair (220), both on openvino:CPU (230 us of
- * turns) and s1 on openvino:CPU with s2 on cpu (240). */
+ * (co-run) each runs 2x slower: 200 and 220 us. Two stages on cpu run at
+ * once too (each on its own threads), 1.5x slower together: 150 us each,
+ * the cores' 100 + 100 us the cycle (200 us), the best; then the pair
+ * (220), both on openvino:CPU (230 us of cores; no co-run of the two there,
+ * which the plan says) and s1 on openvino:CPU with s2 on cpu (240). */
 static void test_devices_sharing_hardware_slow_each_other(void) {
     static const entry e[] = {
         {"cpu", "s1", 100, 200, 100000, 1}, {"openvino:CPU", "s1", 100, 200, 120000, 1},
@@ -267,19 +309,21 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
                                            {"openvino:CPU", "s1", "cpu", "s2"},
                                            {"cpu", "s1", "openvino:CPU", "s1"},
-                                           {"cpu", "s2", "openvino:CPU", "s2"}};
-    for (int i = 0; i < 4; i++) {
+                                           {"cpu", "s2", "openvino:CPU", "s2"},
+                                           {"cpu", "s1", "cpu", "s2"}};
+    for (int i = 0; i < 5; i++) {
         char key[128];
         snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
                  pairs[i][3]);
         json_object_set_new(co, key,
                             json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
-                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown", 2.0,
-                                      "b", "device", pairs[i][2], "stage", pairs[i][3],
-                                      "slowdown", 2.0));
+                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown",
+                                      i < 4 ? 2.0 : 1.5, "b", "device", pairs[i][2], "stage",
+                                      pairs[i][3], "slowdown", i < 4 ? 2.0 : 1.5));
     }
     pp_lookup *l = table_with(e, 4, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
-                                              "devices", "cpu", "openvino:CPU", "co_run", co));
+                                              "devices", "cpu", "openvino:CPU", "co_run", co),
+                              NULL);
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(4, 9);
     pp_plan plans[4];
@@ -290,7 +334,10 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     EXPECT_EQ_I64(plans[0].cycle_ns, 200000);
     EXPECT_STR(plans[0].stages[0].devices[0], "cpu");
     EXPECT_STR(plans[0].stages[1].devices[0], "cpu");
-    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.0, 0.0);
+    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.5, 0.0);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 150000);
+    EXPECT_STR(plans[0].bottleneck_device, PP_PLAN_HOST_CORES);
+    EXPECT(!plans[0].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[1].cycle_ns, 220000);
     EXPECT_STR(plans[1].stages[1].devices[0], "openvino:CPU");
     EXPECT_NEAR(plans[1].stages[1].slowdown[0], 2.0, 0.0);
@@ -298,16 +345,19 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     EXPECT_EQ_I64(plans[1].stages[1].time_ns, 220000);
     EXPECT(!plans[1].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[2].cycle_ns, 230000);
+    EXPECT_STR(plans[2].stages[0].devices[0], "openvino:CPU");
+    EXPECT(plans[2].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[3].cycle_ns, 240000);
     pp_lookup_free(l);
 
     /* sharing without a co-run: each stage as fast as alone, the cores
      * taking turns (100 + 110 us), and the plan says it is not calibrated */
     l = table_with(e, 4, json_pack("{s[{sss[ss]}]}", "shared", "hardware", "cores", "devices",
-                                   "cpu", "openvino:CPU"));
+                                   "cpu", "openvino:CPU"),
+                   NULL);
     EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
-    EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: one device, no sharing */
-    EXPECT(!plans[0].uncalibrated_sharing);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: the cores' 100 + 100 us */
+    EXPECT(plans[0].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[1].cycle_ns, 210000);
     EXPECT_STR(plans[1].bottleneck_device, PP_PLAN_HOST_CORES);
     EXPECT(plans[1].uncalibrated_sharing);
@@ -351,5 +401,6 @@ int main(void) {
     RUN(test_no_estimate_below_the_nearest_measurement);
     RUN(test_plans_differing_in_free_stages_collapse);
     RUN(test_devices_sharing_hardware_slow_each_other);
+    RUN(test_spread_adds_to_the_cycle);
     return pp_test_finish();
 }

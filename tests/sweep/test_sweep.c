@@ -131,6 +131,18 @@ static void test_whole_sweep_models_times_exactly(void) {
     json_t *e = json_object_get(entries, "32,64,sim:A,mm");
     EXPECT_EQ_I64(json_integer_value(json_object_get(json_object_get(e, "hw_ns"), "mean")), 6144);
     EXPECT_EQ_I64(json_integer_value(json_object_get(json_object_get(e, "hw_ns"), "p50")), 6144);
+    /* the modeled hardware time is the same every run: its quartiles too */
+    EXPECT_EQ_I64(json_integer_value(json_object_get(json_object_get(e, "hw_ns"), "p25")), 6144);
+    EXPECT_EQ_I64(json_integer_value(json_object_get(json_object_get(e, "hw_ns"), "p75")), 6144);
+    json_t *wall = json_object_get(e, "wall_ns");
+    EXPECT(json_integer_value(json_object_get(wall, "min")) <=
+               json_integer_value(json_object_get(wall, "p25")) &&
+           json_integer_value(json_object_get(wall, "p25")) <=
+               json_integer_value(json_object_get(wall, "p50")) &&
+           json_integer_value(json_object_get(wall, "p50")) <=
+               json_integer_value(json_object_get(wall, "p75")) &&
+           json_integer_value(json_object_get(wall, "p75")) <=
+               json_integer_value(json_object_get(wall, "max")));
     EXPECT_NEAR(json_real_value(json_object_get(json_object_get(e, "hw_ns"), "std")), 0.0, 0);
     EXPECT_EQ_I64(json_integer_value(json_object_get(e, "transfer_ns")), 2048);
     EXPECT_EQ_I64(json_integer_value(json_object_get(e, "compute_ns")), 4096);
