@@ -4,7 +4,10 @@
  * (docs/architecture.md §2-§3). Events are stored column by column (one array
  * per field) so that an analysis touches only the fields it needs; tracks,
  * recording threads and annotations are small side tables; strings are
- * interned per model (ids are model-local, 0 is the empty string).
+ * interned per model (ids are model-local, 0 is the empty string). The
+ * sparse columns stage, phase, hw_ns, xfer_ns, id and value take memory
+ * only once some event has a nonzero value in them (docs/analysis.md,
+ * "Memory").
  *
  * A model is built by appending (pp_model_add_*) and then only read. */
 #ifndef PIPEPROF_MODEL_H

@@ -207,11 +207,39 @@ static int get_column(pptrace_decoder *d, int k, uint64_t *v, uint32_t n, uint32
     return 1;
 }
 
+/* The sparse columns (model/event_slots.h) are written a run at a time
+ * only when a value of the run is not zero: their slots read zero. */
+static void put_sparse_u64(void *slots, const uint64_t *v, uint32_t n) {
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= v[i];
+    if (any)
+        memcpy(slots, v, (size_t)n * sizeof *v);
+}
+
+static void put_sparse_u32(uint32_t *slots, const uint64_t *v, uint32_t n) {
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= v[i];
+    for (uint32_t i = 0; any && i < n; i++)
+        slots[i] = (uint32_t)v[i];
+}
+
+/* Phase: the top two bits of each flags byte. */
+static void put_sparse_phase(uint8_t *slots, const unsigned char *flags, uint32_t n) {
+    unsigned any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= flags[i];
+    for (uint32_t i = 0; any >> 6 && i < n; i++)
+        slots[i] = flags[i] >> 6;
+}
+
 /* Rows are decoded in runs of this many, column by column, so each column is
  * one tight loop and the run's values stay in the first-level cache. */
 #define RUN 128
 
-int pptrace_events_decode(pptrace_decoder *d, pp_event *out, uint32_t count, uint32_t *row) {
+int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_t count,
+                          uint32_t *row) {
     uint64_t v[PPTRACE_EV_FLAGS][RUN];
     for (uint32_t done = 0; done < count;) {
         uint32_t n = count - done < RUN ? count - done : RUN, bad;
@@ -229,23 +257,25 @@ int pptrace_events_decode(pptrace_decoder *d, pp_event *out, uint32_t count, uin
         const unsigned char *flags = d->at[PPTRACE_EV_FLAGS];
         uint64_t ts = d->prev[0], batch = d->prev[1], value = d->prev[2];
         for (uint32_t i = 0; i < n; i++) {
-            pp_event *e = &out[done + i];
             ts += unzigzag(v[PPTRACE_EV_TS][i]);
             batch += unzigzag(v[PPTRACE_EV_BATCH][i]);
             value ^= bswap64(v[PPTRACE_EV_VALUE][i]);
-            e->ts_ns = (int64_t)ts;
-            e->dur_ns = (int64_t)v[PPTRACE_EV_DUR][i];
-            e->batch = (int64_t)batch;
-            e->hw_ns = v[PPTRACE_EV_HW][i];
-            e->xfer_ns = v[PPTRACE_EV_XFER][i];
-            e->id = v[PPTRACE_EV_ID][i];
-            memcpy(&e->value, &value, sizeof e->value);
-            e->name = (uint32_t)v[PPTRACE_EV_NAME][i];
-            e->stage = (uint32_t)v[PPTRACE_EV_STAGE][i];
-            e->track = (uint32_t)v[PPTRACE_EV_TRACK][i];
-            e->kind = flags[i] & 7;
-            e->role = flags[i] >> 3 & 7;
-            e->phase = flags[i] >> 6;
+            out->ts_ns[done + i] = (int64_t)ts;
+            out->dur_ns[done + i] = (int64_t)v[PPTRACE_EV_DUR][i];
+            out->batch[done + i] = (int64_t)batch;
+            v[PPTRACE_EV_VALUE][i] = value; /* now the value's bits */
+        }
+        put_sparse_u64(out->hw_ns + done, v[PPTRACE_EV_HW], n);
+        put_sparse_u64(out->xfer_ns + done, v[PPTRACE_EV_XFER], n);
+        put_sparse_u64(out->id + done, v[PPTRACE_EV_ID], n);
+        put_sparse_u64(out->value + done, v[PPTRACE_EV_VALUE], n);
+        put_sparse_u32(out->stage + done, v[PPTRACE_EV_STAGE], n);
+        put_sparse_phase(out->phase + done, flags, n);
+        for (uint32_t i = 0; i < n; i++) {
+            out->name[done + i] = (uint32_t)v[PPTRACE_EV_NAME][i];
+            out->track[done + i] = (uint32_t)v[PPTRACE_EV_TRACK][i];
+            out->kind[done + i] = flags[i] & 7;
+            out->role[done + i] = flags[i] >> 3 & 7;
         }
         d->at[PPTRACE_EV_FLAGS] = flags + n;
         d->prev[0] = ts, d->prev[1] = batch, d->prev[2] = value;

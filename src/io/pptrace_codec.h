@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/event_slots.h"
 #include "pipeprof/model.h"
 
 /* Events: ts, dur, batch, hw, xfer, id, value, name, stage, track (varints),
@@ -74,13 +75,16 @@ pptrace_layout_problem pptrace_events_open(pptrace_decoder *d, const unsigned ch
 pptrace_layout_problem pptrace_annotations_open(pptrace_decoder *d, const unsigned char *p,
                                                 size_t len);
 
-/* Decodes the next `count` rows (at most d->left) into out[]. Returns -1
+/* Decodes the next `count` rows (at most d->left) into out[] (events: into
+ * slots 0 to count - 1 of the columns of `out`, whose sparse columns must
+ * read zero there: model/event_slots.h). Returns -1
  * when all went well, else the column whose value is malformed (a varint
  * running past the column's end or too large for its field; for
  * annotations also an unknown type, stored in out[*row].type) and sets
  * *row to the row within this call. An annotation's string value is left
  * whole in v.i, for the reader to range-check before narrowing it. */
-int pptrace_events_decode(pptrace_decoder *d, pp_event *out, uint32_t count, uint32_t *row);
+int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_t count,
+                          uint32_t *row);
 int pptrace_annotations_decode(pptrace_decoder *d, pp_annotation *out, uint32_t count,
                                uint32_t *row);
 

@@ -20,6 +20,7 @@
 #include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
 #include "io/trace_read.h"
+#include "model/event_slots.h"
 #include "pipeprof/io.h"
 
 #define BLOCK_DONE 1 /* read_block: the END block was read */
@@ -266,7 +267,7 @@ static const unsigned char col_width[NCOLS] = {8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 1, 
  * messages: version 1 columns of fixed width, or version 2 columns. */
 typedef struct row_site {
     const unsigned char *const *v1_cols; /* version 1: each column's start */
-    const unsigned char *v1_row;         /* version 1 annotations: the row */
+    const unsigned char *v1_row;         /* version 1 annotations: the first row */
     const pptrace_decoder *v2;
     uint32_t row;                        /* within the block */
 } row_site;
@@ -309,15 +310,15 @@ static int bad_event(reader *r, const pp_event *e, const row_site *s) {
                 field, e->name >= nstrings ? e->name : e->stage, nstrings);
 }
 
-/* Checks one decoded event and appends it to the model. */
-static int add_event(reader *r, const pp_event *e, const row_site *s, size_t nstrings,
-                     size_t ntracks) {
-    if (e->dur_ns < 0 || e->ts_ns == INT64_MIN || (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns) ||
-        e->track >= ntracks || e->name >= nstrings || e->stage >= nstrings ||
-        e->kind > PP_EV_REGION || e->role > PP_ROLE_USER || e->phase > PP_FLOW_END)
-        return bad_event(r, e, s);
-    int rc = pp_model_add_event(r->m, e);
-    return rc ? model_refused(r, rc, "event", pp_model_event_count(r->m)) : PP_OK;
+/* Appends the n events decoded into the model's slots; names the first
+ * the model refuses. */
+static int commit_events(reader *r, uint32_t n, row_site *site) {
+    pp_event refused;
+    size_t ok = pp_model_events_commit(r->m, n, &refused);
+    if (ok == n)
+        return PP_OK;
+    site->row = (uint32_t)ok;
+    return bad_event(r, &refused, site);
 }
 
 /* Version 1: events stored column after column at fixed widths. */
@@ -326,30 +327,29 @@ static int decode_events_v1(reader *r, const unsigned char *p, uint32_t n) {
     col[0] = p;
     for (int c = 1; c < NCOLS; c++)
         col[c] = col[c - 1] + (size_t)col_width[c - 1] * n;
-    size_t nstrings = pp_model_string_count(r->m), ntracks = pp_model_track_count(r->m);
-    row_site site = {.v1_cols = col};
+    pp_event_slots s;
+    if (pp_model_events_reserve(r->m, n, &s))
+        return no_memory(r);
     for (uint32_t i = 0; i < n; i++) {
-        pp_event e;
         uint64_t value_bits = pptrace_get64(col[C_VALUE] + 8 * (size_t)i);
-        e.ts_ns = (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i);
-        e.dur_ns = (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i);
-        e.batch = (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i);
-        e.hw_ns = pptrace_get64(col[C_HW] + 8 * (size_t)i);
-        e.xfer_ns = pptrace_get64(col[C_XFER] + 8 * (size_t)i);
-        e.id = pptrace_get64(col[C_ID] + 8 * (size_t)i);
-        memcpy(&e.value, &value_bits, sizeof e.value);
-        e.name = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
-        e.stage = pptrace_get32(col[C_STAGE] + 4 * (size_t)i);
-        e.track = pptrace_get32(col[C_TRACK] + 4 * (size_t)i);
-        e.kind = col[C_KIND][i];
-        e.role = col[C_ROLE][i];
-        e.phase = col[C_PHASE][i];
-        site.row = i;
-        int rc = add_event(r, &e, &site, nstrings, ntracks);
-        if (rc)
-            return rc;
+        s.ts_ns[i] = (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i);
+        s.dur_ns[i] = (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i);
+        s.batch[i] = (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i);
+        double value;
+        memcpy(&value, &value_bits, sizeof value);
+        pp_slot_put_u64(s.hw_ns, i, pptrace_get64(col[C_HW] + 8 * (size_t)i));
+        pp_slot_put_u64(s.xfer_ns, i, pptrace_get64(col[C_XFER] + 8 * (size_t)i));
+        pp_slot_put_u64(s.id, i, pptrace_get64(col[C_ID] + 8 * (size_t)i));
+        pp_slot_put_f64(s.value, i, value);
+        s.name[i] = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
+        pp_slot_put_u32(s.stage, i, pptrace_get32(col[C_STAGE] + 4 * (size_t)i));
+        s.track[i] = pptrace_get32(col[C_TRACK] + 4 * (size_t)i);
+        s.kind[i] = col[C_KIND][i];
+        s.role[i] = col[C_ROLE][i];
+        pp_slot_put_u8(s.phase, i, col[C_PHASE][i]);
     }
-    return PP_OK;
+    row_site site = {.v1_cols = col};
+    return commit_events(r, n, &site);
 }
 
 /* The message for a version-2 payload whose layout is wrong. */
@@ -381,34 +381,26 @@ static int leftover(reader *r, const pptrace_decoder *d, int ncols, const char *
                 pptrace_block_name(r->type), (size_t)(d->end[k] - d->at[k]), names[k]);
 }
 
-/* Rows a version-2 block is decoded in at a time (pptrace_*_decode). */
-#define V2_RUN 256
-
-/* Version 2: columns of varints (pptrace_codec.h). */
+/* Version 2: columns of varints (pptrace_codec.h), decoded straight into
+ * the model's columns. */
 static int decode_events_v2(reader *r, const unsigned char *p, uint32_t len) {
     pptrace_decoder d;
     pptrace_layout_problem problem = pptrace_events_open(&d, p, len);
     if (problem)
         return bad_layout(r, problem, &d, len);
-    size_t nstrings = pp_model_string_count(r->m), ntracks = pp_model_track_count(r->m);
+    pp_event_slots s;
+    if (pp_model_events_reserve(r->m, d.rows, &s))
+        return no_memory(r);
+    uint32_t row;
+    int col = pptrace_events_decode(&d, &s, d.rows, &row);
+    if (col >= 0)
+        return fail(r, at(r, pptrace_events_field(&d, col, row)),
+                    "event %zu: malformed %s value (a varint that runs past its column or "
+                    "does not fit the field)", pp_model_event_count(r->m) + row,
+                    pptrace_event_column_names[col]);
     row_site site = {.v2 = &d};
-    pp_event run[V2_RUN];
-    for (uint32_t first = 0; first < d.rows; first += V2_RUN) {
-        uint32_t n = d.rows - first < V2_RUN ? d.rows - first : V2_RUN, row;
-        int col = pptrace_events_decode(&d, run, n, &row);
-        if (col >= 0)
-            return fail(r, at(r, pptrace_events_field(&d, col, first + row)),
-                        "event %zu: malformed %s value (a varint that runs past its column or "
-                        "does not fit the field)", pp_model_event_count(r->m) + row,
-                        pptrace_event_column_names[col]);
-        for (uint32_t i = 0; i < n; i++) {
-            site.row = first + i;
-            int rc = add_event(r, &run[i], &site, nstrings, ntracks);
-            if (rc)
-                return rc;
-        }
-    }
-    return leftover(r, &d, PPTRACE_EV_COLUMNS, pptrace_event_column_names);
+    int rc = commit_events(r, d.rows, &site);
+    return rc ? rc : leftover(r, &d, PPTRACE_EV_COLUMNS, pptrace_event_column_names);
 }
 
 /* Where field c (PPTRACE_AN_*) of the annotation at `s` lies. */
@@ -416,11 +408,12 @@ static uint64_t annotation_field_at(const reader *r, const row_site *s, int c) {
     static const unsigned char v1_offset[PPTRACE_AN_COLUMNS] = {0, 8, 12, 13};
     if (s->v2)
         return at(r, pptrace_annotations_field(s->v2, c, s->row));
-    return at(r, s->v1_row + v1_offset[c]);
+    return at(r, s->v1_row + (size_t)s->row * PPTRACE_ANNOTATION_ROW + v1_offset[c]);
 }
 
-/* Checks one annotation (`value`: its value field as stored) and appends it. */
-static int add_annotation(reader *r, pp_annotation *a, uint64_t value, const row_site *s) {
+/* Names the first problem of annotation `a`, whose value field as stored
+ * is `value`, which the model refused (or would). */
+static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, const row_site *s) {
     size_t idx, nevents = pp_model_event_count(r->m);
     const pp_annotation *prev = pp_model_annotations(r->m, &idx);
     if (a->event >= nevents)
@@ -437,35 +430,50 @@ static int add_annotation(reader *r, pp_annotation *a, uint64_t value, const row
                     "annotation %zu: unknown value type %u", idx, a->type);
     size_t nstrings = pp_model_string_count(r->m);
     int bad_key = a->key >= nstrings;
-    if (bad_key || (a->type == PP_VALUE_STR && value >= nstrings))
-        return fail(r, annotation_field_at(r, s, bad_key ? PPTRACE_AN_KEY : PPTRACE_AN_VALUE),
-                    "annotation %zu: %s string id %llu out of range (%zu strings defined before "
-                    "it)", idx, bad_key ? "key" : "value",
-                    (unsigned long long)(bad_key ? a->key : value), nstrings);
-    if (a->type == PP_VALUE_STR)
-        a->v.s = (uint32_t)value;
-    int rc = pp_model_add_annotation(r->m, a);
-    return rc ? model_refused(r, rc, "annotation", idx) : PP_OK;
+    return fail(r, annotation_field_at(r, s, bad_key ? PPTRACE_AN_KEY : PPTRACE_AN_VALUE),
+                "annotation %zu: %s string id %llu out of range (%zu strings defined before "
+                "it)", idx, bad_key ? "key" : "value",
+                (unsigned long long)(bad_key ? a->key : value), nstrings);
+}
+
+/* Appends n annotations decoded into the model's slots, whose string values
+ * are still whole in v.i: each is range-checked before it is narrowed to
+ * v.s. Names the first annotation the model refuses. */
+static int commit_annotations(reader *r, pp_annotation *a, uint32_t n, row_site *site) {
+    size_t nstrings = pp_model_string_count(r->m);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        if (a[k].type != PP_VALUE_STR)
+            continue;
+        if ((uint64_t)a[k].v.i >= nstrings)
+            break;
+        a[k].v.s = (uint32_t)a[k].v.i;
+    }
+    size_t ok = pp_model_annotations_commit(r->m, k);
+    if (ok == n)
+        return PP_OK;
+    site->row = (uint32_t)ok;
+    if (ok < k) /* refused for a reason of its own; its string value is narrowed */
+        return bad_annotation(r, &a[ok], a[ok].type == PP_VALUE_STR ? a[ok].v.s : 0, site);
+    return bad_annotation(r, &a[k], (uint64_t)a[k].v.i, site);
 }
 
 static int decode_annotations_v1(reader *r, const unsigned char *p, uint32_t n) {
-    row_site site = {0};
+    pp_annotation *a;
+    if (pp_model_annotations_reserve(r->m, n, &a))
+        return no_memory(r);
     for (uint32_t i = 0; i < n; i++, p += PPTRACE_ANNOTATION_ROW) {
-        pp_annotation a;
         uint64_t value = pptrace_get64(p + 13);
-        a.event = pptrace_get64(p);
-        a.key = pptrace_get32(p + 8);
-        a.type = p[12];
-        if (a.type == PP_VALUE_INT)
-            a.v.i = (int64_t)value;
-        else if (a.type == PP_VALUE_DOUBLE)
-            memcpy(&a.v.d, &value, sizeof a.v.d);
-        site.v1_row = p;
-        int rc = add_annotation(r, &a, value, &site);
-        if (rc)
-            return rc;
+        a[i].event = pptrace_get64(p);
+        a[i].key = pptrace_get32(p + 8);
+        a[i].type = p[12];
+        if (a[i].type == PP_VALUE_DOUBLE)
+            memcpy(&a[i].v.d, &value, sizeof a[i].v.d);
+        else
+            a[i].v.i = (int64_t)value; /* a string id stays whole until checked */
     }
-    return PP_OK;
+    row_site site = {.v1_row = p - (size_t)n * PPTRACE_ANNOTATION_ROW};
+    return commit_annotations(r, a, n, &site);
 }
 
 static int decode_annotations_v2(reader *r, const unsigned char *p, uint32_t len) {
@@ -473,28 +481,27 @@ static int decode_annotations_v2(reader *r, const unsigned char *p, uint32_t len
     pptrace_layout_problem problem = pptrace_annotations_open(&d, p, len);
     if (problem)
         return bad_layout(r, problem, &d, len);
+    pp_annotation *a;
+    if (pp_model_annotations_reserve(r->m, d.rows, &a))
+        return no_memory(r);
+    uint32_t row = 0;
+    int col = pptrace_annotations_decode(&d, a, d.rows, &row);
     row_site site = {.v2 = &d};
-    pp_annotation run[V2_RUN];
-    for (uint32_t first = 0; first < d.rows; first += V2_RUN) {
-        uint32_t n = d.rows - first < V2_RUN ? d.rows - first : V2_RUN, row = 0;
-        int col = pptrace_annotations_decode(&d, run, n, &row);
-        for (uint32_t i = 0; i < (col >= 0 ? row : n); i++) {
-            site.row = first + i;
-            int rc = add_annotation(r, &run[i], (uint64_t)run[i].v.i, &site);
-            if (rc)
-                return rc;
-        }
-        if (col >= 0) {
-            size_t idx;
-            pp_model_annotations(r->m, &idx);
-            site.row = first + row;
-            if (col == PPTRACE_AN_TYPE)
-                return fail(r, annotation_field_at(r, &site, col),
-                            "annotation %zu: unknown value type %u", idx, run[row].type);
+    /* the rows before a malformed one are checked first: a message names
+     * the first problem in the file */
+    int rc = commit_annotations(r, a, col >= 0 ? row : d.rows, &site);
+    if (rc)
+        return rc;
+    if (col >= 0) {
+        size_t idx;
+        pp_model_annotations(r->m, &idx);
+        site.row = row;
+        if (col == PPTRACE_AN_TYPE)
             return fail(r, annotation_field_at(r, &site, col),
-                        "annotation %zu: malformed %s value (a varint that runs past its column "
-                        "or does not fit the field)", idx, pptrace_annotation_column_names[col]);
-        }
+                        "annotation %zu: unknown value type %u", idx, a[row].type);
+        return fail(r, annotation_field_at(r, &site, col),
+                    "annotation %zu: malformed %s value (a varint that runs past its column "
+                    "or does not fit the field)", idx, pptrace_annotation_column_names[col]);
     }
     return leftover(r, &d, PPTRACE_AN_COLUMNS, pptrace_annotation_column_names);
 }
@@ -614,6 +621,35 @@ static int read_block(reader *r) {
     return rc;
 }
 
+/* Sizes the model's event columns and annotation table for the totals the
+ * END block states, when the file ends in one, so that reading fills them
+ * once instead of regrowing them. Only a hint: the counts are checked when
+ * the END block is read, each is capped by the rows the file's size can
+ * hold (a version-2 event takes at least 11 bytes, one byte a column, an
+ * annotation 4; version-1 rows their fixed sizes), and a file without a
+ * readable END block is read all the same. */
+static void reserve_from_end(reader *r) {
+    unsigned char b[PPTRACE_BLOCK_HEAD_LEN + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN];
+    if (r->size < PPTRACE_HEADER_LEN + sizeof b ||
+        pread(fileno(r->f), b, sizeof b, (off_t)(r->size - sizeof b)) != (ssize_t)sizeof b ||
+        pptrace_get32(b) != PPTRACE_END || pptrace_get32(b + 4) != PPTRACE_END_LEN ||
+        pptrace_get32(b + sizeof b - PPTRACE_BLOCK_TAIL_LEN) !=
+            (uint32_t)crc32(0L, b, sizeof b - PPTRACE_BLOCK_TAIL_LEN))
+        return;
+    uint64_t events = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 24);
+    uint64_t annotations = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 32);
+    int v2 = r->version >= 2;
+    uint64_t min_event = v2 ? PPTRACE_EV_COLUMNS : PPTRACE_EVENT_ROW;
+    uint64_t min_annotation = v2 ? PPTRACE_AN_COLUMNS : PPTRACE_ANNOTATION_ROW;
+    pp_event_slots slots;
+    pp_annotation *anns;
+    /* a failure leaves the model as it was: reading then grows it as it goes */
+    if (events <= r->size / min_event)
+        (void)pp_model_events_reserve(r->m, (size_t)events, &slots);
+    if (annotations <= r->size / min_annotation)
+        (void)pp_model_annotations_reserve(r->m, (size_t)annotations, &anns);
+}
+
 /* Checks that fd is one we can read block by block: a regular file, whose
  * size bounds every length field (pp_trace_read copies a pipe into one). */
 static int reader_open(reader *r, int fd) {
@@ -651,6 +687,8 @@ int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) 
     int rc = reader_open(&r, fd);
     if (rc == PP_OK)
         rc = read_header(&r);
+    if (rc == PP_OK)
+        reserve_from_end(&r);
     while (rc == PP_OK)
         rc = read_block(&r);
     if (r.f)

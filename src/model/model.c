@@ -7,9 +7,13 @@
 
 #include "core/grow.h"
 #include "core/strtab.h"
+#include "model/column_mem.h"
+#include "model/event_slots.h"
 
 typedef struct event_store {
     size_t count, cap;
+    size_t bytes[13]; /* each column's allocation, in the order below (after a
+                       * failed growth some columns are larger than cap) */
     int64_t *ts_ns, *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns, *id;
     double *value;
@@ -45,8 +49,8 @@ int pp_model_create(pp_model **out) {
 static void event_store_free(event_store *e) {
     void *cols[] = {e->ts_ns, e->dur_ns, e->batch, e->hw_ns, e->xfer_ns, e->id, e->value,
                     e->name,  e->stage,  e->track, e->kind,  e->role,    e->phase};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-        free(cols[i]);
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+        pp_column_free(cols[k], e->bytes[k]);
 }
 
 void pp_model_free(pp_model *m) {
@@ -56,7 +60,7 @@ void pp_model_free(pp_model *m) {
     event_store_free(&m->ev);
     free(m->tracks);
     free(m->threads);
-    free(m->anns);
+    pp_column_free(m->anns, m->capanns * sizeof *m->anns);
     free(m);
 }
 
@@ -112,15 +116,21 @@ void pp_event_init(pp_event *e) {
     e->batch = -1;
 }
 
-/* Reallocates every column to `cap` entries; on failure nothing is lost
- * (columns already grown stay valid at their new size). */
+/* Grows every column to `cap` (> e->cap) entries, the new ones zero (the
+ * sparse columns rely on it: event_slots.h). On failure nothing is lost: the
+ * columns already grown stay valid at their new size. */
 static int event_store_reserve(event_store *e, size_t cap) {
-#define GROW(col)                                                  \
-    do {                                                           \
-        void *p_ = realloc(e->col, cap * sizeof *e->col);          \
-        if (!p_)                                                   \
-            return PP_ENOMEM;                                      \
-        e->col = p_;                                               \
+    int k = 0;
+#define GROW(col)                                                                 \
+    do {                                                                          \
+        if (e->bytes[k] < cap * sizeof *e->col) {                                 \
+            void *p_ = pp_column_grow(e->col, e->bytes[k], cap * sizeof *e->col); \
+            if (!p_)                                                              \
+                return PP_ENOMEM;                                                 \
+            e->col = p_;                                                          \
+            e->bytes[k] = cap * sizeof *e->col;                                   \
+        }                                                                         \
+        k++;                                                                      \
     } while (0)
     GROW(ts_ns); GROW(dur_ns); GROW(batch); GROW(hw_ns); GROW(xfer_ns); GROW(id);
     GROW(value); GROW(name); GROW(stage); GROW(track); GROW(kind); GROW(role); GROW(phase);
@@ -129,33 +139,94 @@ static int event_store_reserve(event_store *e, size_t cap) {
     return PP_OK;
 }
 
+/* Makes room for events [count, count + n): at least doubling, so that n
+ * appends of one event cost O(n) copies. */
+static int event_store_make_room(event_store *e, size_t n) {
+    if (n <= e->cap - e->count && e->cap) /* slots point into columns, even for n = 0 */
+        return PP_OK;
+    if (n > SIZE_MAX / 2 / sizeof *e->ts_ns - e->count) /* the widest column's bytes */
+        return PP_ENOMEM;
+    size_t cap = e->cap ? e->cap * 2 : 1024;
+    return event_store_reserve(e, cap > e->count + n ? cap : e->count + n);
+}
+
+/* Zeroes slots [from, to) of the sparse columns, which must read zero past
+ * the last event (event_slots.h). */
+static void clear_sparse(event_store *e, size_t from, size_t to) {
+    size_t n = to - from;
+    memset(e->stage + from, 0, n * sizeof *e->stage);
+    memset(e->phase + from, 0, n * sizeof *e->phase);
+    memset(e->hw_ns + from, 0, n * sizeof *e->hw_ns);
+    memset(e->xfer_ns + from, 0, n * sizeof *e->xfer_ns);
+    memset(e->id + from, 0, n * sizeof *e->id);
+    memset(e->value + from, 0, n * sizeof *e->value);
+}
+
+/* pp_model_add_event's rules (model.h), for the one event and the bulk
+ * append alike. */
+static inline int event_ok(const pp_model *m, int64_t ts, int64_t dur, uint32_t name,
+                           uint32_t stage, uint32_t track, uint8_t kind, uint8_t role,
+                           uint8_t phase) {
+    return track < m->ntracks && name < m->strings.count && stage < m->strings.count &&
+           dur >= 0 && ts != INT64_MIN && !(ts > 0 && dur > INT64_MAX - ts) &&
+           kind <= PP_EV_REGION && role <= PP_ROLE_USER && phase <= PP_FLOW_END;
+}
+
 int pp_model_add_event(pp_model *m, const pp_event *ev) {
     event_store *e = &m->ev;
-    if (ev->track >= m->ntracks || ev->name >= m->strings.count ||
-        ev->stage >= m->strings.count || ev->dur_ns < 0 || ev->ts_ns == INT64_MIN ||
-        (ev->ts_ns > 0 && ev->dur_ns > INT64_MAX - ev->ts_ns) || ev->kind > PP_EV_REGION ||
-        ev->role > PP_ROLE_USER || ev->phase > PP_FLOW_END)
+    if (!event_ok(m, ev->ts_ns, ev->dur_ns, ev->name, ev->stage, ev->track, ev->kind, ev->role,
+                  ev->phase))
         return PP_EINVAL;
-    if (e->count == e->cap) {
-        int rc = event_store_reserve(e, e->cap ? e->cap * 2 : 1024);
-        if (rc)
-            return rc;
-    }
+    int rc = event_store_make_room(e, 1);
+    if (rc)
+        return rc;
     size_t i = e->count++;
     e->ts_ns[i] = ev->ts_ns;
     e->dur_ns[i] = ev->dur_ns;
     e->batch[i] = ev->batch;
-    e->hw_ns[i] = ev->hw_ns;
-    e->xfer_ns[i] = ev->xfer_ns;
-    e->id[i] = ev->id;
-    e->value[i] = ev->value;
+    pp_slot_put_u64(e->hw_ns, i, ev->hw_ns);
+    pp_slot_put_u64(e->xfer_ns, i, ev->xfer_ns);
+    pp_slot_put_u64(e->id, i, ev->id);
+    pp_slot_put_f64(e->value, i, ev->value);
     e->name[i] = ev->name;
-    e->stage[i] = ev->stage;
+    pp_slot_put_u32(e->stage, i, ev->stage);
     e->track[i] = ev->track;
     e->kind[i] = ev->kind;
     e->role[i] = ev->role;
-    e->phase[i] = ev->phase;
+    pp_slot_put_u8(e->phase, i, ev->phase);
     return PP_OK;
+}
+
+int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
+    event_store *e = &m->ev;
+    int rc = event_store_make_room(e, n);
+    if (rc)
+        return rc;
+    size_t i = e->count;
+    *out = (pp_event_slots){e->ts_ns + i, e->dur_ns + i, e->batch + i, e->hw_ns + i,
+                            e->xfer_ns + i, e->id + i, e->value + i, e->name + i,
+                            e->stage + i, e->track + i, e->kind + i, e->role + i, e->phase + i};
+    return PP_OK;
+}
+
+size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
+    event_store *e = &m->ev;
+    size_t i = e->count, end = e->count + n;
+    while (i < end && event_ok(m, e->ts_ns[i], e->dur_ns[i], e->name[i], e->stage[i],
+                               e->track[i], e->kind[i], e->role[i], e->phase[i]))
+        i++;
+    if (i < end && refused)
+        pp_model_event(m, i, refused);
+    clear_sparse(e, i, end);
+    n = i - e->count;
+    e->count = i;
+    return n;
+}
+
+void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
+    *out = (pp_event){s->ts_ns[i], s->dur_ns[i], s->batch[i], s->hw_ns[i], s->xfer_ns[i],
+                      s->id[i],    s->value[i],  s->name[i],  s->stage[i], s->track[i],
+                      s->kind[i],  s->role[i],   s->phase[i]};
 }
 
 size_t pp_model_event_count(const pp_model *m) {
@@ -197,19 +268,56 @@ void pp_model_columns(const pp_model *m, pp_event_columns *out) {
     out->phase = e->phase;
 }
 
+/* pp_model_add_annotation's rules (model.h), given the event of the
+ * annotation before it (0 for the first). */
+static inline int annotation_ok(const pp_model *m, const pp_annotation *a, uint64_t prev_event) {
+    return a->event < m->ev.count && a->event >= prev_event && a->key < m->strings.count &&
+           a->type <= PP_VALUE_STR && (a->type != PP_VALUE_STR || a->v.s < m->strings.count);
+}
+
 int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
-    if (a->event >= m->ev.count || a->key >= m->strings.count || a->type > PP_VALUE_STR ||
-        (a->type == PP_VALUE_STR && a->v.s >= m->strings.count) ||
-        (m->nanns && a->event < m->anns[m->nanns - 1].event))
+    if (!annotation_ok(m, a, m->nanns ? m->anns[m->nanns - 1].event : 0))
         return PP_EINVAL;
-    if (pp_grow((void **)&m->anns, &m->capanns, m->nanns, sizeof *m->anns))
-        return PP_ENOMEM;
-    m->anns[m->nanns++] = *a;
+    pp_annotation *slot;
+    int rc = pp_model_annotations_reserve(m, 1, &slot);
+    if (rc)
+        return rc;
+    *slot = *a;
+    m->nanns++;
     return PP_OK;
 }
 
+int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out) {
+    if (n > m->capanns - m->nanns || !m->anns) { /* *out points into the table, even for n = 0 */
+        if (n > SIZE_MAX / 2 / sizeof *m->anns - m->nanns)
+            return PP_ENOMEM;
+        size_t cap = m->capanns ? m->capanns * 2 : 1024;
+        cap = cap > m->nanns + n ? cap : m->nanns + n;
+        pp_annotation *p = pp_column_grow(m->anns, m->capanns * sizeof *p, cap * sizeof *p);
+        if (!p)
+            return PP_ENOMEM;
+        m->anns = p;
+        m->capanns = cap;
+    }
+    *out = m->anns + m->nanns;
+    return PP_OK;
+}
+
+size_t pp_model_annotations_commit(pp_model *m, size_t n) {
+    size_t i = m->nanns, end = m->nanns + n;
+    uint64_t prev = i ? m->anns[i - 1].event : 0;
+    for (; i < end && annotation_ok(m, &m->anns[i], prev); i++)
+        prev = m->anns[i].event;
+    n = i - m->nanns;
+    m->nanns = i;
+    return n;
+}
+
 void pp_model_clear_events(pp_model *m) {
-    m->ev.count = 0;
+    event_store *e = &m->ev;
+    if (e->count)
+        clear_sparse(e, 0, e->count);
+    e->count = 0;
     m->nanns = 0;
 }
 
@@ -294,12 +402,13 @@ int pp_model_sort_by_time(pp_model *m) {
     if (already)
         return PP_OK;
     size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
-    pp_annotation *anns = malloc((m->nanns ? m->nanns : 1) * sizeof *anns);
+    size_t capanns = m->nanns ? m->nanns : 1;
+    pp_annotation *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
     event_store sorted = {0};
     if (!idx || !tmp || !anns || event_store_reserve(&sorted, n) != PP_OK) {
         free(idx);
         free(tmp);
-        free(anns);
+        pp_column_free(anns, capanns * sizeof *anns);
         event_store_free(&sorted);
         return PP_ENOMEM;
     }
@@ -312,16 +421,16 @@ int pp_model_sort_by_time(pp_model *m) {
         sorted.ts_ns[i] = e->ts_ns[j];
         sorted.dur_ns[i] = e->dur_ns[j];
         sorted.batch[i] = e->batch[j];
-        sorted.hw_ns[i] = e->hw_ns[j];
-        sorted.xfer_ns[i] = e->xfer_ns[j];
-        sorted.id[i] = e->id[j];
-        sorted.value[i] = e->value[j];
+        pp_slot_put_u64(sorted.hw_ns, i, e->hw_ns[j]);
+        pp_slot_put_u64(sorted.xfer_ns, i, e->xfer_ns[j]);
+        pp_slot_put_u64(sorted.id, i, e->id[j]);
+        pp_slot_put_f64(sorted.value, i, e->value[j]);
         sorted.name[i] = e->name[j];
-        sorted.stage[i] = e->stage[j];
+        pp_slot_put_u32(sorted.stage, i, e->stage[j]);
         sorted.track[i] = e->track[j];
         sorted.kind[i] = e->kind[j];
         sorted.role[i] = e->role[j];
-        sorted.phase[i] = e->phase[j];
+        pp_slot_put_u8(sorted.phase, i, e->phase[j]);
         /* annotations follow their event, in their original order */
         pp_model_annotations_of(m, j, &first, &count);
         for (size_t a = 0; a < count; a++) {
@@ -332,9 +441,9 @@ int pp_model_sort_by_time(pp_model *m) {
     sorted.count = n;
     event_store_free(e);
     *e = sorted;
-    free(m->anns);
+    pp_column_free(m->anns, m->capanns * sizeof *m->anns);
     m->anns = anns;
-    m->capanns = m->nanns ? m->nanns : 1;
+    m->capanns = capanns;
     free(idx);
     free(tmp);
     return PP_OK;

@@ -468,6 +468,16 @@ static void test_damaged_framing_is_refused(void) {
     fix_crc(data, end);
     expect_format_error(data, len, end.at + 8 + 24, "END block counts 20 events, the file holds 21",
                         __LINE__);
+    /* the reader sizes the model from the END block before it reads the
+     * rest: a count no file of this size can hold is not believed */
+    unsigned char counts[16];
+    memcpy(counts, data + end.at + 8 + 24, sizeof counts); /* events 20, annotations */
+    put64(data + end.at + 8 + 24, (uint64_t)1 << 40);
+    put64(data + end.at + 8 + 32, UINT64_MAX);
+    fix_crc(data, end);
+    expect_format_error(data, len, end.at + 8 + 24,
+                        "END block counts 1099511627776 events, the file holds 21", __LINE__);
+    memcpy(data + end.at + 8 + 24, counts, sizeof counts);
     put64(data + end.at + 8 + 24, 21);
     fix_crc(data, end);
     unsigned char *longer = malloc(len + 3);

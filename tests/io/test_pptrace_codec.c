@@ -24,23 +24,38 @@ static void test_events_decode_as_encoded(void) {
     EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
     EXPECT_EQ_U64(d.rows, 3);
     EXPECT_EQ_U64(pptrace_get32(out + 4 + 4 * PPTRACE_EV_NAME), 3); /* ids 3, 4, 5: a byte each */
-    pp_event e[3];
+    /* zeroed, as the model's slots are: sparse columns are written only
+     * where a value is not zero */
+    int64_t ts_out[3] = {0}, dur_out[3] = {0}, batch_out[3] = {0};
+    uint64_t hw_out[3] = {0}, xfer_out[3] = {0}, id_out[3] = {0};
+    double value_out[3] = {0};
+    uint32_t name_out[3] = {0}, stage_out[3] = {0}, track_out[3] = {0};
+    uint8_t kind_out[3] = {0}, role_out[3] = {0}, phase_out[3] = {0};
+    pp_event_slots s = {ts_out,   dur_out,   batch_out, hw_out,   xfer_out,  id_out,   value_out,
+                        name_out, stage_out, track_out, kind_out, role_out, phase_out};
+    pp_event_slots rest = s; /* a run of one, then of two: slots 1 and 2 */
+    rest.ts_ns++, rest.dur_ns++, rest.batch++, rest.hw_ns++, rest.xfer_ns++, rest.id++;
+    rest.value++, rest.name++, rest.stage++, rest.track++, rest.kind++, rest.role++, rest.phase++;
     uint32_t row = 0;
-    EXPECT_EQ_I64(pptrace_events_decode(&d, e, 1, &row), -1); /* a run of one, then of two */
-    EXPECT_EQ_I64(pptrace_events_decode(&d, e + 1, 2, &row), -1);
+    EXPECT_EQ_I64(pptrace_events_decode(&d, &s, 1, &row), -1);
+    EXPECT_EQ_I64(pptrace_events_decode(&d, &rest, 2, &row), -1);
     EXPECT_EQ_I64(pptrace_decoder_leftover(&d, PPTRACE_EV_COLUMNS), -1);
     for (int i = 0; i < 3; i++) {
-        EXPECT_EQ_I64(e[i].ts_ns, ts[2 + i]);
-        EXPECT_EQ_I64(e[i].dur_ns, dur[2 + i]);
-        EXPECT_EQ_I64(e[i].batch, batch[2 + i]);
-        EXPECT_EQ_U64(e[i].hw_ns, hw[2 + i]);
-        EXPECT_EQ_U64(e[i].id, id[2 + i]);
-        EXPECT(e[i].value == value[2 + i]);
-        EXPECT_EQ_U64(e[i].name, name[2 + i]);
-        EXPECT_EQ_U64(e[i].track, track[2 + i]);
-        EXPECT_EQ_U64(e[i].kind, kind[2 + i]);
-        EXPECT_EQ_U64(e[i].role, role[2 + i]);
-        EXPECT_EQ_U64(e[i].phase, phase[2 + i]);
+        pp_event e;
+        pp_event_slots_get(&s, (size_t)i, &e);
+        EXPECT_EQ_I64(e.ts_ns, ts[2 + i]);
+        EXPECT_EQ_I64(e.dur_ns, dur[2 + i]);
+        EXPECT_EQ_I64(e.batch, batch[2 + i]);
+        EXPECT_EQ_U64(e.hw_ns, hw[2 + i]);
+        EXPECT_EQ_U64(e.xfer_ns, xfer[2 + i]);
+        EXPECT_EQ_U64(e.id, id[2 + i]);
+        EXPECT(e.value == value[2 + i]);
+        EXPECT_EQ_U64(e.name, name[2 + i]);
+        EXPECT_EQ_U64(e.stage, stage[2 + i]);
+        EXPECT_EQ_U64(e.track, track[2 + i]);
+        EXPECT_EQ_U64(e.kind, kind[2 + i]);
+        EXPECT_EQ_U64(e.role, role[2 + i]);
+        EXPECT_EQ_U64(e.phase, phase[2 + i]);
     }
 }
 

@@ -1,0 +1,154 @@
+/* The model's event columns as they grow (src/model/column_mem.h) and as
+ * a reader fills them a block at a time (src/model/event_slots.h): values
+ * survive growth from heap to mapped pages, and the sparse columns (stage,
+ * phase, hw_ns, xfer_ns, id, value), written only where a value is nonzero,
+ * still read zero wherever an event's value is zero, whatever the slot
+ * held before (a cleared model, a refused block). */
+#include <math.h>
+
+#include "model/event_slots.h"
+#include "pipeprof/model.h"
+#include "testutil.h"
+
+static pp_model *model_with_track(void) {
+    pp_model *m = NULL;
+    pp_track_info t;
+    pp_track_info_init(&t);
+    uint32_t name;
+    EXPECT_EQ_I64(pp_model_create(&m), PP_OK);
+    EXPECT_EQ_I64(pp_model_intern(m, "span", 4, &name), PP_OK);
+    EXPECT_EQ_I64(pp_model_add_track(m, &t, NULL), PP_OK);
+    return m;
+}
+
+/* Event i of the growth test: every field a function of i, the sparse ones
+ * nonzero on every third event only. */
+static void nth_event(size_t i, pp_event *e) {
+    pp_event_init(e);
+    e->ts_ns = (int64_t)i * 10;
+    e->dur_ns = (int64_t)(i % 7);
+    e->batch = (int64_t)i / 10;
+    e->hw_ns = i % 3 == 0 ? i + 1 : 0;
+    e->xfer_ns = i % 3 == 0 ? i + 2 : 0;
+    e->id = i % 3 == 0 ? i + 3 : 0;
+    e->value = i % 3 == 0 ? (double)i + 0.5 : 0.0;
+    e->name = 1;
+    e->kind = PP_EV_SPAN;
+    e->role = (uint8_t)(i % 5);
+}
+
+/* 1.1M events take the 8-byte columns past 1 MiB, where they move from the
+ * heap to mapped pages, and then through four more doublings of those
+ * pages: every field of every event reads back as appended. */
+static void test_columns_keep_every_value_as_they_grow(void) {
+    pp_model *m = model_with_track();
+    const size_t n = 1100000;
+    pp_event e, back;
+    for (size_t i = 0; i < n; i++) {
+        nth_event(i, &e);
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+    EXPECT_EQ_U64(pp_model_event_count(m), n);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        nth_event(i, &e);
+        pp_model_event(m, i, &back);
+        wrong += back.ts_ns != e.ts_ns || back.dur_ns != e.dur_ns || back.batch != e.batch ||
+                 back.hw_ns != e.hw_ns || back.xfer_ns != e.xfer_ns || back.id != e.id ||
+                 back.value != e.value || back.name != e.name || back.role != e.role;
+    }
+    EXPECT_EQ_U64(wrong, 0);
+    pp_model_free(m);
+}
+
+/* A model reused after pp_model_clear_events: an event without stage, phase,
+ * hw, xfer, id or value reads 0 there although the cleared event in its
+ * slot had them. */
+static void test_sparse_fields_read_zero_after_clear(void) {
+    pp_model *m = model_with_track();
+    pp_event e, back;
+    pp_event_init(&e);
+    e.name = 1;
+    e.hw_ns = 5, e.xfer_ns = 6, e.id = 7, e.value = -0.0; /* -0.0: bits not all zero */
+    e.stage = 1, e.kind = PP_EV_FLOW, e.phase = PP_FLOW_END;
+    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    pp_model_event(m, 0, &back);
+    EXPECT(back.value == 0.0 && signbit(back.value));
+    pp_model_clear_events(m);
+    pp_event_init(&e);
+    e.name = 1;
+    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    pp_model_event(m, 0, &back);
+    EXPECT_EQ_U64(back.hw_ns, 0);
+    EXPECT_EQ_U64(back.xfer_ns, 0);
+    EXPECT_EQ_U64(back.id, 0);
+    EXPECT_EQ_U64(back.stage, 0);
+    EXPECT_EQ_U64(back.phase, 0);
+    EXPECT(back.value == 0.0 && !signbit(back.value));
+    pp_model_free(m);
+}
+
+/* A block of three where the second event's track does not exist: the
+ * commit appends the first only, and the slots it did not append read zero
+ * in the sparse columns when events are appended there later. */
+static void test_commit_stops_at_the_first_refused_event(void) {
+    pp_model *m = model_with_track();
+    pp_event_slots s;
+    EXPECT_EQ_I64(pp_model_events_reserve(m, 3, &s), PP_OK);
+    for (size_t i = 0; i < 3; i++) {
+        s.ts_ns[i] = (int64_t)i, s.dur_ns[i] = 1, s.batch[i] = -1;
+        s.hw_ns[i] = 10 + i, s.xfer_ns[i] = 20 + i, s.id[i] = 30 + i, s.value[i] = 1.5;
+        s.name[i] = 1, s.stage[i] = 1, s.track[i] = i == 1 ? 9 : 0;
+        s.kind[i] = PP_EV_FLOW, s.role[i] = PP_ROLE_USER, s.phase[i] = PP_FLOW_END;
+    }
+    pp_event e, back;
+    EXPECT_EQ_U64(pp_model_events_commit(m, 3, &e), 1);
+    EXPECT_EQ_U64(pp_model_event_count(m), 1);
+    EXPECT_EQ_U64(e.track, 9); /* the refused one, whole, for the reader's message */
+    EXPECT_EQ_U64(e.stage, 1);
+    EXPECT_EQ_U64(e.hw_ns, 11);
+    pp_model_event(m, 0, &back);
+    EXPECT_EQ_U64(back.hw_ns, 10);
+    EXPECT(back.value == 1.5);
+    for (int i = 0; i < 2; i++) {
+        pp_event_init(&e);
+        e.name = 1;
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+    for (size_t i = 1; i < 3; i++) {
+        pp_model_event(m, i, &back);
+        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id + back.stage + back.phase, 0);
+        EXPECT(back.value == 0.0);
+    }
+    pp_model_free(m);
+}
+
+/* Annotations appended as a block: those before an out-of-order one are
+ * appended, it and those after it are not. */
+static void test_annotation_commit_stops_at_the_first_refused(void) {
+    pp_model *m = model_with_track();
+    pp_event e;
+    pp_event_init(&e);
+    e.name = 1;
+    for (int i = 0; i < 3; i++)
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    pp_annotation *a;
+    EXPECT_EQ_I64(pp_model_annotations_reserve(m, 3, &a), PP_OK);
+    a[0] = (pp_annotation){.event = 1, .key = 1, .type = PP_VALUE_INT, .v.i = 4};
+    a[1] = (pp_annotation){.event = 0, .key = 1, .type = PP_VALUE_INT, .v.i = 5};
+    a[2] = (pp_annotation){.event = 2, .key = 1, .type = PP_VALUE_INT, .v.i = 6};
+    EXPECT_EQ_U64(pp_model_annotations_commit(m, 3), 1);
+    size_t n;
+    const pp_annotation *got = pp_model_annotations(m, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_I64(got[0].v.i, 4);
+    pp_model_free(m);
+}
+
+int main(void) {
+    RUN(test_columns_keep_every_value_as_they_grow);
+    RUN(test_sparse_fields_read_zero_after_clear);
+    RUN(test_commit_stops_at_the_first_refused_event);
+    RUN(test_annotation_commit_stops_at_the_first_refused);
+    return pp_test_finish();
+}
