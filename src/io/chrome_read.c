@@ -58,7 +58,7 @@ int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
     return rc;
 }
 
-static int read_id(reader *r, jcur *c, chrome_id *out) {
+JSCAN_HOT int read_id(reader *r, jcur *c, chrome_id *out) {
     jcur_ws(c);
     if (c->p < c->end && *c->p == '"') {
         jstr s;
@@ -85,7 +85,7 @@ static int read_id(reader *r, jcur *c, chrome_id *out) {
 }
 
 /* Times: a number of microseconds, converted exactly. */
-static int read_time(jcur *c, const char *key, int64_t *ns) {
+JSCAN_HOT int read_time(jcur *c, const char *key, int64_t *ns) {
     const char *t, *at;
     size_t n;
     jcur_ws(c);
