@@ -7,8 +7,8 @@
  * which needs the whole document in memory) either hold the whole file (a
  * 2 GB trace, or a .json.gz inflated, would not fit) or convert numbers
  * through double, which loses nanoseconds at epoch-scale microsecond
- * timestamps; simdjson building the model of a mapped plain file ran level
- * with this reader. Measured: docs/format-chrome-json.md. */
+ * timestamps; simdjson building the model of a mapped plain file was
+ * slower than this reader. Measured: docs/format-chrome-json.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
