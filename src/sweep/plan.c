@@ -241,11 +241,14 @@ typedef struct evaluation {
     int64_t expected_time[PP_PIPELINE_MAX_STAGES]; /* and with their parts' spread */
 } evaluation;
 
-/* How much part k of stage s slows down in plan `choice`: the largest
- * co-run slowdown (sweep --co-run) of it beside any other part of the plan
- * on a device sharing hardware with its own, or on its own device where
- * that runs stages at once (S->parallel), at least 1 (running beside
- * another never speeds a stage up; a measured value below 1 is noise). */
+/* How much part k of stage s slows down in plan `choice`: 1 plus the sum
+ * of the excess (slowdown - 1) of its co-run slowdowns (sweep --co-run)
+ * beside each other part of the plan on a device sharing hardware with its
+ * own, or on its own device where that runs stages at once (S->parallel):
+ * each runs beside it at once and takes its own share of what they share,
+ * as each thread more on a core lengthens the others' turns. A measured
+ * slowdown below 1 counts as 1 (running beside another never speeds a
+ * stage up; below 1 is noise). */
 static double slowdown_of(const search *S, const int *choice, int s, int k, int *uncalibrated) {
     const option *op = &S->opts[s][choice[s]];
     const char *d = S->devices[op->dev[k]];
@@ -260,7 +263,7 @@ static double slowdown_of(const search *S, const int *choice, int s, int k, int 
                 continue;
             double m = lk_slowdown(S->l, S->names[s], d, S->names[t], e, op->rows[k]);
             *uncalibrated |= m == 0.0;
-            f = fmax(f, m);
+            f += fmax(0.0, m - 1.0);
         }
     }
     return f;

@@ -366,6 +366,54 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     pp_lookup_free(l);
 }
 
+/* A part beside several others that share its hardware takes the excess
+ * of each co-run slowdown: s1 on cpu runs 1.5x slower beside s2 on
+ * openvino:CPU and 1.25x beside s3 on cpu (another instance of the device,
+ * whose threads run at once), so beside both 1 + 0.5 + 0.25 = 1.75x: 175
+ * us; s2 150 us (s3 beside it, measured at 1.0, adds nothing), s3 125 us.
+ * The cores' 100 + 100 + 100 us of work bound the cycle: 300 us. */
+static void test_slowdowns_beside_several_add_up(void) {
+    static const entry e[] = {
+        {"cpu", "s1", 100, 200, 100000, 1},
+        {"openvino:CPU", "s2", 100, 200, 100000, 1},
+        {"cpu", "s3", 100, 200, 100000, 1},
+    };
+    json_t *co = json_object();
+    static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
+                                           {"cpu", "s1", "cpu", "s3"},
+                                           {"openvino:CPU", "s2", "cpu", "s3"}};
+    static const double slowdown[] = {1.5, 1.25, 1.0};
+    for (int i = 0; i < 3; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
+                 pairs[i][3]);
+        json_object_set_new(co, key,
+                            json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
+                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown",
+                                      slowdown[i], "b", "device", pairs[i][2], "stage",
+                                      pairs[i][3], "slowdown", slowdown[i]));
+    }
+    pp_lookup *l = table_with(e, 3, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
+                                              "devices", "cpu", "openvino:CPU", "co_run", co),
+                              NULL);
+    pp_pipeline *p = pipeline(100, 200, 3);
+    pp_plan_options o = options(1, 9);
+    pp_plan plans[1];
+    size_t n = 0;
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.75, 1e-12);
+    EXPECT_EQ_I64(plans[0].stages[0].time_ns, 175000);
+    EXPECT_EQ_I64(plans[0].stages[1].time_ns, 150000);
+    EXPECT_EQ_I64(plans[0].stages[2].time_ns, 125000);
+    EXPECT_EQ_I64(plans[0].cycle_ns, 300000);
+    EXPECT_STR(plans[0].bottleneck_device, PP_PLAN_HOST_CORES);
+    EXPECT(!plans[0].uncalibrated_sharing);
+    pp_pipeline_free(p);
+    pp_lookup_free(l);
+}
+
 /* A size the device failed at is not a plan; nor is a stage the table lacks. */
 static void test_unrunnable_and_unknown_stages(void) {
     static const entry e[] = {
@@ -402,5 +450,6 @@ int main(void) {
     RUN(test_plans_differing_in_free_stages_collapse);
     RUN(test_devices_sharing_hardware_slow_each_other);
     RUN(test_spread_adds_to_the_cycle);
+    RUN(test_slowdowns_beside_several_add_up);
     return pp_test_finish();
 }
