@@ -176,7 +176,8 @@ typedef struct pp_plan {
     char bottleneck_device[64]; /* or the device whose summed stage times are (or
                                  * PP_PLAN_HOST_CORES), else "" */
     int extrapolated;      /* some stage relies on extrapolation */
-    int uncalibrated_sharing; /* it puts stages on devices that share hardware, and the
+    int uncalibrated_sharing; /* it puts stages on devices that share hardware (or two
+                               * stages on one device of the host's cores), and the
                                * table has no co-run of them: estimated as independent */
 } pp_plan;
 

@@ -55,7 +55,7 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
                sim(l, pl->bottleneck_device));
     printf("%s%s\n", pl->extrapolated ? "  [relies on extrapolation]" : "",
            pl->uncalibrated_sharing
-               ? "  [devices sharing hardware, estimated as independent: sweep --co-run]"
+               ? "  [stages sharing hardware, estimated as independent: sweep --co-run]"
                : "");
     int nfree = 0;
     for (int s = 0; s < pl->nstages; s++)

@@ -161,7 +161,7 @@ run "$PP_CLI" plan "$tmp/plan/lookup_table.json" "$tmp/pipeline.json" --top 5
 expect "the search says it is exact and what it cut" 0 "exact search over 121 plans: " \
     "evaluated in full, the rest ruled out by a bound"
 check "simulated devices share the bus: a plan using both says it is not calibrated" \
-    grep -q "\[devices sharing hardware, estimated as independent: sweep --co-run\]" <<<"$out"
+    grep -q "\[stages sharing hardware, estimated as independent: sweep --co-run\]" <<<"$out"
 
 # --co-run: both sizes x the one sharing pair (sim:FAST, sim:SLOW) x 2 x 2
 # stage pairs, measured together, into co_run.jsonl and the lookup table
