@@ -2,7 +2,9 @@
  *
  * Verify: the demo pipeline (examples/demo_pipeline.json) is swept over
  * cpu, sim:NPU, sim:GPU and openvino:CPU (where built) at five sizes around
- * its own, with --co-run (devices sharing hardware measured together), the
+ * its own, each timed phase at least 100 ms (min_time_ms: a table of
+ * shorter phases is noisy enough to move every plan's error together),
+ * with --co-run (devices sharing hardware measured together), the
  * best 5 plans are searched, and each is run as `plan --verify`
  * runs it (pp_plan_verify). Per plan:
  *   BENCH plan_verify_<rank> value=<measured cycle ms> unit=ms
@@ -57,7 +59,7 @@ static pp_lookup *sweep_demo(const char *dir) {
     char cfg[4096], path[4300];
     int ov = strstr(pp_features(), "openvino") != NULL;
     snprintf(cfg, sizeof cfg,
-             "{\"name\": \"bench\", \"features\": 64, \"warmup\": 5, \"iterations\": 30,\n"
+             "{\"name\": \"bench\", \"features\": 64, \"warmup\": 5, \"iterations\": 30, \"min_time_ms\": 100,\n"
              " \"sizes\": [{\"nodes\": 128, \"edges\": 1024}, {\"nodes\": 256, \"edges\": 2048},\n"
              "   {\"nodes\": 512, \"edges\": 4096}, {\"nodes\": 1024, \"edges\": 8192},\n"
              "   {\"nodes\": 2048, \"edges\": 16384}],\n"
