@@ -63,6 +63,27 @@ static pp_lookup *table(const entry *e, size_t n) {
     return table_with(e, n, NULL, NULL);
 }
 
+/* A table of `n` matmul stages (entries e) on cpu and openvino:CPU, which
+ * share the host's cores, with co-runs at 100 nodes: pair i, {device A,
+ * stage A, device B, stage B}, slowed slowdown[i] on both sides. */
+static pp_lookup *cores_table(const entry *e, size_t n, const char *const (*pairs)[4],
+                              const double *slowdown, size_t npairs) {
+    json_t *co = json_object();
+    for (size_t i = 0; i < npairs; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
+                 pairs[i][3]);
+        json_object_set_new(co, key,
+                            json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
+                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown",
+                                      slowdown[i], "b", "device", pairs[i][2], "stage",
+                                      pairs[i][3], "slowdown", slowdown[i]));
+    }
+    return table_with(e, n, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
+                                      "devices", "cpu", "openvino:CPU", "co_run", co),
+                      NULL);
+}
+
 /* A pipeline of `n` matmul 16 -> 16 stages named s1, s2, ... on cpu. */
 static pp_pipeline *pipeline(int64_t nodes, int64_t edges, int n) {
     pp_pipeline_config cfg;
@@ -305,25 +326,13 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
         {"cpu", "s1", 100, 200, 100000, 1}, {"openvino:CPU", "s1", 100, 200, 120000, 1},
         {"cpu", "s2", 100, 200, 100000, 1}, {"openvino:CPU", "s2", 100, 200, 110000, 1},
     };
-    json_t *co = json_object();
     static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
                                            {"openvino:CPU", "s1", "cpu", "s2"},
                                            {"cpu", "s1", "openvino:CPU", "s1"},
                                            {"cpu", "s2", "openvino:CPU", "s2"},
                                            {"cpu", "s1", "cpu", "s2"}};
-    for (int i = 0; i < 5; i++) {
-        char key[128];
-        snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
-                 pairs[i][3]);
-        json_object_set_new(co, key,
-                            json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
-                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown",
-                                      i < 4 ? 2.0 : 1.5, "b", "device", pairs[i][2], "stage",
-                                      pairs[i][3], "slowdown", i < 4 ? 2.0 : 1.5));
-    }
-    pp_lookup *l = table_with(e, 4, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
-                                              "devices", "cpu", "openvino:CPU", "co_run", co),
-                              NULL);
+    static const double slowdown[] = {2.0, 2.0, 2.0, 2.0, 1.5};
+    pp_lookup *l = cores_table(e, 4, pairs, slowdown, 5);
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(4, 9);
     pp_plan plans[4];
@@ -378,24 +387,11 @@ static void test_slowdowns_beside_several_add_up(void) {
         {"openvino:CPU", "s2", 100, 200, 100000, 1},
         {"cpu", "s3", 100, 200, 100000, 1},
     };
-    json_t *co = json_object();
     static const char *const pairs[][4] = {{"cpu", "s1", "openvino:CPU", "s2"},
                                            {"cpu", "s1", "cpu", "s3"},
                                            {"openvino:CPU", "s2", "cpu", "s3"}};
     static const double slowdown[] = {1.5, 1.25, 1.0};
-    for (int i = 0; i < 3; i++) {
-        char key[128];
-        snprintf(key, sizeof key, "100,200,%s,%s+%s,%s", pairs[i][0], pairs[i][1], pairs[i][2],
-                 pairs[i][3]);
-        json_object_set_new(co, key,
-                            json_pack("{sisis{sssssf}s{sssssf}}", "nodes", 100, "edges", 200, "a",
-                                      "device", pairs[i][0], "stage", pairs[i][1], "slowdown",
-                                      slowdown[i], "b", "device", pairs[i][2], "stage",
-                                      pairs[i][3], "slowdown", slowdown[i]));
-    }
-    pp_lookup *l = table_with(e, 3, json_pack("{s[{sss[ss]}]so}", "shared", "hardware", "cores",
-                                              "devices", "cpu", "openvino:CPU", "co_run", co),
-                              NULL);
+    pp_lookup *l = cores_table(e, 3, pairs, slowdown, 3);
     pp_pipeline *p = pipeline(100, 200, 3);
     pp_plan_options o = options(1, 9);
     pp_plan plans[1];
