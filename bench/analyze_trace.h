@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
@@ -55,6 +58,40 @@ static pp_report *trace_read_and_analyze(const char *path, pp_model **m, double 
         trace_die(err.msg);
     *read_s = t1 - t0, *analyze_s = now_s() - t1;
     return r;
+}
+
+/* Runs argv (argv[0] a path, or a name on PATH) and returns its standard
+ * output as a malloc'd string; *ru gets its resource use (peak RSS, CPU
+ * times). Dies when it cannot run or does not exit 0. */
+static char *trace_run_child(char *const argv[], struct rusage *ru) {
+    int fd[2];
+    if (pipe(fd) != 0)
+        trace_die("pipe failed");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while (buf && (got = read(fd[0], buf + len, cap - len - 1)) > 0)
+        if ((len += (size_t)got) + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    close(fd[0]);
+    int status = 0;
+    if (pid < 0 || wait4(pid, &status, 0, ru) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0 || !buf) {
+        fprintf(stderr, "bench: %s failed (see its message above)\n", argv[0]);
+        exit(1);
+    }
+    buf[len] = '\0';
+    return buf;
 }
 
 static uint32_t trace_str(pp_model *m, const char *text) {

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,41 +264,15 @@ static void remove_dir(void) {
         fprintf(stderr, "bench_analyze: could not remove %s\n", bench_dir);
 }
 
-/* Runs argv, captures its stdout into a malloc'd string; *rss_mb = peak RSS. */
+/* Runs argv; its stdout as a malloc'd string, *rss_mb its peak RSS. */
 static char *run_child(char *const argv[], double *rss_mb) {
-    int fd[2];
-    if (pipe(fd) != 0)
-        trace_die("pipe failed");
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(fd[1]);
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
-    ssize_t got;
-    while (buf && (got = read(fd[0], buf + len, cap - len - 1)) > 0)
-        if ((len += (size_t)got) + 1 == cap)
-            buf = realloc(buf, cap *= 2);
-    close(fd[0]);
-    int status = 0;
     struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        !buf) {
-        fprintf(stderr, "bench_analyze: %s failed (see its message above)\n", argv[0]);
-        exit(1);
-    }
-    buf[len] = '\0';
+    char *out = trace_run_child(argv, &ru);
     *rss_mb = (double)ru.ru_maxrss / 1024.0;
     fprintf(stderr, "bench_analyze: %s %s: user %.2f s, system %.2f s\n", argv[0], argv[2],
             (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
-    return buf;
+    return out;
 }
 
 static double time_of(const char *out, const char *key) {

@@ -33,7 +33,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,30 +60,12 @@ static int child(const char *path) {
 /* Runs `self --child path`; fills its figures and its peak RSS in bytes. */
 static void run_child(const char *self, const char *path, size_t *events, double *load_s,
                       double *analyze_s, double *peak_bytes) {
-    int fd[2];
-    if (pipe(fd) != 0)
-        trace_die("pipe failed");
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execl(self, self, "--child", path, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char line[200] = "";
-    FILE *f = fdopen(fd[0], "r");
-    if (!f || !fgets(line, sizeof line, f))
-        line[0] = 0;
-    if (f)
-        fclose(f);
-    int status = 0;
+    char *const argv[] = {(char *)self, "--child", (char *)path, NULL};
     struct rusage ru;
-    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0 || sscanf(line, "%zu %lf %lf", events, load_s, analyze_s) != 3)
-        trace_die("the analysis child failed");
+    char *out = trace_run_child(argv, &ru);
+    if (sscanf(out, "%zu %lf %lf", events, load_s, analyze_s) != 3)
+        trace_die("the analysis child printed no figures");
+    free(out);
     *peak_bytes = (double)ru.ru_maxrss * 1024.0;
 }
 
