@@ -115,12 +115,7 @@ static int write_summary(const pp_report *r, const char *path, pp_error *err) {
         free(text);
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
-    pp_outfile o;
-    rc = pp_outfile_open(&o, path, err);
-    if (rc == PP_OK) {
-        pp_outfile_write(&o, text, len);
-        rc = pp_outfile_commit(&o, err);
-    }
+    rc = pp_outfile_write_file(path, text, len, err);
     free(text);
     return rc;
 }

@@ -119,3 +119,12 @@ void pp_outfile_abort(pp_outfile *o) {
         remove(o->tmp_path);
     outfile_release(o);
 }
+
+int pp_outfile_write_file(const char *path, const void *data, size_t len, pp_error *err) {
+    pp_outfile o;
+    int rc = pp_outfile_open(&o, path, err);
+    if (rc != PP_OK)
+        return rc;
+    pp_outfile_write(&o, data, len);
+    return pp_outfile_commit(&o, err);
+}

@@ -40,5 +40,7 @@ void pp_outfile_write(pp_outfile *o, const void *data, size_t len);
 int pp_outfile_commit(pp_outfile *o, pp_error *err);
 /* Closes and removes the temporary file (after a failure elsewhere). */
 void pp_outfile_abort(pp_outfile *o);
+/* Writes `len` bytes as the whole file at `path`: open, write and commit. */
+int pp_outfile_write_file(const char *path, const void *data, size_t len, pp_error *err);
 
 #endif

@@ -22,15 +22,6 @@ int sw_path(char *buf, size_t len, const char *dir, const char *name, pp_error *
     return PP_OK;
 }
 
-static int write_text(const char *path, const char *text, size_t len, pp_error *err) {
-    pp_outfile o;
-    int rc = pp_outfile_open(&o, path, err);
-    if (rc != PP_OK)
-        return rc;
-    pp_outfile_write(&o, text, len);
-    return pp_outfile_commit(&o, err);
-}
-
 int sw_json_write(const char *path, json_t *v, pp_error *err) {
     char *text = v ? json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     if (!text)
@@ -43,7 +34,7 @@ int sw_json_write(const char *path, json_t *v, pp_error *err) {
     }
     line[len] = '\n';
     line[len + 1] = '\0';
-    int rc = write_text(path, line, len + 1, err);
+    int rc = pp_outfile_write_file(path, line, len + 1, err);
     free(line);
     return rc;
 }
@@ -59,7 +50,7 @@ int sw_state_write(const char *dir, const pp_sweep_config *c, int shard, int sha
             return pp_set_error(err, PP_ENOMEM, "%s: out of memory", dir);
         memcpy(text, c->canonical, len);
         text[len] = '\n';
-        rc = write_text(path, text, len + 1, err);
+        rc = pp_outfile_write_file(path, text, len + 1, err);
         free(text);
     }
     if (rc == PP_OK)

@@ -215,12 +215,7 @@ static int report_save(const char *dir, const pp_sweep_config *c, json_t *const 
         return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
     report_write(mem, c, recs, fs);
     fclose(mem);
-    pp_outfile o;
-    rc = pp_outfile_open(&o, path, err);
-    if (rc == PP_OK) {
-        pp_outfile_write(&o, text, len);
-        rc = pp_outfile_commit(&o, err);
-    }
+    rc = pp_outfile_write_file(path, text, len, err);
     free(text);
     return rc;
 }
