@@ -37,10 +37,15 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
         return pp_set_error(err, PP_EINVAL, "%s: entries[\"%s\"].wall_ns.mean: expected a whole "
                                             "number of nanoseconds", path, key);
     e->wall_ns = json_integer_value(wall);
+    /* the quartiles: both or neither (tables of sweeps before them) */
     json_t *p25 = json_object_get(json_object_get(o, "wall_ns"), "p25");
     json_t *p75 = json_object_get(json_object_get(o, "wall_ns"), "p75");
-    if (json_is_integer(p25) && json_is_integer(p75) &&
-        json_integer_value(p75) >= json_integer_value(p25))
+    if ((p25 || p75) &&
+        (!json_is_integer(p25) || !json_is_integer(p75) || json_integer_value(p25) < 0 ||
+         json_integer_value(p75) < json_integer_value(p25)))
+        return pp_set_error(err, PP_EINVAL, "%s: entries[\"%s\"].wall_ns: expected whole "
+                                            "numbers 0 <= p25 <= p75, or neither", path, key);
+    if (p25)
         e->wall_sd_ns = (double)(json_integer_value(p75) - json_integer_value(p25)) / 1.349;
     /* a running mean is no time of this request: the entry calibrates on wall */
     int running = json_is_true(json_object_get(o, "hw_running_mean"));

@@ -410,6 +410,31 @@ static void test_slowdowns_beside_several_add_up(void) {
     pp_lookup_free(l);
 }
 
+/* Quartiles of wall come both or neither, whole and in order; anything
+ * else is refused with the entry named. */
+static void test_bad_quartiles_are_refused(void) {
+    static const char *const bad[] = {"\"p25\": 10", "\"p25\": 20, \"p75\": 10",
+                                      "\"p25\": -1, \"p75\": 10", "\"p25\": 1.5, \"p75\": 10"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *path = pp_test_path("bad_quartiles.json");
+        FILE *f = fopen(path, "w");
+        fprintf(f,
+                "{\"format\": \"pipeprof-lookup\", \"entries\": {\"100,200,sim:NPU,s1\": "
+                "{\"status\": \"ok\", \"device\": \"sim:NPU\", \"device_name\": \"NPU\", "
+                "\"stage\": \"s1\", \"model\": \"matmul\", \"nodes\": 100, \"edges\": 200, "
+                "\"in_dim\": 16, \"out_dim\": 16, \"bytes\": 12800, \"layers\": 1, "
+                "\"wall_ns\": {\"mean\": 15, %s}}}}",
+                bad[i]);
+        fclose(f);
+        pp_lookup *l = NULL;
+        pp_error err = {{0}};
+        EXPECT_EQ_I64(pp_lookup_load(path, &l, &err), PP_EINVAL);
+        EXPECT(l == NULL);
+        EXPECT_CONTAINS(err.msg, "entries[\"100,200,sim:NPU,s1\"].wall_ns: expected whole "
+                                 "numbers 0 <= p25 <= p75, or neither");
+    }
+}
+
 /* A size the device failed at is not a plan; nor is a stage the table lacks. */
 static void test_unrunnable_and_unknown_stages(void) {
     static const entry e[] = {
@@ -447,5 +472,6 @@ int main(void) {
     RUN(test_devices_sharing_hardware_slow_each_other);
     RUN(test_spread_adds_to_the_cycle);
     RUN(test_slowdowns_beside_several_add_up);
+    RUN(test_bad_quartiles_are_refused);
     return pp_test_finish();
 }
