@@ -1,6 +1,9 @@
 /* Estimating a stage's time on a device from the sizes the sweep measured
  * there: exact where measured, linear between the two measured sizes
- * around a size, and outside them never below the nearest measurement. */
+ * around a size, and outside them never below the nearest measurement;
+ * its spread from run to run by the same rules. And the expected largest
+ * of several such times, which is what a batch waiting for its slowest
+ * stage takes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
