@@ -1,7 +1,10 @@
 /* Reading .pptrace (docs/format-pptrace.md).
  *
  * The file is read block by block through one reusable payload buffer, so
- * memory does not grow with the file beyond the model itself. Nothing in the
+ * memory does not grow with the file beyond the model itself; worker
+ * threads decode the EVENTS and ANNOTATIONS blocks of a large file ahead of
+ * the reader (io/pptrace_read_ahead.h), which still takes every block in
+ * file order and applies every check below to it. Nothing in the
  * file is trusted: a block's length is checked against its type's maximum and
  * against the file size before anything is allocated, its CRC before any of
  * it is decoded, and every id, index and enum value before it reaches the
@@ -19,6 +22,7 @@
 #include "core/error.h"
 #include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
+#include "io/pptrace_read_ahead.h"
 #include "io/trace_read.h"
 #include "model/event_slots.h"
 #include "pipeprof/io.h"
@@ -27,18 +31,19 @@
 
 typedef struct reader {
     const char *path;
-    FILE *f;
+    int fd;
     pp_error *err;
     pp_model *m;
     uint64_t size;       /* file size when opened */
     uint64_t block_at;   /* offset of the block being read */
     uint64_t payload_at; /* offset of its payload, which lies in buf */
-    uint32_t type;
+    uint32_t type, len;  /* of the block being read */
     uint32_t version;    /* of the file's header */
     unsigned char *buf;
     size_t cap;
     int seen_meta;
     char lost_what[80];  /* on truncation: what the lost bytes were */
+    pptrace_ahead *ahead; /* the workers decoding blocks ahead, or NULL */
 } reader;
 
 /* PP_EFORMAT with "FILE: byte AT: PROBLEM". */
@@ -76,12 +81,21 @@ static int model_refused(reader *r, int rc, const char *what, size_t row) {
                         r->path, (unsigned long long)r->block_at, what, row, pp_strerror(rc));
 }
 
-/* Reads up to n bytes; a short count means end of file. PP_EIO on error. */
-static int read_bytes(reader *r, void *dst, size_t n, size_t *got) {
-    *got = fread(dst, 1, n, r->f);
-    if (*got < n && ferror(r->f))
-        return pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
-                            (unsigned long long)r->block_at, strerror(errno));
+/* Reads up to n bytes at file offset `from`; a short count means end of
+ * file. PP_EIO on error. */
+static int read_bytes(reader *r, uint64_t from, void *dst, size_t n, size_t *got) {
+    *got = 0;
+    while (*got < n) {
+        ssize_t k = pread(r->fd, (unsigned char *)dst + *got, n - *got, (off_t)(from + *got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
+                                (unsigned long long)(from + *got), strerror(errno));
+        if (k == 0)
+            break;
+        *got += (size_t)k;
+    }
     return PP_OK;
 }
 
@@ -93,7 +107,7 @@ static uint64_t at(const reader *r, const unsigned char *q) {
 static int read_header(reader *r) {
     unsigned char h[PPTRACE_HEADER_LEN];
     size_t got;
-    int rc = read_bytes(r, h, sizeof h, &got);
+    int rc = read_bytes(r, 0, h, sizeof h, &got);
     if (rc)
         return rc;
     if (memcmp(h, PPTRACE_MAGIC, got < PPTRACE_MAGIC_LEN ? got : PPTRACE_MAGIC_LEN) != 0)
@@ -270,19 +284,39 @@ typedef struct row_site {
     const unsigned char *v1_row;         /* version 1 annotations: the first row */
     const pptrace_decoder *v2;
     uint32_t row;                        /* within the block */
+    /* A block the workers decoded (v2 NULL): its payload is read into the
+     * buffer again, and its columns found, only for a message. */
+    pptrace_decoder reread;
 } row_site;
+
+/* The version-2 columns of the block, reading its payload again when the
+ * workers decoded it; NULL when that read fails. */
+static const pptrace_decoder *site_columns(reader *r, row_site *s) {
+    if (s->v2)
+        return s->v2;
+    size_t got;
+    if (read_bytes(r, r->payload_at, r->buf, r->len, &got) != PP_OK || got < r->len)
+        return NULL;
+    if (r->type == PPTRACE_EVENTS)
+        (void)pptrace_events_open(&s->reread, r->buf, r->len); /* the worker found it sound */
+    else
+        (void)pptrace_annotations_open(&s->reread, r->buf, r->len);
+    return s->v2 = &s->reread;
+}
 
 /* The file offset of field c (C_*) of the event at `s`. The first ten
  * columns have the same order in both versions; version 2 keeps kind, role
  * and phase in one byte. */
-static uint64_t event_field_at(const reader *r, const row_site *s, int c) {
-    if (s->v2)
-        return at(r, pptrace_events_field(s->v2, c >= C_KIND ? PPTRACE_EV_FLAGS : c, s->row));
-    return at(r, s->v1_cols[c] + (size_t)col_width[c] * s->row);
+static uint64_t event_field_at(reader *r, row_site *s, int c) {
+    if (s->v1_cols)
+        return at(r, s->v1_cols[c] + (size_t)col_width[c] * s->row);
+    const pptrace_decoder *d = site_columns(r, s);
+    return d ? at(r, pptrace_events_field(d, c >= C_KIND ? PPTRACE_EV_FLAGS : c, s->row))
+             : r->block_at;
 }
 
 /* Names the first invalid field of event `e`. */
-static int bad_event(reader *r, const pp_event *e, const row_site *s) {
+static int bad_event(reader *r, const pp_event *e, row_site *s) {
     size_t idx = pp_model_event_count(r->m);
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
     if (e->dur_ns < 0)
@@ -404,16 +438,17 @@ static int decode_events_v2(reader *r, const unsigned char *p, uint32_t len) {
 }
 
 /* Where field c (PPTRACE_AN_*) of the annotation at `s` lies. */
-static uint64_t annotation_field_at(const reader *r, const row_site *s, int c) {
+static uint64_t annotation_field_at(reader *r, row_site *s, int c) {
     static const unsigned char v1_offset[PPTRACE_AN_COLUMNS] = {0, 8, 12, 13};
-    if (s->v2)
-        return at(r, pptrace_annotations_field(s->v2, c, s->row));
-    return at(r, s->v1_row + (size_t)s->row * PPTRACE_ANNOTATION_ROW + v1_offset[c]);
+    if (s->v1_row)
+        return at(r, s->v1_row + (size_t)s->row * PPTRACE_ANNOTATION_ROW + v1_offset[c]);
+    const pptrace_decoder *d = site_columns(r, s);
+    return d ? at(r, pptrace_annotations_field(d, c, s->row)) : r->block_at;
 }
 
 /* Names the first problem of annotation `a`, whose value field as stored
  * is `value`, which the model refused (or would). */
-static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, const row_site *s) {
+static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, row_site *s) {
     size_t idx, nevents = pp_model_event_count(r->m);
     const pp_annotation *prev = pp_model_annotations(r->m, &idx);
     if (a->event >= nevents)
@@ -569,12 +604,48 @@ static int decode_payload(reader *r, uint32_t len) {
     return rc ? rc : decode_rows(r, r->buf + 4, rows);
 }
 
+/* Makes the payload buffer hold n bytes. */
+static int buf_room(reader *r, size_t n) {
+    if (n <= r->cap)
+        return PP_OK;
+    unsigned char *b = realloc(r->buf, n);
+    if (!b)
+        return no_memory(r);
+    r->buf = b;
+    r->cap = n;
+    return PP_OK;
+}
+
+/* The rows of the block being read when the workers decoded it into the
+ * model's slots, else -1. */
+static long decoded_ahead(reader *r) {
+    if (!r->ahead || (r->type != PPTRACE_EVENTS && r->type != PPTRACE_ANNOTATIONS))
+        return -1;
+    size_t next = pp_model_event_count(r->m);
+    if (r->type == PPTRACE_ANNOTATIONS)
+        pp_model_annotations(r->m, &next);
+    return pptrace_ahead_take(r->ahead, r->block_at, next);
+}
+
+/* Appends the rows the workers decoded, under the same rules and with the
+ * same messages as rows decoded here (the checksum, layout and values were
+ * checked by the worker). */
+static int commit_decoded(reader *r, uint32_t rows) {
+    row_site site = {0};
+    if (r->type == PPTRACE_EVENTS)
+        return commit_events(r, rows, &site);
+    pp_annotation *a;
+    if (pp_model_annotations_reserve(r->m, rows, &a)) /* within the reserved room */
+        return no_memory(r);
+    return commit_annotations(r, a, rows, &site);
+}
+
 /* Reads, checks and decodes the block at r->block_at. */
 static int read_block(reader *r) {
     unsigned char head[PPTRACE_BLOCK_HEAD_LEN];
     char what[64];
     size_t got;
-    int rc = read_bytes(r, head, sizeof head, &got);
+    int rc = read_bytes(r, r->block_at, head, sizeof head, &got);
     if (rc)
         return rc;
     if (got == 0)
@@ -593,14 +664,17 @@ static int read_block(reader *r) {
     snprintf(what, sizeof what, "an incomplete %s block", name);
     if (end > r->size)
         return truncated(r, what);
-    if ((size_t)len + PPTRACE_BLOCK_TAIL_LEN > r->cap) {
-        unsigned char *b = realloc(r->buf, (size_t)len + PPTRACE_BLOCK_TAIL_LEN);
-        if (!b)
-            return no_memory(r);
-        r->buf = b;
-        r->cap = (size_t)len + PPTRACE_BLOCK_TAIL_LEN;
+    if ((rc = buf_room(r, (size_t)len + PPTRACE_BLOCK_TAIL_LEN)))
+        return rc;
+    r->len = len;
+    r->payload_at = r->block_at + PPTRACE_BLOCK_HEAD_LEN;
+    long rows = decoded_ahead(r);
+    if (rows >= 0) {
+        rc = commit_decoded(r, (uint32_t)rows);
+        r->block_at = end;
+        return rc;
     }
-    if ((rc = read_bytes(r, r->buf, (size_t)len + PPTRACE_BLOCK_TAIL_LEN, &got)))
+    if ((rc = read_bytes(r, r->payload_at, r->buf, (size_t)len + PPTRACE_BLOCK_TAIL_LEN, &got)))
         return rc;
     if (got < (size_t)len + PPTRACE_BLOCK_TAIL_LEN) /* the file shrank while we read it */
         return truncated(r, what);
@@ -615,7 +689,6 @@ static int read_block(reader *r) {
         return fail(r, r->block_at, "%s block fails its checksum (stored 0x%08x, computed 0x%08x)",
                     name, stored, crc);
     }
-    r->payload_at = r->block_at + PPTRACE_BLOCK_HEAD_LEN;
     rc = decode_payload(r, len);
     r->block_at = end;
     return rc;
@@ -623,15 +696,16 @@ static int read_block(reader *r) {
 
 /* Sizes the model's event columns and annotation table for the totals the
  * END block states, when the file ends in one, so that reading fills them
- * once instead of regrowing them. Only a hint: the counts are checked when
+ * once instead of regrowing them, and states that room in *room (none: 0
+ * rows). Only a hint: the counts are checked when
  * the END block is read, each is capped by the rows the file's size can
  * hold (a version-2 event takes at least 11 bytes, one byte a column, an
  * annotation 4; version-1 rows their fixed sizes), and a file without a
  * readable END block is read all the same. */
-static void reserve_from_end(reader *r) {
+static void reserve_from_end(reader *r, pptrace_ahead_room *room) {
     unsigned char b[PPTRACE_BLOCK_HEAD_LEN + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN];
     if (r->size < PPTRACE_HEADER_LEN + sizeof b ||
-        pread(fileno(r->f), b, sizeof b, (off_t)(r->size - sizeof b)) != (ssize_t)sizeof b ||
+        pread(r->fd, b, sizeof b, (off_t)(r->size - sizeof b)) != (ssize_t)sizeof b ||
         pptrace_get32(b) != PPTRACE_END || pptrace_get32(b + 4) != PPTRACE_END_LEN ||
         pptrace_get32(b + sizeof b - PPTRACE_BLOCK_TAIL_LEN) !=
             (uint32_t)crc32(0L, b, sizeof b - PPTRACE_BLOCK_TAIL_LEN))
@@ -641,13 +715,13 @@ static void reserve_from_end(reader *r) {
     int v2 = r->version >= 2;
     uint64_t min_event = v2 ? PPTRACE_EV_COLUMNS : PPTRACE_EVENT_ROW;
     uint64_t min_annotation = v2 ? PPTRACE_AN_COLUMNS : PPTRACE_ANNOTATION_ROW;
-    pp_event_slots slots;
-    pp_annotation *anns;
     /* a failure leaves the model as it was: reading then grows it as it goes */
-    if (events <= r->size / min_event)
-        (void)pp_model_events_reserve(r->m, (size_t)events, &slots);
-    if (annotations <= r->size / min_annotation)
-        (void)pp_model_annotations_reserve(r->m, (size_t)annotations, &anns);
+    if (events <= r->size / min_event &&
+        pp_model_events_reserve(r->m, (size_t)events, &room->events) == PP_OK)
+        room->nevents = (size_t)events;
+    if (annotations <= r->size / min_annotation &&
+        pp_model_annotations_reserve(r->m, (size_t)annotations, &room->annotations) == PP_OK)
+        room->nannotations = (size_t)annotations;
 }
 
 /* Checks that fd is one we can read block by block: a regular file, whose
@@ -659,12 +733,11 @@ static int reader_open(reader *r, int fd) {
         why = strerror(errno);
     else if (!S_ISREG(st.st_mode))
         why = S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file";
-    else if (!(r->f = fdopen(fd, "rb")))
-        why = strerror(errno);
     if (why) {
         close(fd);
         return pp_set_error(r->err, PP_EIO, "%s: cannot read: %s", r->path, why);
     }
+    r->fd = fd;
     r->size = (uint64_t)st.st_size;
     return pp_model_create(&r->m) ? no_memory(r) : PP_OK;
 }
@@ -683,16 +756,24 @@ int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
 
 int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
     *out = NULL;
-    reader r = {.path = path, .err = err};
+    reader r = {.path = path, .fd = -1, .err = err};
+    pptrace_ahead_room room = {0};
     int rc = reader_open(&r, fd);
     if (rc == PP_OK)
         rc = read_header(&r);
     if (rc == PP_OK)
-        reserve_from_end(&r);
+        reserve_from_end(&r, &room);
+    if (rc == PP_OK && r.version >= 2)
+        r.ahead = pptrace_ahead_start(r.fd, r.size, r.block_at, &room);
     while (rc == PP_OK)
         rc = read_block(&r);
-    if (r.f)
-        fclose(r.f);
+    /* Before the model is handed out or freed: no worker writes to it any
+     * more. A read that stops early stops at a block no worker decoded past
+     * that was kept (truncation happens only at the end of the file), so
+     * the slots past the last event still read zero. */
+    pptrace_ahead_stop(r.ahead);
+    if (r.fd >= 0)
+        close(r.fd);
     free(r.buf);
     if (rc == PP_ETRUNCATED) {
         uint64_t lost = r.size > r.block_at ? r.size - r.block_at : 0;

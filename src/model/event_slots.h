@@ -34,6 +34,14 @@ typedef struct pp_event_slots {
     uint8_t *kind, *role, *phase;
 } pp_event_slots;
 
+/* The slots from slot k of `s` on. */
+static inline void pp_event_slots_at(const pp_event_slots *s, size_t k, pp_event_slots *out) {
+    *out = (pp_event_slots){s->ts_ns + k, s->dur_ns + k, s->batch + k, s->hw_ns + k,
+                            s->xfer_ns + k, s->id + k, s->value + k, s->name + k,
+                            s->stage + k, s->track + k, s->kind + k, s->role + k,
+                            s->phase + k};
+}
+
 /* Stores v in slot i of a sparse column (which reads zero) unless it is 0. */
 static inline void pp_slot_put_u64(uint64_t *col, size_t i, uint64_t v) {
     if (v)

@@ -202,10 +202,9 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
     int rc = event_store_make_room(e, n);
     if (rc)
         return rc;
-    size_t i = e->count;
-    *out = (pp_event_slots){e->ts_ns + i, e->dur_ns + i, e->batch + i, e->hw_ns + i,
-                            e->xfer_ns + i, e->id + i, e->value + i, e->name + i,
-                            e->stage + i, e->track + i, e->kind + i, e->role + i, e->phase + i};
+    pp_event_slots all = {e->ts_ns, e->dur_ns, e->batch, e->hw_ns, e->xfer_ns, e->id, e->value,
+                          e->name, e->stage, e->track, e->kind, e->role, e->phase};
+    pp_event_slots_at(&all, e->count, out);
     return PP_OK;
 }
 

@@ -650,6 +650,47 @@ static void test_damaged_v2_fields_are_refused(void) {
     free(data);
 }
 
+/* In a file of several blocks, which worker threads decode ahead of the
+ * reader (on a machine of two or more CPUs), damage in a later block is
+ * named exactly as in a file read by one thread: the block's checksum, a
+ * value the model refuses behind a valid checksum, a malformed varint, an
+ * annotation's key. many_events(200000): four EVENTS blocks of 65536 rows
+ * each followed by the ANNOTATIONS of its events (one every 10000 events:
+ * 7, 7, 6 and 1 of them); track indexes and string ids are one-byte
+ * varints, so row i of those columns is byte i. */
+static void test_damage_in_a_later_block_is_named(void) {
+    pp_model *m = many_events(200000);
+    size_t len = 0;
+    const char *path = write_model(m, "damaged_later.pptrace");
+    unsigned char *data = (unsigned char *)pp_test_read_file(path, &len);
+    pp_model_free(m);
+    block ev1 = find_block(data, len, T_EVENTS, 1), ev2 = find_block(data, len, T_EVENTS, 2);
+    block an2 = find_block(data, len, T_ANNOTATIONS, 2);
+    size_t trk = v2_column(data, ev2, EV_COLS, EV_TRACK), name = v2_column(data, ev2, EV_COLS, EV_NAME);
+    size_t key = v2_column(data, an2, AN_COLS, AN_KEY);
+    const struct {
+        block b;
+        size_t at;
+        unsigned char value;
+        const char *problem;
+    } cases[] = {
+        {ev2, trk + 5, 5, "event 131077: track index 5 out of range (2 tracks)"},
+        {ev2, name + 65535, 0x80, "event 196607: malformed name value"},
+        {an2, key, 127, "annotation 14: key string id 127 out of range"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char saved = data[cases[k].at];
+        data[cases[k].at] = cases[k].value;
+        fix_crc(data, cases[k].b);
+        expect_format_error(data, len, cases[k].at, cases[k].problem, __LINE__);
+        data[cases[k].at] = saved;
+        fix_crc(data, cases[k].b);
+    }
+    data[ev1.at + 100] ^= 1; /* a payload byte, with the block's CRC left as it was */
+    expect_format_error(data, len, ev1.at, "EVENTS block fails its checksum", __LINE__);
+    free(data);
+}
+
 /* A damaged CLOCK block (an optional block the writer adds when the model
  * has clock meta): a string id out of range, an error bound below -1. */
 static void test_damaged_clock_is_refused(void) {
@@ -873,6 +914,7 @@ int main(void) {
     RUN(test_damaged_clock_is_refused);
     RUN(test_damaged_v1_fields_are_refused);
     RUN(test_damaged_v2_fields_are_refused);
+    RUN(test_damage_in_a_later_block_is_named);
     RUN(test_v2_column_layout_is_checked);
     RUN(test_damaged_strings_are_refused);
     RUN(test_impossible_blocks_are_refused);
