@@ -4,7 +4,8 @@
  * heads before any payload is read; its rows go to the slots that follow
  * the rows of the blocks of its table before it. Workers claim jobs in file
  * order; the reader, reaching a job nobody has claimed yet, decodes it
- * itself rather than wait, so that it never idles while work is left. */
+ * itself, and while it waits for one a worker is decoding it decodes the
+ * next pending ones, so that it never idles while work is left. */
 #include "io/pptrace_read_ahead.h"
 
 #include <errno.h>
@@ -106,22 +107,34 @@ static int claim(job *j) {
     return atomic_compare_exchange_strong(&j->state, &pending, JOB_CLAIMED);
 }
 
-static void *worker_main(void *arg) {
-    pptrace_ahead *a = arg;
-    block_buf b = {0};
+/* Decodes the claimed job j and tells whoever waits for it. */
+static void run_job(pptrace_ahead *a, job *j, block_buf *b) {
+    int state = decode_job(a, j, b) ? JOB_DECODED : JOB_REFUSED;
+    pthread_mutex_lock(&a->lock);
+    atomic_store(&j->state, state);
+    pthread_cond_broadcast(&a->done);
+    pthread_mutex_unlock(&a->lock);
+}
+
+/* Claims and decodes the next pending job in file order: 0 when none is
+ * left (or the reader stopped). */
+static int run_next(pptrace_ahead *a, block_buf *b) {
     for (;;) {
         size_t k = atomic_fetch_add(&a->next, 1);
         if (k >= a->njobs || atomic_load(&a->stop))
-            break;
-        job *j = &a->jobs[k];
-        if (!claim(j))
-            continue; /* the reader got there first */
-        int state = decode_job(a, j, &b) ? JOB_DECODED : JOB_REFUSED;
-        pthread_mutex_lock(&a->lock);
-        atomic_store(&j->state, state);
-        pthread_cond_broadcast(&a->done);
-        pthread_mutex_unlock(&a->lock);
+            return 0;
+        if (claim(&a->jobs[k])) {
+            run_job(a, &a->jobs[k], b);
+            return 1;
+        } /* else the reader took it for the block it had reached */
     }
+}
+
+static void *worker_main(void *arg) {
+    pptrace_ahead *a = arg;
+    block_buf b = {0};
+    while (run_next(a, &b))
+        ;
     free(b.p);
     return NULL;
 }
@@ -212,16 +225,16 @@ long pptrace_ahead_take(pptrace_ahead *a, uint64_t block_at, size_t first_row) {
     if (a->taken == a->njobs || a->jobs[a->taken].block_at != block_at)
         return -1;
     job *j = &a->jobs[a->taken++];
+    if (claim(j))
+        run_job(a, j, &a->reader_buf);
+    /* While a worker decodes this one, decode later ones rather than idle. */
+    while (atomic_load(&j->state) == JOB_CLAIMED && run_next(a, &a->reader_buf))
+        ;
     int state;
-    if (claim(j)) {
-        state = decode_job(a, j, &a->reader_buf) ? JOB_DECODED : JOB_REFUSED;
-        atomic_store(&j->state, state);
-    } else {
-        pthread_mutex_lock(&a->lock);
-        while ((state = atomic_load(&j->state)) == JOB_CLAIMED)
-            pthread_cond_wait(&a->done, &a->lock);
-        pthread_mutex_unlock(&a->lock);
-    }
+    pthread_mutex_lock(&a->lock);
+    while ((state = atomic_load(&j->state)) == JOB_CLAIMED)
+        pthread_cond_wait(&a->done, &a->lock);
+    pthread_mutex_unlock(&a->lock);
     return state == JOB_DECODED && j->first_row == first_row ? (long)j->rows : -1;
 }
 
