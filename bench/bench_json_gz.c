@@ -8,6 +8,10 @@
  *                      file into one buffer, file read and buffer included)
  *   json_gz_read_MBps  pp_chrome_read of the .json.gz, building the model
  *                      (baseline: pp_chrome_read of the same JSON uncompressed)
+ *   json_gz_read_wall_MBps  the same reads in wall time: the reader inflates
+ *                      on a thread of its own (src/io/gz_pipe.h), which
+ *                      the CPU-time line counts in full and wall time shows
+ *                      overlapping the parse where a core is free
  *
  * libdeflate only inflates whole buffers (libdeflate.h: the output buffer
  * must hold all of it), so the reader would need the whole inflated trace
@@ -109,19 +113,28 @@ static size_t inflate_libdeflate(const char *path) {
 }
 #endif
 
-/* Best-of-ROUNDS CPU seconds of pp_chrome_read on `path`. */
-static double read_seconds(const char *path, size_t events) {
+static double wall_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Best-of-ROUNDS CPU seconds of pp_chrome_read on `path`, and in *wall its
+ * best wall-clock seconds. */
+static double read_seconds(const char *path, size_t events, double *wall) {
     double best = 1e9;
+    *wall = 1e9;
     for (int r = 0; r < ROUNDS; r++) {
         pp_model *m = NULL;
         pp_error err = {{0}};
-        double t0 = cpu_seconds();
+        double t0 = cpu_seconds(), w0 = wall_seconds();
         if (pp_chrome_read(path, &m, &err) != PP_OK) {
             fprintf(stderr, "bench_json_gz: %s\n", err.msg);
             exit(1);
         }
-        double s = cpu_seconds() - t0;
+        double s = cpu_seconds() - t0, w = wall_seconds() - w0;
         best = s < best ? s : best;
+        *wall = w < *wall ? w : *wall;
         if (pp_model_event_count(m) != events)
             die("read back a different number of events");
         pp_model_free(m);
@@ -163,7 +176,8 @@ int main(void) {
         deflate_s = s < deflate_s ? s : deflate_s;
 #endif
     }
-    double plain_s = read_seconds(path, events), gz_s = read_seconds(gz, events);
+    double plain_wall, gz_wall;
+    double plain_s = read_seconds(path, events, &plain_wall), gz_s = read_seconds(gz, events, &gz_wall);
     remove(path);
     remove(gz);
 #ifdef PP_HAVE_LIBDEFLATE
@@ -176,5 +190,7 @@ int main(void) {
 #endif
     printf("BENCH json_gz_read_MBps value=%.1f unit=MB/cpu-s baseline=json_plain_read:%.1f ratio=%.2f\n",
            mb / gz_s, mb / plain_s, plain_s / gz_s);
+    printf("BENCH json_gz_read_wall_MBps value=%.1f unit=MB/s baseline=json_plain_read_wall:%.1f "
+           "ratio=%.2f\n", mb / gz_wall, mb / plain_wall, plain_wall / gz_wall);
     return 0;
 }

@@ -61,8 +61,10 @@ int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
         if (!r->gz)
             close(r->fd);
         r->fd = -1;
-        if (r->gz)
+        if (r->gz) {
             gzbuffer(r->gz, READ_CHUNK);
+            r->inflater = gz_pipe_start(r->gz, READ_CHUNK);
+        }
     }
     if (r->gz || map_file(r) != 0) {
         r->cap = 2 * READ_CHUNK + 1;
@@ -85,6 +87,8 @@ int jreader_open(jreader *r, int fd, const char *path, pp_error *err) {
 }
 
 void jreader_close(jreader *r) {
+    gz_pipe_stop(r->inflater);
+    r->inflater = NULL;
     if (r->gz)
         gzclose(r->gz);
     else if (r->fd >= 0)
@@ -124,6 +128,18 @@ int jreader_fail(jreader *r, size_t at, const char *fmt, ...) {
     return pp_set_error(r->err, PP_EFORMAT, "%s:%llu:%llu (byte %llu): %s", r->path,
                         (unsigned long long)line, (unsigned long long)(off - line_start + 1),
                         (unsigned long long)off, msg);
+}
+
+/* The next READ_CHUNK bytes (fewer at the end) of a gzip file into dst,
+ * from the inflating thread or from gzread here: the count, 0 at the end,
+ * -1 on an error (r->gz_error says which). */
+static long inflate_chunk(jreader *r, char *dst) {
+    if (r->inflater)
+        return gz_pipe_read(r->inflater, dst, READ_CHUNK, &r->gz_error);
+    long n = gzread(r->gz, dst, READ_CHUNK);
+    if (n < 0)
+        gz_pipe_error_read(r->gz, &r->gz_error);
+    return n;
 }
 
 /* Drops buf[0..keep) (counting its lines) and reads more. Returns bytes
@@ -166,17 +182,16 @@ static long refill(jreader *r, size_t keep) {
             return -1;
         }
     } else {
-        n = gzread(r->gz, r->buf + r->len, READ_CHUNK);
+        n = inflate_chunk(r, r->buf + r->len);
     }
     if (r->gz && n < 0) {
-        int zerr;
-        const char *why = gzerror(r->gz, &zerr);
         r->failed = 1;
-        r->rc = zerr == Z_ERRNO ? PP_EIO : PP_EFORMAT;
+        r->rc = r->gz_error.zerr == Z_ERRNO ? PP_EIO : PP_EFORMAT;
         pp_set_error(r->err, r->rc, "%s: byte %llu: %s: %s", r->path,
                      (unsigned long long)(r->base + r->len),
-                     zerr == Z_ERRNO ? "read failed" : "corrupt gzip data",
-                     zerr == Z_ERRNO ? strerror(errno) : why);
+                     r->gz_error.zerr == Z_ERRNO ? "read failed" : "corrupt gzip data",
+                     r->gz_error.zerr == Z_ERRNO ? strerror(r->gz_error.err_no)
+                                                 : r->gz_error.why);
         return -1;
     }
     if (n == 0)

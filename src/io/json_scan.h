@@ -1,7 +1,9 @@
 /* json_scan.h — the streaming half of the Chrome JSON reader.
  *
- * A jreader keeps a sliding window over the (possibly gzip-compressed)
- * file, or maps a plain regular file whole (json_scan.c, map_file). jreader_value finds the end of the JSON value starting at the
+ * A jreader keeps a sliding window over the (possibly gzip-compressed:
+ * inflated on a thread of its own, io/gz_pipe.h) file, or maps a plain
+ * regular file whole (json_scan.c, map_file). jreader_value finds the end
+ * of the JSON value starting at the
  * cursor, refilling and growing the window as needed, so the caller can
  * parse that one value (an event) from contiguous memory with the jcur_*
  * functions. Memory is bounded by the largest single value, not the file.
@@ -20,11 +22,14 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "io/gz_pipe.h"
 #include "pipeprof/common.h"
 
 typedef struct jreader {
     int fd;              /* plain files */
     gzFile gz;           /* gzip files */
+    gz_pipe *inflater;   /* gzip files: inflating on a thread ahead, or NULL */
+    gz_pipe_error gz_error; /* what the failed read of a gzip file said */
     const char *path;
     pp_error *err;
     char *buf;           /* the window, or the whole file when it is mapped */
