@@ -768,10 +768,12 @@ int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) 
     while (rc == PP_OK)
         rc = read_block(&r);
     /* Before the model is handed out or freed: no worker writes to it any
-     * more. A read that stops early stops at a block no worker decoded past
-     * that was kept (truncation happens only at the end of the file), so
-     * the slots past the last event still read zero. */
-    pptrace_ahead_stop(r.ahead);
+     * more. A read cut short keeps its model, and workers may have decoded
+     * blocks past the cut (a file that shrank while it was read): their
+     * slots past the last event must read zero again (event_slots.h). */
+    size_t written = pptrace_ahead_stop(r.ahead);
+    if (rc == PP_ETRUNCATED && written > pp_model_event_count(r.m))
+        pp_model_events_unreserve(r.m, written - pp_model_event_count(r.m));
     if (r.fd >= 0)
         close(r.fd);
     free(r.buf);

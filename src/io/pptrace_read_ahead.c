@@ -27,6 +27,7 @@ typedef struct job {
     uint32_t type, len, rows;
     size_t first_row; /* of its table: the slot its first row goes to */
     atomic_int state;
+    int wrote;        /* it started writing its slots (read once joined) */
 } job;
 
 /* A buffer for one whole block (head, payload, CRC). */
@@ -66,7 +67,7 @@ static int read_exact(int fd, unsigned char *dst, size_t n, uint64_t at) {
 /* Decodes job j into its slots: 1 when its CRC, layout and every value
  * were right and no byte was left over, else 0 (the reader finds out
  * what). */
-static int decode_job(pptrace_ahead *a, const job *j, block_buf *b) {
+static int decode_job(pptrace_ahead *a, job *j, block_buf *b) {
     size_t whole = PPTRACE_BLOCK_HEAD_LEN + (size_t)j->len + PPTRACE_BLOCK_TAIL_LEN;
     if (whole > b->cap) {
         unsigned char *p = realloc(b->p, whole);
@@ -89,6 +90,7 @@ static int decode_job(pptrace_ahead *a, const job *j, block_buf *b) {
             return 0;
         pp_event_slots slots;
         pp_event_slots_at(&a->room.events, j->first_row, &slots);
+        j->wrote = 1;
         bad = pptrace_events_decode(&d, &slots, d.rows, &row);
         ncolumns = PPTRACE_EV_COLUMNS;
     } else {
@@ -172,6 +174,7 @@ static int find_jobs(pptrace_ahead *a, uint64_t size, uint64_t at) {
             j->len = len;
             j->rows = rows;
             j->first_row = rows_before[t];
+            j->wrote = 0;
             atomic_init(&j->state, JOB_PENDING);
             rows_before[t] += rows;
         }
@@ -238,15 +241,20 @@ long pptrace_ahead_take(pptrace_ahead *a, uint64_t block_at, size_t first_row) {
     return state == JOB_DECODED && j->first_row == first_row ? (long)j->rows : -1;
 }
 
-void pptrace_ahead_stop(pptrace_ahead *a) {
+size_t pptrace_ahead_stop(pptrace_ahead *a) {
     if (!a)
-        return;
+        return 0;
     atomic_store(&a->stop, 1);
     for (size_t i = 0; i < a->nworkers; i++)
         pthread_join(a->workers[i], NULL);
+    size_t written = 0;
+    for (size_t k = 0; k < a->njobs; k++)
+        if (a->jobs[k].type == PPTRACE_EVENTS && a->jobs[k].wrote)
+            written = a->jobs[k].first_row + a->jobs[k].rows;
     pthread_cond_destroy(&a->done);
     pthread_mutex_destroy(&a->lock);
     free(a->reader_buf.p);
     free(a->jobs);
     free(a);
+    return written;
 }

@@ -53,7 +53,9 @@ pptrace_ahead *pptrace_ahead_start(int fd, uint64_t size, uint64_t first_block,
 long pptrace_ahead_take(pptrace_ahead *a, uint64_t block_at, size_t first_row);
 
 /* Stops the workers (those still decoding finish their block), waits for
- * them and frees everything; NULL is fine. */
-void pptrace_ahead_stop(pptrace_ahead *a);
+ * them and frees everything; NULL is fine. Returns the end of the event
+ * slots any job wrote (0: none), for a reader that stops before it commits
+ * them all (pp_model_events_unreserve). */
+size_t pptrace_ahead_stop(pptrace_ahead *a);
 
 #endif

@@ -74,6 +74,9 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out);
  * refuses one, that event goes to *refused (unless NULL), for a message,
  * and the sparse columns of the slots not appended are cleared. */
 size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused);
+/* Clears the sparse columns of the n reserved slots past the last event,
+ * written and then not committed, so that they read zero again. */
+void pp_model_events_unreserve(pp_model *m, size_t n);
 /* Slot i as an event. */
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out);
 

@@ -222,6 +222,10 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     return n;
 }
 
+void pp_model_events_unreserve(pp_model *m, size_t n) {
+    clear_sparse(&m->ev, m->ev.count, m->ev.count + n);
+}
+
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
     *out = (pp_event){s->ts_ns[i], s->dur_ns[i], s->batch[i], s->hw_ns[i], s->xfer_ns[i],
                       s->id[i],    s->value[i],  s->name[i],  s->stage[i], s->track[i],

@@ -123,6 +123,33 @@ static void test_commit_stops_at_the_first_refused_event(void) {
     pp_model_free(m);
 }
 
+/* Slots a reader wrote and then did not commit (the .pptrace reader's
+ * workers decoded blocks past where a shrinking file was cut): once
+ * unreserved, events appended there read zero in the sparse columns. */
+static void test_unreserved_slots_read_zero(void) {
+    pp_model *m = model_with_track();
+    pp_event_slots s;
+    EXPECT_EQ_I64(pp_model_events_reserve(m, 4, &s), PP_OK);
+    pp_event_slots later;
+    pp_event_slots_at(&s, 2, &later);
+    for (size_t i = 0; i < 2; i++) /* a block decoded ahead into slots 2 and 3 */
+        later.hw_ns[i] = 7, later.xfer_ns[i] = 8, later.id[i] = 9, later.value[i] = 2.5,
+        later.stage[i] = 1, later.phase[i] = PP_FLOW_END;
+    pp_model_events_unreserve(m, 4);
+    pp_event e, back;
+    for (int i = 0; i < 4; i++) {
+        pp_event_init(&e);
+        e.name = 1;
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        pp_model_event(m, i, &back);
+        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id + back.stage + back.phase, 0);
+        EXPECT(back.value == 0.0);
+    }
+    pp_model_free(m);
+}
+
 /* Annotations appended as a block: those before an out-of-order one are
  * appended, it and those after it are not. */
 static void test_annotation_commit_stops_at_the_first_refused(void) {
@@ -149,6 +176,7 @@ int main(void) {
     RUN(test_columns_keep_every_value_as_they_grow);
     RUN(test_sparse_fields_read_zero_after_clear);
     RUN(test_commit_stops_at_the_first_refused_event);
+    RUN(test_unreserved_slots_read_zero);
     RUN(test_annotation_commit_stops_at_the_first_refused);
     return pp_test_finish();
 }
