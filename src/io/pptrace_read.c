@@ -297,10 +297,11 @@ static const pptrace_decoder *site_columns(reader *r, row_site *s) {
     size_t got;
     if (read_bytes(r, r->payload_at, r->buf, r->len, &got) != PP_OK || got < r->len)
         return NULL;
-    if (r->type == PPTRACE_EVENTS)
-        (void)pptrace_events_open(&s->reread, r->buf, r->len); /* the worker found it sound */
-    else
-        (void)pptrace_annotations_open(&s->reread, r->buf, r->len);
+    pptrace_layout_problem problem = r->type == PPTRACE_EVENTS
+                                         ? pptrace_events_open(&s->reread, r->buf, r->len)
+                                         : pptrace_annotations_open(&s->reread, r->buf, r->len);
+    if (problem != PPTRACE_LAYOUT_OK) /* the worker found it sound: the file changed since */
+        return NULL;
     return s->v2 = &s->reread;
 }
 
