@@ -39,6 +39,50 @@ int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t 
     return PP_OK;
 }
 
+/* Restores the heap order of runs[0..n) (by the start of each run's next
+ * interval) below slot i. */
+static void sift_down(an_run *runs, size_t n, size_t i) {
+    for (;;) {
+        size_t least = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && runs[l].at->start < runs[least].at->start)
+            least = l;
+        if (r < n && runs[r].at->start < runs[least].at->start)
+            least = r;
+        if (least == i)
+            return;
+        an_run t = runs[i];
+        runs[i] = runs[least];
+        runs[least] = t;
+        i = least;
+    }
+}
+
+void an_runs_union(an_run *runs, size_t k, an_span *out, size_t *merged, int64_t *busy) {
+    size_t n = 0, m = 0;
+    for (size_t i = 0; i < k; i++) /* a min-heap of the runs that are not empty */
+        if (runs[i].at < runs[i].end)
+            runs[n++] = runs[i];
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(runs, n, i);
+    int64_t total = 0;
+    while (n > 0) {
+        an_span s = *runs[0].at++;
+        if (runs[0].at == runs[0].end)
+            runs[0] = runs[--n];
+        sift_down(runs, n, 0);
+        if (m > 0 && s.start <= out[m - 1].end) { /* touching or overlapping */
+            if (s.end > out[m - 1].end)
+                out[m - 1].end = s.end;
+        } else {
+            out[m++] = s;
+        }
+    }
+    for (size_t i = 0; i < m; i++)
+        total += out[i].end - out[i].start;
+    *merged = m;
+    *busy = total;
+}
+
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out) {
     *out = (pp_gap_stats){0};

@@ -284,6 +284,14 @@ typedef struct an_span {
  * length in *busy. */
 int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t w1,
                        size_t *merged, int64_t *busy);
+/* A sorted run of merged intervals: [at, end). */
+typedef struct an_run {
+    const an_span *at, *end;
+} an_run;
+/* The union of k runs (each sorted and merged, as an_intervals_merge leaves
+ * them) into out (room for all their intervals): a k-way merge, so the
+ * union of a device's streams needs no sort. The runs are consumed. */
+void an_runs_union(an_run *runs, size_t k, an_span *out, size_t *merged, int64_t *busy);
 /* Bubbles of `n` merged intervals inside [w0, w1). */
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out);
