@@ -253,7 +253,7 @@ void pp_report_free(pp_report *r) {
     free(r->op_types);
     free(r->contention);
     free(r->exec_parts);
-    free(r->part_events);
+    free(r->part_cells);
     free(r->decomp_iso);
     free(r->decomp);
     free(r->clocks);

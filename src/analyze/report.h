@@ -199,10 +199,12 @@ struct pp_report {
     pp_contention_stats *contention;
     size_t ncontention;
     int has_contention;        /* isolated times were given: the renderers show the table */
-    /* decompose.c: the events of the device execs inside W, cell by cell,
-     * each cell's isolated hw_ns (0: none), and the per-exec parts that
+    /* decompose.c: the cell of each device exec inside W, in event order
+     * (they are the model's spans of role exec inside W), each cell's
+     * isolated hw_ns (0: none), and the per-exec parts that
      * pp_report_exec_parts computes from `model` on its first call */
-    size_t *part_events, npart_events;
+    uint32_t *part_cells;
+    size_t npart_cells;
     int64_t *decomp_iso;
     const pp_model *model;     /* the model the report was built from */
     pp_exec_parts *exec_parts;
