@@ -46,18 +46,14 @@ static uint32_t device_of_track(pp_report *r, uint32_t track) {
     return d;
 }
 
-uint32_t an_stage_of_string(pp_report *r, uint32_t id) {
-    if (id == 0)
-        return AN_NONE;
-    if (r->stage_of_string[id] == AN_NONE) {
-        const char *s = pp_model_string(r->m, id);
-        r->stage_of_string[id] = an_stage_intern(r, s, strlen(s));
-    }
+uint32_t an_stage_of_new_string(pp_report *r, uint32_t id) {
+    const char *s = pp_model_string(r->m, id);
+    r->stage_of_string[id] = an_stage_intern(r, s, strlen(s));
     return r->stage_of_string[id];
 }
 
 static int is_exec(const pp_event_columns *c, size_t i) {
-    return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_EXEC;
+    return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_EXEC);
 }
 
 int an_execs_collect(pp_report *r, pp_error *err) {
@@ -69,9 +65,12 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
-    size_t n = 0;
-    for (size_t i = 0; i < c->count; i++)
-        n += is_exec(c, i);
+    size_t n = 0, nfield = 0; /* one pass counts the execs and what label.c needs */
+    for (size_t i = 0; i < c->count; i++) {
+        n += (size_t)is_exec(c, i);
+        nfield += (size_t)an_labeled_by_fields(c, i);
+    }
+    r->nfield_hosts = nfield;
     r->execs = an_alloc(n, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");

@@ -61,33 +61,49 @@ static int data_loss(pp_report *r) {
 }
 
 /* The bubble of device d that ends at `t`, if any: the device's bubbles lie
- * together in r->gaps, in time order, from gaps[lo] to gaps[hi] (gap_at). */
-static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int64_t t) {
-    size_t a = lo, b = hi;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (r->gaps[mid].end < t)
-            a = mid + 1;
-        else
-            b = mid;
+ * together in r->gaps, in time order, from gaps[lo] to gaps[hi] (gap_at).
+ * *from is where the last search on the device ended: the execs come
+ * nearly in time order, so the search steps forward from there, and only a
+ * step back searches (binary). */
+static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, size_t *from,
+                                   int64_t t) {
+    size_t a = *from;
+    if (a > lo && r->gaps[a - 1].end >= t) {
+        size_t b = a;
+        a = lo;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (r->gaps[mid].end < t)
+                a = mid + 1;
+            else
+                b = mid;
+        }
     }
+    while (a < hi && r->gaps[a].end < t)
+        a++;
+    *from = a;
     return a < hi && r->gaps[a].end == t ? &r->gaps[a] : NULL;
 }
 
 /* Starvation of stage s: the bubbles its execs end, i.e. the time their
  * device sat idle right before the stage's work arrived. */
-static int64_t starvation(const pp_report *r, uint32_t s) {
+static int starvation(const pp_report *r, uint32_t s, int64_t *total) {
     const size_t *first = r->gap_at;
-    int64_t total = 0;
+    size_t *from = malloc((r->ndevices ? r->ndevices : 1) * sizeof *from);
+    if (!from)
+        return PP_ENOMEM;
+    memcpy(from, first, r->ndevices * sizeof *from);
+    *total = 0;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         if (!x->inside || x->stage != s)
             continue;
         const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1],
-                                         an_start(r, x->event));
-        total += g ? g->end - g->start : 0;
+                                        &from[x->device], an_start(r, x->event));
+        *total += g ? g->end - g->start : 0;
     }
-    return total;
+    free(from);
+    return PP_OK;
 }
 
 /* The share of each part of the stage's exec wall (execs with known hw):
@@ -140,7 +156,9 @@ static int bottleneck(pp_report *r) {
                                     "execs)");
     else
         composition(r, b, what, sizeof what);
-    int64_t starved = starvation(r, b);
+    int64_t starved;
+    if (starvation(r, b, &starved) != PP_OK)
+        return PP_ENOMEM;
     if (starved > st->time.total / 20 && st->time.total > 0) { /* below 5%: not worth a word */
         char total[32];
         an_format_ns(starved, total, sizeof total);

@@ -127,17 +127,9 @@ static int cmp_corr(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* A span whose own fields already label it: partition, merge and stage
- * roles with a stage, or any non-exec span whose args name stage and batch. */
-static int labeled_by_fields(const pp_event_columns *c, size_t i) {
-    uint8_t role = c->role[i];
-    return c->kind[i] == PP_EV_SPAN && c->stage[i] != 0 && c->batch[i] >= 0 &&
-           role != PP_ROLE_EXEC && role != PP_ROLE_OP;
-}
-
 static int candidate(const pp_event_columns *c, size_t i, const name_label *nl) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-           nl[c->name[i]].matched && !labeled_by_fields(c, i);
+           nl[c->name[i]].matched && !an_labeled_by_fields(c, i);
 }
 
 /* Parents, inherited stages and batches, in one pass per track with a
@@ -247,19 +239,23 @@ static an_host host_of_event(const pp_report *r, size_t i, uint8_t role, uint32_
 }
 
 /* The spans that label themselves: user and unlabeled roles count as stage
- * spans. */
+ * spans. an_execs_collect counted them: the table is made at its size. */
 static int hosts_from_fields(pp_report *r, size_t *cap) {
     const pp_event_columns *c = &r->c;
-    for (size_t i = 0; i < c->count; i++) {
-        if (!labeled_by_fields(c, i))
+    r->host = an_alloc(r->nfield_hosts, sizeof *r->host);
+    if (!r->host)
+        return PP_ENOMEM;
+    *cap = r->nfield_hosts;
+    for (size_t i = 0; i < c->count && r->nhost < *cap; i++) {
+        if (!an_labeled_by_fields(c, i))
             continue;
         uint8_t role = c->role[i] == PP_ROLE_PARTITION || c->role[i] == PP_ROLE_MERGE
                            ? c->role[i]
                            : PP_ROLE_STAGE;
         uint32_t s = an_stage_of_string(r, c->stage[i]);
-        an_host h = host_of_event(r, i, role, s, c->batch[i]);
-        if (s == AN_NONE || host_add(r, cap, &h) != PP_OK)
+        if (s == AN_NONE)
             return PP_ENOMEM;
+        r->host[r->nhost++] = host_of_event(r, i, role, s, c->batch[i]);
     }
     return PP_OK;
 }

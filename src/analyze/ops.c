@@ -117,14 +117,21 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
     g->cpu_total += has_cpu ? cpu : 0;
 }
 
-static int is_op(const pp_report *r, size_t i) {
-    const pp_event_columns *c = &r->c;
-    return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_OP &&
-           r->track_device[c->track[i]] != AN_NONE && an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+/* A span of role op, whatever its track and time: what the table of op
+ * items is sized by. */
+static int is_op_span(const pp_event_columns *c, size_t i) {
+    return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_OP);
 }
 
-/* One pass: every op's duration and groups. */
-static int ops_collect(pp_report *r, op_item *it, op_groups *named, op_groups *typed) {
+static int is_op(const pp_report *r, size_t i) {
+    const pp_event_columns *c = &r->c;
+    return is_op_span(c, i) && r->track_device[c->track[i]] != AN_NONE &&
+           an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+}
+
+/* One pass: every op's duration and groups; *n ops. */
+static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
+                       op_groups *typed) {
     const pp_event_columns *c = &r->c;
     const ann_keys keys = {pp_model_find_string(r->m, "type"),
                            pp_model_find_string(r->m, "exec_type"),
@@ -146,6 +153,7 @@ static int ops_collect(pp_report *r, op_item *it, op_groups *named, op_groups *t
         group_add(&typed->g[g2], has_cpu, cpu);
         it[m++] = (op_item){c->dur_ns[i], (uint32_t)g1, (uint32_t)g2};
     }
+    *n = m;
     return PP_OK;
 }
 
@@ -201,19 +209,19 @@ static int op_table(pp_report *r, const op_item *it, size_t n, const op_groups *
 int an_ops_compute(pp_report *r, pp_error *err) {
     size_t n = 0;
     for (size_t i = 0; i < r->c.count; i++)
-        n += is_op(r, i);
+        n += (size_t)is_op_span(&r->c, i);
     if (n == 0)
         return PP_OK;
     op_groups named = {0}, typed = {0};
-    op_item *it = an_alloc(n, sizeof *it);
-    int rc = it ? rehash(&named, 64) : PP_ENOMEM;
+    op_item *it = an_alloc(n, sizeof *it); /* room for every op span: the pages of */
+    int rc = it ? rehash(&named, 64) : PP_ENOMEM; /* those left out are never touched */
     if (rc == PP_OK)
         rc = rehash(&typed, 64);
     if (rc == PP_OK)
-        rc = ops_collect(r, it, &named, &typed);
-    if (rc == PP_OK)
+        rc = ops_collect(r, it, &n, &named, &typed);
+    if (rc == PP_OK && n > 0) /* else no op lies inside W on a device track: no tables */
         rc = op_table(r, it, n, &named, 1, &r->ops, &r->nops);
-    if (rc == PP_OK)
+    if (rc == PP_OK && n > 0)
         rc = op_table(r, it, n, &typed, 0, &r->op_types, &r->nop_types);
     free(it);
     free(named.g), free(named.slot), free(typed.g), free(typed.slot);

@@ -158,6 +158,7 @@ struct pp_report {
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
+    size_t nfield_hosts;       /* spans labeled by their own fields (an_execs_collect) */
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
@@ -231,6 +232,20 @@ static inline int64_t an_end(const pp_report *r, size_t i) {
     return r->c.ts_ns[i] + r->c.dur_ns[i];
 }
 
+/* 1 when the event [ts, ts+dur) lies entirely inside W. */
+static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
+    return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
+}
+
+/* A span whose own fields already label it: partition, merge and stage
+ * roles with a stage, or any non-exec span whose args name stage and batch
+ * (label.c; an_execs_collect counts them in its pass). */
+static inline int an_labeled_by_fields(const pp_event_columns *c, size_t i) {
+    uint8_t role = c->role[i];
+    return (c->kind[i] == PP_EV_SPAN) & (c->stage[i] != 0) & (c->batch[i] >= 0) &
+           (role != PP_ROLE_EXEC) & (role != PP_ROLE_OP);
+}
+
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
 int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_execs_collect(pp_report *r, pp_error *err);
@@ -261,12 +276,17 @@ int an_pattern_hint(pp_report *r);
 /* The report device index of `name`, added when new (flags: the track's,
  * PP_TRACK_SIMULATED makes it simulated); AN_NONE on no memory. */
 uint32_t an_device_intern(pp_report *r, const char *name, uint32_t flags);
-/* The stage index of model string `id` (AN_NONE for 0 or no memory). */
-uint32_t an_stage_of_string(pp_report *r, uint32_t id);
+/* The stage index of model string `id` (AN_NONE for 0 or no memory):
+ * known ids are a table lookup, new ones are interned (execs.c). */
+uint32_t an_stage_of_new_string(pp_report *r, uint32_t id);
+static inline uint32_t an_stage_of_string(pp_report *r, uint32_t id) {
+    if (id == 0)
+        return AN_NONE;
+    uint32_t s = r->stage_of_string[id];
+    return s != AN_NONE ? s : an_stage_of_new_string(r, id);
+}
 /* Interned stage index of `name`, added when new; AN_NONE on no memory. */
 uint32_t an_stage_intern(pp_report *r, const char *name, size_t len);
-/* 1 when the event [ts, ts+dur) lies entirely inside W. */
-int an_inside(const pp_report *r, int64_t ts, int64_t dur);
 /* The stage / device index of a name (a device by its track name: "NPU");
  * AN_NONE when absent (contention.c). */
 uint32_t an_find_stage(const pp_report *r, const char *name);
