@@ -259,7 +259,7 @@ int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *er
         const an_exec *x = &r->execs[i];
         if (!decomposed(x))
             continue;
-        uint32_t cell = cell_of(r, o, &t, x->stage, x->device);
+        uint32_t cell = cell_of(r, o, &t, x->stage, an_exec_device(r, x));
         if (cell == UINT32_MAX) {
             rc = PP_ENOMEM;
             break;

@@ -77,7 +77,7 @@ static void groups_order(const pp_report *r, size_t ntracks, exec_groups *g) {
     }
     g->device_at[r->ndevices] = g->ngroups;
     for (size_t i = 0; i < r->nexecs; i++)
-        g->at[g->group_of[r->execs[i].track] + 1]++;
+        g->at[g->group_of[an_exec_track(r, &r->execs[i])] + 1]++;
     for (size_t k = 0; k < g->ngroups; k++)
         g->at[k + 1] += g->at[k];
 }
@@ -87,7 +87,8 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
     const pp_event_columns *c = &r->c;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        size_t k = g->group_of[x->track];
+        uint32_t track = an_exec_track(r, x), device = r->track_device[track];
+        size_t k = g->group_of[track];
         int64_t start = c->ts_ns[x->event], wall = c->dur_ns[x->event];
         g->spans[g->at[k] + g->n[k]++] = (an_span){start, start + wall};
         if (!x->inside)
@@ -108,7 +109,7 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
         s->hw = an_sat_add(s->hw, hw);
         s->xfer = an_sat_add(s->xfer, an_hw_of(c->xfer_ns[x->event]));
         s->wall_known = an_sat_add(s->wall_known, wall);
-        g->pen[g->at[g->device_at[x->device]] + g->npen[x->device]++] =
+        g->pen[g->at[g->device_at[device]] + g->npen[device]++] =
             wall - hw; /* both in [0, INT64_MAX]: no overflow */
     }
 }

@@ -1,7 +1,8 @@
 /* execs.c — the exec view every metric reads, and the stage order.
  *
- * One an_exec per span of role exec, with its device (a device track's device
- * name, else the track's process name) and its stage as a report stage index;
+ * One an_exec per span of role exec, with its stage as a report stage index;
+ * its device (a device track's device name, else the track's process name)
+ * is its track's (r->track_device);
  * host execs are added by host_execs.c. Stages are then ordered by first
  * appearance in time over execs and over the host spans (partition, merge,
  * stage) of the whole trace: that order is
@@ -74,21 +75,47 @@ int an_execs_collect(pp_report *r, pp_error *err) {
     r->execs = an_alloc(n, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
+    r->exec_cap = n;
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];
-        x->batch = c->batch[i];
-        x->event = i;
-        x->track = c->track[i];
-        x->inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i]);
-        x->host = 0;
-        x->device = device_of_track(r, c->track[i]);
-        x->stage = an_stage_of_string(r, c->stage[i]);
-        if (x->device == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
+        *x = (an_exec){.event = i, .stage = an_stage_of_string(r, c->stage[i]),
+                       .inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i])};
+        if (device_of_track(r, c->track[i]) == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
     r->nreal = r->nexecs;
+    return PP_OK;
+}
+
+int an_execs_grow(pp_report *r, size_t more) {
+    size_t cap = r->nexecs + more;
+    an_exec *x = realloc(r->execs, (cap ? cap : 1) * sizeof *x);
+    if (!x)
+        return PP_ENOMEM;
+    r->execs = x;
+    if (r->exec_batch) {
+        int64_t *b = realloc(r->exec_batch, (cap ? cap : 1) * sizeof *b);
+        if (!b)
+            return PP_ENOMEM;
+        r->exec_batch = b;
+    }
+    r->exec_cap = cap;
+    return PP_OK;
+}
+
+int an_exec_batch_set(pp_report *r, size_t i, int64_t batch) {
+    if (!r->exec_batch) {
+        if (batch == r->c.batch[r->execs[i].event])
+            return PP_OK;
+        r->exec_batch = an_alloc(r->exec_cap, sizeof *r->exec_batch);
+        if (!r->exec_batch)
+            return PP_ENOMEM;
+        for (size_t k = 0; k < r->nexecs; k++)
+            r->exec_batch[k] = r->c.batch[r->execs[k].event];
+    }
+    r->exec_batch[i] = batch;
     return PP_OK;
 }
 
@@ -192,7 +219,7 @@ int an_stage_order(pp_report *r, pp_error *err) {
             r->stage_first[x->stage] = an_start(r, x->event);
         if (x->inside) {
             r->stage_inside[x->stage] = 1;
-            labeled_batch(r, x->batch);
+            labeled_batch(r, an_exec_batch(r, x));
         }
     }
     if (stage_renumber(r) != PP_OK || an_batch_map_build(r) != PP_OK)

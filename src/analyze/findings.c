@@ -98,8 +98,9 @@ static int starvation(const pp_report *r, uint32_t s, int64_t *total) {
         const an_exec *x = &r->execs[i];
         if (!x->inside || x->stage != s)
             continue;
-        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1],
-                                        &from[x->device], an_start(r, x->event));
+        uint32_t d = an_exec_device(r, x);
+        const an_gap *g = gap_ending_at(r, first[d], first[d + 1], &from[d],
+                                        an_start(r, x->event));
         *total += g ? g->end - g->start : 0;
     }
     free(from);
@@ -119,8 +120,9 @@ static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
     unsigned quality = 0;
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].stage == s && !r->execs[i].host) {
-            is_wall &= (r->devices[r->execs[i].device].hw_quality & PP_HW_IS_WALL) != 0;
-            quality |= r->devices[r->execs[i].device].hw_quality;
+            unsigned q = r->devices[an_exec_device(r, &r->execs[i])].hw_quality;
+            is_wall &= (q & PP_HW_IS_WALL) != 0;
+            quality |= q;
         }
     if (quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL)) {
         snprintf(buf, len, "; its hardware time is not each request's own (%s), so its wall "
@@ -361,7 +363,7 @@ static int unlabeled(pp_report *r) {
         return PP_OK;
     size_t missing = 0;
     for (size_t i = 0; i < r->nreal; i++)
-        missing += r->execs[i].stage == AN_NONE || r->execs[i].batch < 0;
+        missing += r->execs[i].stage == AN_NONE || an_exec_batch(r, &r->execs[i]) < 0;
     if (missing == 0 && r->nstages > 0)
         return PP_OK;
     if (an_pattern_hint(r) != PP_OK)

@@ -191,7 +191,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
     qsort(cs, nc, sizeof *cs, cmp_corr);
     for (size_t i = 0; i < r->nexecs; i++) {
         an_exec *x = &r->execs[i];
-        if (x->stage != AN_NONE && x->batch >= 0)
+        if (x->stage != AN_NONE && an_exec_batch(r, x) >= 0)
             continue;
         size_t hit = SIZE_MAX, first, n;
         pp_model_annotations_of(m, x->event, &first, &n);
@@ -206,14 +206,15 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
             }
         }
         if (hit == SIZE_MAX)
-            hit = enclosing(l, nl_, x->track, an_start(r, x->event), an_end(r, x->event));
+            hit = enclosing(l, nl_, an_exec_track(r, x), an_start(r, x->event),
+                            an_end(r, x->event));
         if (hit == SIZE_MAX)
             continue;
         if (x->stage == AN_NONE && l[hit].stage_from != SIZE_MAX &&
             (x->stage = stage_of_label(r, l, l[hit].stage_from, nl)) == AN_NONE)
             return PP_ENOMEM;
-        if (x->batch < 0)
-            x->batch = l[hit].batch;
+        if (an_exec_batch(r, x) < 0 && an_exec_batch_set(r, i, l[hit].batch) != PP_OK)
+            return PP_ENOMEM;
     }
     return PP_OK;
 }

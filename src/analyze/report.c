@@ -145,6 +145,7 @@ static void build_state_free(pp_report *r) {
     free(r->bmap.sorted);
     scratch_free(r);
     free(r->execs);
+    free(r->exec_batch);
     free(r->host);
     r->host = NULL;
     r->nhost = 0;
@@ -156,6 +157,7 @@ static void build_state_free(pp_report *r) {
     an_dp_sums_free(r);
     r->bmap = (an_batch_map){0};
     r->execs = NULL;
+    r->exec_batch = NULL;
     r->track_device = r->stage_of_string = NULL;
     r->stage_first = NULL;
     r->stage_inside = NULL;

@@ -40,17 +40,19 @@ typedef struct an_buf {
 } an_buf;
 void *an_buf_get(an_buf *b, size_t bytes);
 
-/* One exec span as the analysis sees it: stage is a report stage index
- * (AN_NONE when unlabeled) and batch may come from the user's patterns;
- * inside is 1 when it lies entirely inside W. Its times (an_start, an_end)
- * and hw_ns and xfer_ns are read from the model's columns at `event`, not
- * copied (32 bytes an exec). A host exec is a stage instance
+/* One exec span as the analysis sees it: its model event, stage (a report
+ * stage index, AN_NONE when unlabeled; the user's patterns may give it),
+ * inside (1 when it lies entirely inside W) and host. Everything else is
+ * read from the model's columns at `event`, not copied: its times (an_start,
+ * an_end), hw_ns and xfer_ns, its track and so its device (an_exec_track,
+ * an_exec_device) and its batch (an_exec_batch; r->exec_batch holds the
+ * batches only once a pattern or a host span gave some exec a batch other
+ * than its own field). 16 bytes an exec. A host exec is a stage instance
  * span with no exec of its (stage, batch): host work on its thread's track,
  * device "CPU (host)". */
 typedef struct an_exec {
-    int64_t batch;
     size_t event;
-    uint32_t track, device, stage;
+    uint32_t stage;
     uint8_t inside, host;
 } an_exec;
 
@@ -156,6 +158,8 @@ struct pp_report {
 
     an_exec *execs;
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
+    size_t exec_cap;           /* room in execs (and exec_batch) */
+    int64_t *exec_batch;       /* each exec's batch, or NULL: every one is its event's */
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     size_t nfield_hosts;       /* spans labeled by their own fields (an_execs_collect) */
@@ -232,6 +236,17 @@ static inline int64_t an_end(const pp_report *r, size_t i) {
     return r->c.ts_ns[i] + r->c.dur_ns[i];
 }
 
+/* The model track, the device and the batch of exec x (in r->execs). */
+static inline uint32_t an_exec_track(const pp_report *r, const an_exec *x) {
+    return r->c.track[x->event];
+}
+static inline uint32_t an_exec_device(const pp_report *r, const an_exec *x) {
+    return r->track_device[r->c.track[x->event]];
+}
+static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
+    return r->exec_batch ? r->exec_batch[x - r->execs] : r->c.batch[x->event];
+}
+
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
 static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
     return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
@@ -268,6 +283,12 @@ int an_decompose_findings(pp_report *r);
 int an_finding_add(pp_report *r, char *text);
 
 /* Helpers shared by the steps. */
+
+/* Room for `more` execs after the last (execs.c). */
+int an_execs_grow(pp_report *r, size_t more);
+/* Sets the batch of exec i; the first batch other than the event's own
+ * makes r->exec_batch. PP_ENOMEM when that cannot be had. */
+int an_exec_batch_set(pp_report *r, size_t i, int64_t batch);
 
 /* A suggestion of patterns that would label the trace's annotations, kept
  * in r->hint (hint.c); nothing when none is seen or the user gave patterns.
