@@ -66,12 +66,14 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
-    size_t n = 0, nfield = 0; /* one pass counts the execs and what label.c needs */
+    size_t n = 0, nfield = 0, nops = 0; /* one pass counts what label.c and ops.c need too */
     for (size_t i = 0; i < c->count; i++) {
         n += (size_t)is_exec(c, i);
         nfield += (size_t)an_labeled_by_fields(c, i);
+        nops += (size_t)an_is_op_span(c, i);
     }
     r->nfield_hosts = nfield;
+    r->nop_spans = nops;
     r->execs = an_alloc(n, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
@@ -154,28 +156,37 @@ static int stage_renumber(pp_report *r) {
         memcpy(r->stage_names, names, kept * sizeof *names);
         memcpy(r->stage_first, first, kept * sizeof *first);
     }
+    int same = kept == n; /* the usual case: every stage kept, already in order */
+    for (size_t i = 0; i < n; i++)
+        same &= rank[i] == i;
     r->nstages = kept;
-    for (size_t i = 0; i < r->nexecs; i++)
+    for (size_t i = 0; !same && i < r->nexecs; i++)
         if (r->execs[i].stage != AN_NONE)
             r->execs[i].stage = rank[r->execs[i].stage];
-    for (size_t i = 0; i < r->nhost; i++)
+    for (size_t i = 0; !same && i < r->nhost; i++)
         if (r->host[i].stage != AN_NONE)
             r->host[i].stage = rank[r->host[i].stage];
-    for (size_t i = 0; i < pp_model_string_count(r->m); i++)
+    for (size_t i = 0; !same && i < pp_model_string_count(r->m); i++)
         if (r->stage_of_string[i] != AN_NONE)
             r->stage_of_string[i] = rank[r->stage_of_string[i]];
     free(order), free(rank), free(names), free(first);
     return PP_OK;
 }
 
-/* Widens the range of batch numbers of the labeled things (for the batch
- * map of the stage step, which then needs no pass of its own). */
-static void labeled_batch(pp_report *r, int64_t batch) {
+/* The labeled things inside W and the range of their batch numbers (for
+ * the batch map of the stage step, which then needs no pass of its own). */
+typedef struct batch_range {
+    size_t n;
+    int64_t lo, hi;
+} batch_range;
+
+static void labeled_batch(batch_range *b, int64_t batch) {
     if (batch < 0)
         return;
-    r->label_lo = r->nlabeled == 0 || batch < r->label_lo ? batch : r->label_lo;
-    r->label_hi = r->nlabeled == 0 || batch > r->label_hi ? batch : r->label_hi;
-    r->nlabeled++;
+    if (b->n++ == 0)
+        b->lo = b->hi = batch;
+    b->lo = batch < b->lo ? batch : b->lo;
+    b->hi = batch > b->hi ? batch : b->hi;
 }
 
 /* Keeps only the host spans later steps read: partitions, merges and batch
@@ -200,6 +211,7 @@ static void host_compact(pp_report *r) {
 }
 
 int an_stage_order(pp_report *r, pp_error *err) {
+    batch_range b = {0};
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
         if (h->stage == AN_NONE)
@@ -208,7 +220,7 @@ int an_stage_order(pp_report *r, pp_error *err) {
             r->stage_first[h->stage] = an_start(r, h->event);
         if (h->inside) {
             r->stage_inside[h->stage] = 1;
-            labeled_batch(r, h->batch);
+            labeled_batch(&b, h->batch);
         }
     }
     for (size_t i = 0; i < r->nexecs; i++) {
@@ -219,9 +231,10 @@ int an_stage_order(pp_report *r, pp_error *err) {
             r->stage_first[x->stage] = an_start(r, x->event);
         if (x->inside) {
             r->stage_inside[x->stage] = 1;
-            labeled_batch(r, an_exec_batch(r, x));
+            labeled_batch(&b, an_exec_batch(r, x));
         }
     }
+    r->nlabeled = b.n, r->label_lo = b.lo, r->label_hi = b.hi;
     if (stage_renumber(r) != PP_OK || an_batch_map_build(r) != PP_OK)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     host_compact(r);

@@ -163,6 +163,7 @@ struct pp_report {
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     size_t nfield_hosts;       /* spans labeled by their own fields (an_execs_collect) */
+    size_t nop_spans;          /* spans of role op (an_execs_collect) */
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
@@ -259,6 +260,11 @@ static inline int an_labeled_by_fields(const pp_event_columns *c, size_t i) {
     uint8_t role = c->role[i];
     return (c->kind[i] == PP_EV_SPAN) & (c->stage[i] != 0) & (c->batch[i] >= 0) &
            (role != PP_ROLE_EXEC) & (role != PP_ROLE_OP);
+}
+
+/* A span of role op (an op of ops.c, whatever its track and time). */
+static inline int an_is_op_span(const pp_event_columns *c, size_t i) {
+    return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_OP);
 }
 
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
