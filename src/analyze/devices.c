@@ -12,7 +12,9 @@
  * to its device's slot. Each track's intervals are then merged in place
  * (one stream comes in time order and needs no sort), and a device's busy
  * intervals are the union of its tracks' merged runs (a k-way merge, no
- * sort). */
+ * sort). Its bubbles are kept compactly (gaps.c); the ones the execs of
+ * each stage end (starvation, for the findings) are summed here, while the
+ * device's busy intervals are at hand. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,23 +28,31 @@ typedef struct hw_sums {
     int64_t hw, xfer, wall_known;
 } hw_sums;
 
+/* An exec inside W with a stage: where it starts. */
+typedef struct exec_start {
+    int64_t start;
+    uint32_t stage;
+} exec_start;
+
 /* The execs grouped by track, device-major: track group g's intervals are
  * spans[at[g] .. at[g] + n[g]) (merged: the first merged[g] of them),
- * device d's groups are device_at[d] .. device_at[d+1], and its penalties
+ * device d's groups are device_at[d] .. device_at[d+1], its penalties
  * (wall - hw of its execs inside W with known hw) pen[at[device_at[d]] ..
- * + npen[d]). */
+ * + npen[d]) and the starts of its execs inside W with a stage
+ * starts[at[device_at[d]] .. + nstarts[d]), in exec order. */
 typedef struct exec_groups {
-    size_t *at, *n, *merged, *device_at, *npen;
+    size_t *at, *n, *merged, *device_at, *npen, *nstarts;
     uint32_t *group_of, *track_of; /* track -> group, group -> track */
     hw_sums *sums;                 /* per group */
     an_span *spans;
     int64_t *pen;
+    exec_start *starts;
     size_t ngroups;
 } exec_groups;
 
 static void groups_free(exec_groups *g) {
     free(g->at), free(g->n), free(g->merged), free(g->device_at), free(g->npen);
-    free(g->group_of), free(g->track_of), free(g->sums);
+    free(g->nstarts), free(g->group_of), free(g->track_of), free(g->sums), free(g->starts);
 }
 
 static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
@@ -53,13 +63,15 @@ static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
     g->merged = calloc(nt, sizeof *g->merged);
     g->device_at = malloc((r->ndevices + 1) * sizeof *g->device_at);
     g->npen = calloc(r->ndevices + 1, sizeof *g->npen);
+    g->nstarts = calloc(r->ndevices + 1, sizeof *g->nstarts);
+    g->starts = an_alloc(nx, sizeof *g->starts);
     g->group_of = malloc(nt * sizeof *g->group_of);
     g->track_of = malloc(nt * sizeof *g->track_of);
     g->sums = calloc(nt, sizeof *g->sums);
     g->spans = an_buf_get(&r->spans, nx * sizeof *g->spans);
     g->pen = an_buf_get(&r->index, nx * sizeof *g->pen);
-    return g->at && g->n && g->merged && g->device_at && g->npen && g->group_of &&
-                   g->track_of && g->sums && g->spans && g->pen
+    return g->at && g->n && g->merged && g->device_at && g->npen && g->nstarts &&
+                   g->starts && g->group_of && g->track_of && g->sums && g->spans && g->pen
                ? PP_OK
                : PP_ENOMEM;
 }
@@ -93,6 +105,9 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
         g->spans[g->at[k] + g->n[k]++] = (an_span){start, start + wall};
         if (!x->inside)
             continue;
+        if (x->stage != AN_NONE)
+            g->starts[g->at[g->device_at[device]] + g->nstarts[device]++] =
+                (exec_start){start, x->stage};
         hw_sums *s = &g->sums[k];
         s->execs++;
         if (x->host) { /* host work has no hardware time: not "unknown" either */
@@ -122,12 +137,31 @@ static void sums_add(hw_sums *to, const hw_sums *s) {
     to->wall_known = an_sat_add(to->wall_known, s->wall_known);
 }
 
-/* Keeps the bubbles of device d in r->gaps for gaps.csv (room for one per
- * exec was made up front: a device has fewer bubbles than execs). */
-static void gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n) {
-    for (size_t i = 1; i < n; i++)
-        r->gaps[r->ngaps++] = (an_gap){merged[i - 1].end, merged[i].start};
-    r->gap_at[d + 1] = r->ngaps;
+/* Adds to r->starved the bubbles that the device's execs (their starts s)
+ * end: the bubble before busy interval k >= 1 ends where it starts. The
+ * execs come nearly in time order, so the search steps forward from the
+ * last answer, and only a step back searches (binary). */
+static void starvation_add(pp_report *r, const an_span *busy, size_t n, const exec_start *s,
+                           size_t ns) {
+    size_t k = 1;
+    for (size_t i = 0; i < ns; i++) {
+        int64_t t = s[i].start;
+        if (k > 1 && busy[k - 1].start >= t) {
+            size_t lo = 1, hi = k - 1;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (busy[mid].start < t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            k = lo;
+        }
+        while (k < n && busy[k].start < t)
+            k++;
+        if (k < n && busy[k].start == t)
+            r->starved[s[i].stage] += busy[k].start - busy[k - 1].end;
+    }
 }
 
 /* Track group k's figures; its intervals are merged in place. */
@@ -187,7 +221,8 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
     }
     if (rc != PP_OK)
         return rc;
-    gaps_keep(r, d, busy, merged);
+    an_gaps_keep(r, d, busy, merged);
+    starvation_add(r, busy, merged, g->starts + g->at[first], g->nstarts[d]);
     dev->hw_util = dev->tracks ? util / dev->tracks : 0.0;
     dev->idle_ns = (w1 - w0) - dev->busy_ns;
     dev->wall_util = an_ratio(dev->busy_ns, w1 - w0);
@@ -210,9 +245,10 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     r->tracks = calloc(ntracks ? ntracks : 1, sizeof *r->tracks);
     size_t *stats_of_track = malloc((ntracks ? ntracks : 1) * sizeof *stats_of_track);
     an_run *runs = malloc((ntracks ? ntracks : 1) * sizeof *runs);
-    r->gaps = an_alloc(r->nexecs, sizeof *r->gaps);
+    r->gap_bytes = an_alloc(r->nexecs, 20); /* a bubble fewer than execs, 2 varints each */
     r->gap_at = calloc(r->ndevices + 1, sizeof *r->gap_at);
-    int rc = r->tracks && stats_of_track && runs && r->gaps && r->gap_at
+    r->starved = calloc(r->nstages + 1, sizeof *r->starved);
+    int rc = r->tracks && stats_of_track && runs && r->gap_bytes && r->gap_at && r->starved
                  ? groups_alloc(r, ntracks, &g)
                  : PP_ENOMEM;
     if (rc == PP_OK) {
@@ -229,5 +265,7 @@ int an_devices_compute(pp_report *r, pp_error *err) {
         rc = device_fill(r, &g, d, stats_of_track, runs);
     groups_free(&g);
     free(stats_of_track), free(runs);
+    uint8_t *shrunk = rc == PP_OK ? realloc(r->gap_bytes, r->gap_at[r->ndevices] + 1) : NULL;
+    r->gap_bytes = shrunk ? shrunk : r->gap_bytes; /* a failed shrink keeps the larger one */
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

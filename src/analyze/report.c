@@ -146,6 +146,8 @@ static void build_state_free(pp_report *r) {
     scratch_free(r);
     free(r->execs);
     free(r->exec_batch);
+    free(r->starved);
+    r->starved = NULL;
     free(r->host);
     r->host = NULL;
     r->nhost = 0;
@@ -243,7 +245,7 @@ void pp_report_free(pp_report *r) {
     for (size_t i = 0; i < r->ntracks; i++)
         free((char *)r->tracks[i].name);
     free(r->tracks);
-    free(r->gaps);
+    free(r->gap_bytes);
     free(r->gap_at);
     free_strings(r->stage_names, r->nstages);
     free(r->stages);

@@ -97,11 +97,20 @@ void an_pattern_free(an_pattern *p);
 /* 1 when `name` matches (out filled), else 0. */
 int an_pattern_match(const an_pattern *p, const char *name, an_capture *out);
 
-/* One bubble of a device: [start, end); the device is where it lies in
- * r->gaps (gap_at). */
+/* One bubble of a device: [start, end). */
 typedef struct an_gap {
     int64_t start, end;
 } an_gap;
+
+/* Reads the bubbles of one device in time order (gaps.c):
+ *     an_gap_cursor c = an_gaps_of(r, d);
+ *     for (an_gap g; an_gap_next(&c, &g);) ... */
+typedef struct an_gap_cursor {
+    const uint8_t *at, *end;
+    int64_t last; /* the end of the bubble read last (W's start before the first) */
+} an_gap_cursor;
+an_gap_cursor an_gaps_of(const pp_report *r, uint32_t d);
+int an_gap_next(an_gap_cursor *c, an_gap *g);
 
 /* A data-parallel (stage, batch): the times its summaries are made of. */
 typedef struct an_dp_row {
@@ -176,8 +185,9 @@ struct pp_report {
     size_t ndevices;
     pp_track_stats *tracks;
     size_t ntracks;
-    an_gap *gaps;              /* every device bubble, device by device: */
-    size_t ngaps, *gap_at;     /* device d's are gaps[gap_at[d] .. gap_at[d+1]) */
+    uint8_t *gap_bytes;        /* every device bubble, device by device (gaps.c): */
+    size_t ngaps, *gap_at;     /* device d's are gap_bytes[gap_at[d] .. gap_at[d+1]) */
+    int64_t *starved;          /* per stage: the bubbles its execs end (the device step) */
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
@@ -341,6 +351,9 @@ typedef struct an_run {
  * them) into out (room for all their intervals): a k-way merge, so the
  * union of a device's streams needs no sort. The runs are consumed. */
 void an_runs_union(an_run *runs, size_t k, an_span *out, size_t *merged, int64_t *busy);
+/* Keeps the bubbles between the n merged busy intervals of device d, the
+ * devices in order, in r->gap_bytes (room for 20 bytes a bubble; gaps.c). */
+void an_gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n);
 /* Bubbles of `n` merged intervals inside [w0, w1). */
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out);
