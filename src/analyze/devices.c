@@ -28,31 +28,25 @@ typedef struct hw_sums {
     int64_t hw, xfer, wall_known;
 } hw_sums;
 
-/* An exec inside W with a stage: where it starts. */
-typedef struct exec_start {
-    int64_t start;
-    uint32_t stage;
-} exec_start;
-
 /* The execs grouped by track, device-major: track group g's intervals are
  * spans[at[g] .. at[g] + n[g]) (merged: the first merged[g] of them),
  * device d's groups are device_at[d] .. device_at[d+1], its penalties
  * (wall - hw of its execs inside W with known hw) pen[at[device_at[d]] ..
- * + npen[d]) and the starts of its execs inside W with a stage
- * starts[at[device_at[d]] .. + nstarts[d]), in exec order. */
+ * + npen[d]) and its execs inside W with a stage (their indexes in
+ * r->execs) staged[at[device_at[d]] .. + nstaged[d]), in exec order. */
 typedef struct exec_groups {
-    size_t *at, *n, *merged, *device_at, *npen, *nstarts;
+    size_t *at, *n, *merged, *device_at, *npen, *nstaged;
     uint32_t *group_of, *track_of; /* track -> group, group -> track */
     hw_sums *sums;                 /* per group */
     an_span *spans;
     int64_t *pen;
-    exec_start *starts;
+    size_t *staged;
     size_t ngroups;
 } exec_groups;
 
 static void groups_free(exec_groups *g) {
     free(g->at), free(g->n), free(g->merged), free(g->device_at), free(g->npen);
-    free(g->nstarts), free(g->group_of), free(g->track_of), free(g->sums), free(g->starts);
+    free(g->nstaged), free(g->group_of), free(g->track_of), free(g->sums), free(g->staged);
 }
 
 static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
@@ -63,15 +57,15 @@ static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
     g->merged = calloc(nt, sizeof *g->merged);
     g->device_at = malloc((r->ndevices + 1) * sizeof *g->device_at);
     g->npen = calloc(r->ndevices + 1, sizeof *g->npen);
-    g->nstarts = calloc(r->ndevices + 1, sizeof *g->nstarts);
-    g->starts = an_alloc(nx, sizeof *g->starts);
+    g->nstaged = calloc(r->ndevices + 1, sizeof *g->nstaged);
+    g->staged = an_alloc(nx, sizeof *g->staged);
     g->group_of = malloc(nt * sizeof *g->group_of);
     g->track_of = malloc(nt * sizeof *g->track_of);
     g->sums = calloc(nt, sizeof *g->sums);
     g->spans = an_buf_get(&r->spans, nx * sizeof *g->spans);
     g->pen = an_buf_get(&r->index, nx * sizeof *g->pen);
-    return g->at && g->n && g->merged && g->device_at && g->npen && g->nstarts &&
-                   g->starts && g->group_of && g->track_of && g->sums && g->spans && g->pen
+    return g->at && g->n && g->merged && g->device_at && g->npen && g->nstaged &&
+                   g->staged && g->group_of && g->track_of && g->sums && g->spans && g->pen
                ? PP_OK
                : PP_ENOMEM;
 }
@@ -106,8 +100,7 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
         if (!x->inside)
             continue;
         if (x->stage != AN_NONE)
-            g->starts[g->at[g->device_at[device]] + g->nstarts[device]++] =
-                (exec_start){start, x->stage};
+            g->staged[g->at[g->device_at[device]] + g->nstaged[device]++] = i;
         hw_sums *s = &g->sums[k];
         s->execs++;
         if (x->host) { /* host work has no hardware time: not "unknown" either */
@@ -137,15 +130,16 @@ static void sums_add(hw_sums *to, const hw_sums *s) {
     to->wall_known = an_sat_add(to->wall_known, s->wall_known);
 }
 
-/* Adds to r->starved the bubbles that the device's execs (their starts s)
- * end: the bubble before busy interval k >= 1 ends where it starts. The
- * execs come nearly in time order, so the search steps forward from the
- * last answer, and only a step back searches (binary). */
-static void starvation_add(pp_report *r, const an_span *busy, size_t n, const exec_start *s,
+/* Adds to r->starved the bubbles that the device's execs (staged: indexes
+ * in r->execs) end: the bubble before busy interval k >= 1 ends where it
+ * starts. The execs come nearly in time order, so the search steps forward
+ * from the last answer, and only a step back searches (binary). */
+static void starvation_add(pp_report *r, const an_span *busy, size_t n, const size_t *staged,
                            size_t ns) {
     size_t k = 1;
     for (size_t i = 0; i < ns; i++) {
-        int64_t t = s[i].start;
+        const an_exec *x = &r->execs[staged[i]];
+        int64_t t = an_start(r, x->event);
         if (k > 1 && busy[k - 1].start >= t) {
             size_t lo = 1, hi = k - 1;
             while (lo < hi) {
@@ -160,7 +154,7 @@ static void starvation_add(pp_report *r, const an_span *busy, size_t n, const ex
         while (k < n && busy[k].start < t)
             k++;
         if (k < n && busy[k].start == t)
-            r->starved[s[i].stage] += busy[k].start - busy[k - 1].end;
+            r->starved[x->stage] += busy[k].start - busy[k - 1].end;
     }
 }
 
@@ -222,7 +216,7 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
     if (rc != PP_OK)
         return rc;
     an_gaps_keep(r, d, busy, merged);
-    starvation_add(r, busy, merged, g->starts + g->at[first], g->nstarts[d]);
+    starvation_add(r, busy, merged, g->staged + g->at[first], g->nstaged[d]);
     dev->hw_util = dev->tracks ? util / dev->tracks : 0.0;
     dev->idle_ns = (w1 - w0) - dev->busy_ns;
     dev->wall_util = an_ratio(dev->busy_ns, w1 - w0);
