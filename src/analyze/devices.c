@@ -13,8 +13,8 @@
  * (one stream comes in time order and needs no sort), and a device's busy
  * intervals are the union of its tracks' merged runs (a k-way merge, no
  * sort). Its bubbles are kept compactly (gaps.c); the ones the execs of
- * each stage end (starvation, for the findings) are summed here, while the
- * device's busy intervals are at hand. */
+ * each stage end (starvation, for the findings) are summed here, in one
+ * more pass over the execs while every device's busy intervals are at hand. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,21 +32,21 @@ typedef struct hw_sums {
  * spans[at[g] .. at[g] + n[g]) (merged: the first merged[g] of them),
  * device d's groups are device_at[d] .. device_at[d+1], its penalties
  * (wall - hw of its execs inside W with known hw) pen[at[device_at[d]] ..
- * + npen[d]) and its execs inside W with a stage (their indexes in
- * r->execs) staged[at[device_at[d]] .. + nstaged[d]), in exec order. */
+ * + npen[d]) and its busy intervals busy[d] (its one track's merged
+ * intervals, or their union in spans2 at the device's slot). */
 typedef struct exec_groups {
-    size_t *at, *n, *merged, *device_at, *npen, *nstaged;
+    size_t *at, *n, *merged, *device_at, *npen;
     uint32_t *group_of, *track_of; /* track -> group, group -> track */
     hw_sums *sums;                 /* per group */
-    an_span *spans;
+    an_span *spans, *spans2;
     int64_t *pen;
-    size_t *staged;
+    an_run *busy;                  /* per device */
     size_t ngroups;
 } exec_groups;
 
 static void groups_free(exec_groups *g) {
     free(g->at), free(g->n), free(g->merged), free(g->device_at), free(g->npen);
-    free(g->nstaged), free(g->group_of), free(g->track_of), free(g->sums), free(g->staged);
+    free(g->group_of), free(g->track_of), free(g->sums), free(g->busy);
 }
 
 static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
@@ -57,15 +57,15 @@ static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
     g->merged = calloc(nt, sizeof *g->merged);
     g->device_at = malloc((r->ndevices + 1) * sizeof *g->device_at);
     g->npen = calloc(r->ndevices + 1, sizeof *g->npen);
-    g->nstaged = calloc(r->ndevices + 1, sizeof *g->nstaged);
-    g->staged = an_alloc(nx, sizeof *g->staged);
+    g->busy = calloc(r->ndevices + 1, sizeof *g->busy);
     g->group_of = malloc(nt * sizeof *g->group_of);
     g->track_of = malloc(nt * sizeof *g->track_of);
     g->sums = calloc(nt, sizeof *g->sums);
     g->spans = an_buf_get(&r->spans, nx * sizeof *g->spans);
+    g->spans2 = an_buf_get(&r->spans2, nx * sizeof *g->spans2); /* touched by unions only */
     g->pen = an_buf_get(&r->index, nx * sizeof *g->pen);
-    return g->at && g->n && g->merged && g->device_at && g->npen && g->nstaged &&
-                   g->staged && g->group_of && g->track_of && g->sums && g->spans && g->pen
+    return g->at && g->n && g->merged && g->device_at && g->npen && g->busy &&
+                   g->spans2 && g->group_of && g->track_of && g->sums && g->spans && g->pen
                ? PP_OK
                : PP_ENOMEM;
 }
@@ -99,8 +99,6 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
         g->spans[g->at[k] + g->n[k]++] = (an_span){start, start + wall};
         if (!x->inside)
             continue;
-        if (x->stage != AN_NONE)
-            g->staged[g->at[g->device_at[device]] + g->nstaged[device]++] = i;
         hw_sums *s = &g->sums[k];
         s->execs++;
         if (x->host) { /* host work has no hardware time: not "unknown" either */
@@ -130,32 +128,50 @@ static void sums_add(hw_sums *to, const hw_sums *s) {
     to->wall_known = an_sat_add(to->wall_known, s->wall_known);
 }
 
-/* Adds to r->starved the bubbles that the device's execs (staged: indexes
- * in r->execs) end: the bubble before busy interval k >= 1 ends where it
- * starts. The execs come nearly in time order, so the search steps forward
- * from the last answer, and only a step back searches (binary). */
-static void starvation_add(pp_report *r, const an_span *busy, size_t n, const size_t *staged,
-                           size_t ns) {
-    size_t k = 1;
-    for (size_t i = 0; i < ns; i++) {
-        const an_exec *x = &r->execs[staged[i]];
-        int64_t t = an_start(r, x->event);
-        if (k > 1 && busy[k - 1].start >= t) {
-            size_t lo = 1, hi = k - 1;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (busy[mid].start < t)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            k = lo;
+/* The index of the first of busy[1 .. n) that does not start before t,
+ * searched from k (the last answer on the device): the execs come nearly
+ * in time order, so the search steps forward, and only a step back
+ * searches (binary). */
+static size_t busy_from(const an_span *busy, size_t n, size_t k, int64_t t) {
+    if (k > 1 && busy[k - 1].start >= t) {
+        size_t lo = 1, hi = k - 1;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (busy[mid].start < t)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        while (k < n && busy[k].start < t)
-            k++;
+        k = lo;
+    }
+    while (k < n && busy[k].start < t)
+        k++;
+    return k;
+}
+
+/* r->starved: for each stage, the bubbles its execs inside W end (the
+ * bubble before busy interval k >= 1 of their device ends where it starts),
+ * in one pass over the execs; from[d] is device d's search position. */
+static int starvation(pp_report *r, const exec_groups *g) {
+    size_t *from = malloc((r->ndevices ? r->ndevices : 1) * sizeof *from);
+    if (!from)
+        return PP_ENOMEM;
+    for (size_t d = 0; d < r->ndevices; d++)
+        from[d] = 1;
+    for (size_t i = 0; i < r->nexecs; i++) {
+        const an_exec *x = &r->execs[i];
+        if (!x->inside || x->stage == AN_NONE)
+            continue;
+        uint32_t d = an_exec_device(r, x);
+        const an_span *busy = g->busy[d].at;
+        size_t n = (size_t)(g->busy[d].end - busy);
+        int64_t t = an_start(r, x->event);
+        size_t k = from[d] = busy_from(busy, n, from[d], t);
         if (k < n && busy[k].start == t)
             r->starved[x->stage] += busy[k].start - busy[k - 1].end;
     }
+    free(from);
+    return PP_OK;
 }
 
 /* Track group k's figures; its intervals are merged in place. */
@@ -205,10 +221,7 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
         dev->busy_ns = r->tracks[stats_of_track[g->track_of[first]]].busy_ns;
         dev->bubbles = r->tracks[stats_of_track[g->track_of[first]]].bubbles;
     } else if (rc == PP_OK) {
-        size_t n = g->at[last] - g->at[first];
-        an_span *out = an_buf_get(&r->spans2, (n ? n : 1) * sizeof *out);
-        if (!out)
-            return PP_ENOMEM;
+        an_span *out = g->spans2 + g->at[first];
         an_runs_union(runs, last - first, out, &merged, &dev->busy_ns);
         rc = an_gaps_summarize(r, out, merged, w0, w1, &dev->bubbles);
         busy = out;
@@ -216,7 +229,7 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
     if (rc != PP_OK)
         return rc;
     an_gaps_keep(r, d, busy, merged);
-    starvation_add(r, busy, merged, g->staged + g->at[first], g->nstaged[d]);
+    g->busy[d] = (an_run){busy, busy + merged};
     dev->hw_util = dev->tracks ? util / dev->tracks : 0.0;
     dev->idle_ns = (w1 - w0) - dev->busy_ns;
     dev->wall_util = an_ratio(dev->busy_ns, w1 - w0);
@@ -257,6 +270,8 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     }
     for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++)
         rc = device_fill(r, &g, d, stats_of_track, runs);
+    if (rc == PP_OK)
+        rc = starvation(r, &g);
     groups_free(&g);
     free(stats_of_track), free(runs);
     uint8_t *shrunk = rc == PP_OK ? realloc(r->gap_bytes, r->gap_at[r->ndevices] + 1) : NULL;
