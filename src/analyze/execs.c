@@ -74,10 +74,12 @@ int an_execs_collect(pp_report *r, pp_error *err) {
     }
     r->nfield_hosts = nfield;
     r->nop_spans = nops;
-    r->execs = an_alloc(n, sizeof *r->execs);
+    /* room for the host execs too (host_execs.c: at most one per stage span
+     * labeled by its fields); the pages of what is not used are never touched */
+    r->exec_cap = n + nfield;
+    r->execs = an_alloc(r->exec_cap, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    r->exec_cap = n;
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
@@ -93,6 +95,8 @@ int an_execs_collect(pp_report *r, pp_error *err) {
 
 int an_execs_grow(pp_report *r, size_t more) {
     size_t cap = r->nexecs + more;
+    if (cap <= r->exec_cap)
+        return PP_OK;
     an_exec *x = realloc(r->execs, (cap ? cap : 1) * sizeof *x);
     if (!x)
         return PP_ENOMEM;
