@@ -8,15 +8,21 @@
  *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
- * batches, stages, devices), sorting uses radix sorts, and the large
- * scratch arrays are reused by the steps of a group (devices; stages and
- * data-parallel; the rest) and freed between groups, so that they never
- * sit beside the next group's tables (bench/bench_analyze.c measures it).
+ * batches, stages, devices) or a small hash (decomposition cells), sorting
+ * uses radix sorts, a device's streams are united by a k-way merge of
+ * their sorted runs, and the large scratch arrays are reused by the steps
+ * of a group (devices; stages and data-parallel; the rest) and freed
+ * between groups, so that they never sit beside the next group's tables
+ * (bench/bench_analyze.c measures it). Tables are made once at their final
+ * size where a count can say it (the exec step's pass counts the execs, the
+ * self-labeled host spans and the op spans).
  *
  * Memory: the analysis's own tables refer to the model rather than copy it:
- * an exec (40 bytes) and a host span (24) keep their event index and read
- * their times from the model's columns; stage cells hold 8-byte references.
- * docs/analysis.md ("Memory") gives the bytes per event. */
+ * an exec (16 bytes) and a host span (24) keep their event index and read
+ * their times, track and batch from the model's columns; stage cells hold
+ * 8-byte references; a device bubble is two varints (gaps.c) and a
+ * decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
+ * bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 
