@@ -1,9 +1,11 @@
 /* execs.c — the exec view every metric reads, and the stage order.
  *
  * One an_exec per span of role exec, with its stage as a report stage index;
- * its device (a device track's device name, else the track's process name)
- * is its track's (r->track_device);
- * host execs are added by host_execs.c. Stages are then ordered by first
+ * its device is its track's (r->track_device: a device track's device name,
+ * else the track's process name). The same pass counts what the next steps
+ * make tables of: the host spans labeled by their own fields (label.c) and
+ * the op spans (ops.c). Host execs are added by host_execs.c, in room made
+ * here. Stages are then ordered by first
  * appearance in time over execs and over the host spans (partition, merge,
  * stage) of the whole trace: that order is
  * "upstream". (Not inside W only: a window that starts in the middle of a
