@@ -295,9 +295,9 @@ typedef struct pp_clock_stats {
 
 /* The per-exec parts are computed on the first call, from the model the
  * report was built from, which must still exist then (a report keeps only
- * each exec's event: 8 bytes an exec rather than 80); the table lives until
- * pp_report_free. That first call writes into the report: not from two
- * threads at once. NULL and *n = 0 on no memory. */
+ * each exec's (stage, device) cell: 4 bytes an exec rather than 80); the
+ * table lives until pp_report_free. That first call writes into the report:
+ * not from two threads at once. NULL and *n = 0 on no memory. */
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n);
 const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n);
 const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n);

@@ -157,9 +157,9 @@ int an_bandwidth_compute(pp_report *r, pp_error *err) {
         if (in == 0 && out == 0)
             continue;
         int64_t xfer = x->host ? 0 : an_hw_of(r->c.xfer_ns[x->event]);
-        add_exec(&r->devices[x->device].bandwidth, in, out, xfer);
-        if (row_of[x->track] != AN_NONE)
-            add_exec(&r->tracks[row_of[x->track]].bandwidth, in, out, xfer);
+        add_exec(&r->devices[an_exec_device(r, x)].bandwidth, in, out, xfer);
+        if (row_of[an_exec_track(r, x)] != AN_NONE)
+            add_exec(&r->tracks[row_of[an_exec_track(r, x)]].bandwidth, in, out, xfer);
         if (x->stage != AN_NONE)
             add_exec(&r->stages[x->stage].bandwidth, in, out, xfer);
     }

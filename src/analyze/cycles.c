@@ -33,10 +33,11 @@ static void end_to_end(pp_report *r, const size_t *row_of, int64_t *first, int64
     for (size_t i = 0; i < c->count; i++)
         if (c->batch[i] >= 0 && an_inside(r, c->ts_ns[i], c->dur_ns[i]))
             widen(r, row_of, c->batch[i], c->ts_ns[i], c->ts_ns[i] + c->dur_ns[i], first, last);
-    for (size_t i = 0; i < r->nexecs; i++) {
+    for (size_t i = 0; r->exec_batch && i < r->nexecs; i++) { /* else every batch is c's */
         const an_exec *x = &r->execs[i];
-        if (x->inside && x->batch >= 0 && x->batch != c->batch[x->event])
-            widen(r, row_of, x->batch, an_start(r, x->event), an_end(r, x->event), first, last);
+        int64_t batch = r->exec_batch[i];
+        if (x->inside && batch >= 0 && batch != c->batch[x->event])
+            widen(r, row_of, batch, an_start(r, x->event), an_end(r, x->event), first, last);
     }
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];

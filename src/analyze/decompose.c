@@ -137,79 +137,152 @@ static int clocks_collect(pp_report *r) {
     return PP_OK;
 }
 
-/* A stable counting sort of the n exec indexes in `in` by key(exec) <
- * nkeys into `out`. */
-static int count_sort(const pp_report *r, const size_t *in, size_t n, size_t *out, size_t nkeys,
-                      int by_stage) {
-    size_t *at = calloc(nkeys + 1, sizeof *at);
-    if (!at)
+/* The cells met so far, in order of first appearance, and an
+ * open-addressing index over their (stage, device) keys. */
+typedef struct cell_table {
+    pp_decomp_stats *cells;
+    int64_t *iso;
+    size_t n, cap;
+    uint32_t *slot; /* cell + 1, 0 = empty; nslot is a power of two */
+    size_t nslot;
+} cell_table;
+
+static size_t cell_hash(uint32_t stage, uint32_t device, size_t nslot) {
+    uint64_t h = (((uint64_t)stage << 32) | device) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & (nslot - 1);
+}
+
+static int cells_rehash(cell_table *t, size_t nslot) {
+    uint32_t *slot = calloc(nslot, sizeof *slot);
+    if (!slot)
         return PP_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        const an_exec *e = &r->execs[in[i]];
-        at[(by_stage ? (e->stage == AN_NONE ? r->nstages : e->stage) : e->device) + 1]++;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t h = cell_hash(t->cells[i].stage, t->cells[i].device, nslot);
+        while (slot[h])
+            h = (h + 1) & (nslot - 1);
+        slot[h] = (uint32_t)i + 1;
     }
-    for (size_t k = 0; k < nkeys; k++)
-        at[k + 1] += at[k];
-    for (size_t i = 0; i < n; i++) { /* at[key] is the key's cursor */
-        const an_exec *e = &r->execs[in[i]];
-        out[at[by_stage ? (e->stage == AN_NONE ? r->nstages : e->stage) : e->device]++] = in[i];
-    }
-    free(at);
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = nslot;
     return PP_OK;
 }
 
-/* The device execs inside W grouped by (stage, device), unlabeled execs
- * last, with two stable counting sorts (by device, then by stage), so that
- * memory stays linear in the execs however many stages and devices there
- * are. Host execs (stage spans) are left out: host work is no request to a
- * device, and all of it would read as unattributed. The report keeps only
- * each exec's event, cell by cell (8 bytes an exec); pp_report_exec_parts
- * computes the parts from the model when asked. */
+/* The cell of (stage, device), added when new with its isolated time;
+ * UINT32_MAX on no memory. */
+static uint32_t cell_of(const pp_report *r, const pp_analyze_options *o, cell_table *t,
+                        uint32_t stage, uint32_t device) {
+    size_t h = cell_hash(stage, device, t->nslot);
+    for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
+        const pp_decomp_stats *c = &t->cells[t->slot[h] - 1];
+        if (c->stage == stage && c->device == device)
+            return t->slot[h] - 1;
+    }
+    if (t->n >= UINT32_MAX - 1)
+        return UINT32_MAX;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        pp_decomp_stats *cells = realloc(t->cells, cap * sizeof *cells);
+        if (cells)
+            t->cells = cells;
+        int64_t *iso = cells ? realloc(t->iso, cap * sizeof *iso) : NULL;
+        if (!iso)
+            return UINT32_MAX;
+        t->iso = iso;
+        t->cap = cap;
+    }
+    int64_t isolated = isolated_of(r, o, stage, device);
+    t->iso[t->n] = isolated;
+    t->cells[t->n] = (pp_decomp_stats){.stage = stage, .device = device,
+                                       .has_contention = isolated > 0};
+    t->slot[h] = (uint32_t)++t->n;
+    if (2 * t->n > t->nslot && cells_rehash(t, 2 * t->nslot) != PP_OK) /* half empty */
+        return UINT32_MAX;
+    return (uint32_t)t->n - 1;
+}
+
+/* Report order of the cells: by stage (execs without one last), then by
+ * device. */
+static int cmp_cell(const void *a, const void *b) {
+    const pp_decomp_stats *x = a, *y = b;
+    if (x->stage != y->stage)
+        return x->stage < y->stage ? -1 : 1; /* AN_NONE is the largest */
+    return (x->device > y->device) - (x->device < y->device);
+}
+
+/* Sorts the cells into report order (with their isolated times) and
+ * renumbers the execs' cells. */
+static int cells_order(pp_report *r, cell_table *t, uint32_t *exec_cell, size_t n) {
+    pp_decomp_stats *sorted = malloc((t->n ? t->n : 1) * sizeof *sorted);
+    int64_t *iso = malloc((t->n ? t->n : 1) * sizeof *iso);
+    uint32_t *rank = malloc((t->n ? t->n : 1) * sizeof *rank);
+    if (!sorted || !iso || !rank) {
+        free(sorted), free(iso), free(rank);
+        return PP_ENOMEM;
+    }
+    for (size_t i = 0; i < t->n; i++) /* the first-appearance index rides in `split` */
+        sorted[i] = t->cells[i], sorted[i].split = i;
+    qsort(sorted, t->n, sizeof *sorted, cmp_cell);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t old = (size_t)sorted[i].split;
+        rank[old] = (uint32_t)i;
+        iso[i] = t->iso[old];
+        sorted[i].split = t->cells[old].split;
+    }
+    for (size_t i = 0; i < n; i++)
+        exec_cell[i] = rank[exec_cell[i]];
+    free(rank);
+    r->decomp = sorted;
+    r->ndecomp = t->n;
+    r->decomp_iso = iso;
+    return PP_OK;
+}
+
+/* A device exec of the decomposition: a real exec (not host work: it is no
+ * request to a device, and all of it would read as unattributed) lying
+ * entirely inside W. */
+static int decomposed(const an_exec *x) {
+    return x->inside && !x->host;
+}
+
+/* One pass over the device execs inside W, in event order: each exec's
+ * parts are added to its (stage, device) cell, and its cell is kept (4
+ * bytes an exec); pp_report_exec_parts computes the parts from the model
+ * when asked. The sums of a cell are made in event order. */
 int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err) {
     keys k = keys_of(r->m);
+    cell_table t = {0};
+    uint32_t *exec_cell = an_alloc(r->nreal, sizeof *exec_cell);
+    int rc = exec_cell ? cells_rehash(&t, 64) : PP_ENOMEM;
     size_t n = 0;
-    for (size_t i = 0; i < r->nexecs; i++)
-        n += r->execs[i].inside && !r->execs[i].host && r->execs[i].device != AN_NONE;
-    size_t *order = an_alloc(n, sizeof *order), *by_device = an_alloc(n, sizeof *by_device);
-    int rc = order && by_device ? PP_OK : PP_ENOMEM;
-    for (size_t i = 0, m = 0; rc == PP_OK && i < r->nexecs; i++)
-        if (r->execs[i].inside && !r->execs[i].host && r->execs[i].device != AN_NONE)
-            order[m++] = i;
-    if (rc == PP_OK)
-        rc = count_sort(r, order, n, by_device, r->ndevices, 0);
-    if (rc == PP_OK)
-        rc = count_sort(r, by_device, n, order, r->nstages + 1, 1);
-    free(by_device);
-    size_t ncells = 0;
-    for (size_t i = 0; rc == PP_OK && i < n; i++)
-        ncells += i == 0 || r->execs[order[i]].stage != r->execs[order[i - 1]].stage ||
-                  r->execs[order[i]].device != r->execs[order[i - 1]].device;
-    pp_decomp_stats *cells = rc == PP_OK ? calloc(ncells ? ncells : 1, sizeof *cells) : NULL;
-    r->decomp_iso = rc == PP_OK ? calloc(ncells ? ncells : 1, sizeof *r->decomp_iso) : NULL;
-    rc = rc == PP_OK && (!cells || !r->decomp_iso) ? PP_ENOMEM : rc;
-    const an_exec *prev = NULL;
-    for (size_t i = 0; rc == PP_OK && i < n; i++) {
-        const an_exec *e = &r->execs[order[i]];
-        if (!prev || e->stage != prev->stage || e->device != prev->device) {
-            int64_t iso = isolated_of(r, o, e->stage, e->device);
-            r->decomp_iso[r->ndecomp] = iso;
-            cells[r->ndecomp++] = (pp_decomp_stats){.stage = e->stage, .device = e->device,
-                                                    .has_contention = iso > 0};
+    for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) {
+        const an_exec *x = &r->execs[i];
+        if (!decomposed(x))
+            continue;
+        uint32_t cell = cell_of(r, o, &t, x->stage, an_exec_device(r, x));
+        if (cell == UINT32_MAX) {
+            rc = PP_ENOMEM;
+            break;
         }
-        pp_decomp_stats *c = &cells[r->ndecomp - 1];
+        pp_decomp_stats *c = &t.cells[cell];
         pp_wall_parts parts;
         int was_split;
-        split(r->m, &r->c, &k, e->event, r->c.dur_ns[e->event], r->decomp_iso[r->ndecomp - 1],
-              &parts, &was_split);
+        split(r->m, &r->c, &k, x->event, r->c.dur_ns[x->event], t.iso[cell], &parts,
+              &was_split);
         c->execs++;
         c->split += (uint64_t)was_split;
         add_parts(&c->total, &parts);
-        order[i] = e->event; /* order becomes the kept events */
-        prev = e;
+        exec_cell[n++] = cell;
     }
-    r->decomp = cells;
-    r->part_events = order;
-    r->npart_events = rc == PP_OK ? n : 0;
+    if (rc == PP_OK)
+        rc = cells_order(r, &t, exec_cell, n);
+    free(t.cells), free(t.iso), free(t.slot);
+    if (rc == PP_OK && n > 0 && n < r->nreal) { /* a failed shrink keeps the larger table */
+        uint32_t *shrunk = realloc(exec_cell, n * sizeof *shrunk);
+        exec_cell = shrunk ? shrunk : exec_cell;
+    }
+    r->part_cells = exec_cell;
+    r->npart_cells = rc == PP_OK ? n : 0;
     if (rc == PP_OK)
         rc = clocks_collect(r);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
@@ -251,32 +324,41 @@ int an_decompose_findings(pp_report *r) {
     return PP_OK;
 }
 
-/* Each kept exec's parts, from the model: the cells hold their execs in
- * order, so the events of cell i are the next decomp[i].execs ones. */
+/* Each kept exec's parts, from the model: its device execs inside W come
+ * again in event order, each with its cell, and go to their cell's place
+ * (a counting sort: the cells hold their execs in order). */
 static int exec_parts_build(pp_report *r) {
     pp_event_columns c;
     pp_model_columns(r->model, &c);
     keys k = keys_of(r->model);
-    r->exec_parts = an_alloc(r->npart_events, sizeof *r->exec_parts);
-    if (!r->exec_parts)
+    r->exec_parts = an_alloc(r->npart_cells, sizeof *r->exec_parts);
+    size_t *at = malloc((r->ndecomp ? r->ndecomp : 1) * sizeof *at);
+    if (!r->exec_parts || !at) {
+        free(at);
         return PP_ENOMEM;
-    for (size_t i = 0, at = 0; i < r->ndecomp; i++)
-        for (uint64_t j = 0; j < r->decomp[i].execs; j++, at++) {
-            pp_exec_parts *x = &r->exec_parts[at];
-            size_t event = r->part_events[at];
-            int was_split;
-            *x = (pp_exec_parts){.event = event, .stage = r->decomp[i].stage,
-                                 .device = r->decomp[i].device};
-            split(r->model, &c, &k, event, c.dur_ns[event], r->decomp_iso[i], &x->parts,
-                  &was_split);
-        }
-    r->nexec_parts = r->npart_events;
+    }
+    for (size_t i = 0, sum = 0; i < r->ndecomp; sum += r->decomp[i++].execs)
+        at[i] = sum;
+    for (size_t event = 0, j = 0; event < c.count && j < r->npart_cells; event++) {
+        if (c.kind[event] != PP_EV_SPAN || c.role[event] != PP_ROLE_EXEC ||
+            !an_inside(r, c.ts_ns[event], c.dur_ns[event]))
+            continue;
+        uint32_t cell = r->part_cells[j++];
+        pp_exec_parts *x = &r->exec_parts[at[cell]++];
+        int was_split;
+        *x = (pp_exec_parts){.event = event, .stage = r->decomp[cell].stage,
+                             .device = r->decomp[cell].device};
+        split(r->model, &c, &k, event, c.dur_ns[event], r->decomp_iso[cell], &x->parts,
+              &was_split);
+    }
+    free(at);
+    r->nexec_parts = r->npart_cells;
     return PP_OK;
 }
 
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n) {
     pp_report *w = (pp_report *)r; /* the report is never const: it caches the table */
-    if (!r->exec_parts && r->npart_events > 0 && exec_parts_build(w) != PP_OK) {
+    if (!r->exec_parts && r->npart_cells > 0 && exec_parts_build(w) != PP_OK) {
         *n = 0;
         return NULL;
     }

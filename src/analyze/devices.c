@@ -6,36 +6,72 @@
  * Execs with hw_ns == 0 (unknown) are counted but left out of every hardware
  * figure.
  *
- * The execs are grouped by track, tracks by device, with one counting sort,
- * so each device and each track reads only its own execs. */
+ * One pass over the execs, in order, does it all: each exec's interval goes
+ * to its track's slot of one array (a counting sort by track, tracks
+ * device-major), its hardware figures to its track's sums, and its penalty
+ * to its device's slot. Each track's intervals are then merged in place
+ * (one stream comes in time order and needs no sort), and a device's busy
+ * intervals are the union of its tracks' merged runs (a k-way merge, no
+ * sort). Its bubbles are kept compactly (gaps.c); the ones the execs of
+ * each stage end (starvation, for the findings) are summed here, in one
+ * more pass over the execs while every device's busy intervals are at hand. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
 
-/* The execs of the report grouped by track, device-major: the execs of
- * group g are idx[at[g] .. at[g+1]); group_of[t] is track t's group. */
+/* Sums over the execs inside W of one device or track; above / same count
+ * the execs whose hw_ns exceeds / equals their wall, host the host execs. */
+typedef struct hw_sums {
+    uint64_t execs, unknown, above, same, host;
+    int64_t hw, xfer, wall_known;
+} hw_sums;
+
+/* The execs grouped by track, device-major: track group g's intervals are
+ * spans[at[g] .. at[g] + n[g]) (merged: the first merged[g] of them),
+ * device d's groups are device_at[d] .. device_at[d+1], its penalties
+ * (wall - hw of its execs inside W with known hw) pen[at[device_at[d]] ..
+ * + npen[d]) and its busy intervals busy[d] (its one track's merged
+ * intervals, or their union in spans2 at the device's slot). */
 typedef struct exec_groups {
-    size_t *idx, *at;
+    size_t *at, *n, *merged, *device_at, *npen;
     uint32_t *group_of, *track_of; /* track -> group, group -> track */
-    size_t *device_at;             /* device d's groups: device_at[d] .. device_at[d+1] */
+    hw_sums *sums;                 /* per group */
+    an_span *spans, *spans2;
+    int64_t *pen;
+    an_run *busy;                  /* per device */
     size_t ngroups;
 } exec_groups;
 
 static void groups_free(exec_groups *g) {
-    free(g->idx), free(g->at), free(g->group_of), free(g->track_of), free(g->device_at);
+    free(g->at), free(g->n), free(g->merged), free(g->device_at), free(g->npen);
+    free(g->group_of), free(g->track_of), free(g->sums), free(g->busy);
 }
 
-static int groups_build(const pp_report *r, size_t ntracks, exec_groups *g) {
+static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
+    size_t nt = ntracks ? ntracks : 1, nx = r->nexecs ? r->nexecs : 1;
     *g = (exec_groups){0};
-    g->idx = an_alloc(r->nexecs, sizeof *g->idx);
-    g->at = calloc(ntracks + 1, sizeof *g->at);
-    g->group_of = malloc((ntracks ? ntracks : 1) * sizeof *g->group_of);
-    g->track_of = malloc((ntracks ? ntracks : 1) * sizeof *g->track_of);
+    g->at = calloc(nt + 1, sizeof *g->at);
+    g->n = calloc(nt, sizeof *g->n);
+    g->merged = calloc(nt, sizeof *g->merged);
     g->device_at = malloc((r->ndevices + 1) * sizeof *g->device_at);
-    if (!g->idx || !g->at || !g->group_of || !g->track_of || !g->device_at)
-        return PP_ENOMEM;
+    g->npen = calloc(r->ndevices + 1, sizeof *g->npen);
+    g->busy = calloc(r->ndevices + 1, sizeof *g->busy);
+    g->group_of = malloc(nt * sizeof *g->group_of);
+    g->track_of = malloc(nt * sizeof *g->track_of);
+    g->sums = calloc(nt, sizeof *g->sums);
+    g->spans = an_buf_get(&r->spans, nx * sizeof *g->spans);
+    g->spans2 = an_buf_get(&r->spans2, nx * sizeof *g->spans2); /* touched by unions only */
+    g->pen = an_buf_get(&r->index, nx * sizeof *g->pen);
+    return g->at && g->n && g->merged && g->device_at && g->npen && g->busy &&
+                   g->spans2 && g->group_of && g->track_of && g->sums && g->spans && g->pen
+               ? PP_OK
+               : PP_ENOMEM;
+}
+
+/* The groups in device-major order and the start of each group's slot. */
+static void groups_order(const pp_report *r, size_t ntracks, exec_groups *g) {
     for (uint32_t d = 0; d < r->ndevices; d++) {
         g->device_at[d] = g->ngroups;
         for (uint32_t t = 0; t < ntracks; t++) {
@@ -47,90 +83,109 @@ static int groups_build(const pp_report *r, size_t ntracks, exec_groups *g) {
     }
     g->device_at[r->ndevices] = g->ngroups;
     for (size_t i = 0; i < r->nexecs; i++)
-        g->at[g->group_of[r->execs[i].track] + 1]++;
+        g->at[g->group_of[an_exec_track(r, &r->execs[i])] + 1]++;
     for (size_t k = 0; k < g->ngroups; k++)
         g->at[k + 1] += g->at[k];
-    size_t *next = malloc((g->ngroups ? g->ngroups : 1) * sizeof *next);
-    if (!next)
+}
+
+/* The one pass over the execs: intervals, sums and penalties. */
+static void groups_fill(const pp_report *r, exec_groups *g) {
+    const pp_event_columns *c = &r->c;
+    for (size_t i = 0; i < r->nexecs; i++) {
+        const an_exec *x = &r->execs[i];
+        uint32_t track = an_exec_track(r, x), device = r->track_device[track];
+        size_t k = g->group_of[track];
+        int64_t start = c->ts_ns[x->event], wall = c->dur_ns[x->event];
+        g->spans[g->at[k] + g->n[k]++] = (an_span){start, start + wall};
+        if (!x->inside)
+            continue;
+        hw_sums *s = &g->sums[k];
+        s->execs++;
+        if (x->host) { /* host work has no hardware time: not "unknown" either */
+            s->host++;
+            continue;
+        }
+        int64_t hw = an_hw_of(c->hw_ns[x->event]);
+        if (hw == 0) {
+            s->unknown++;
+            continue;
+        }
+        s->above += hw > wall;
+        s->same += hw == wall;
+        s->hw = an_sat_add(s->hw, hw);
+        s->xfer = an_sat_add(s->xfer, an_hw_of(c->xfer_ns[x->event]));
+        s->wall_known = an_sat_add(s->wall_known, wall);
+        g->pen[g->at[g->device_at[device]] + g->npen[device]++] =
+            wall - hw; /* both in [0, INT64_MAX]: no overflow */
+    }
+}
+
+static void sums_add(hw_sums *to, const hw_sums *s) {
+    to->execs += s->execs, to->unknown += s->unknown;
+    to->above += s->above, to->same += s->same, to->host += s->host;
+    to->hw = an_sat_add(to->hw, s->hw);
+    to->xfer = an_sat_add(to->xfer, s->xfer);
+    to->wall_known = an_sat_add(to->wall_known, s->wall_known);
+}
+
+/* The index of the first of busy[1 .. n) that does not start before t,
+ * searched from k (the last answer on the device): the execs come nearly
+ * in time order, so the search steps forward, and only a step back
+ * searches (binary). */
+static size_t busy_from(const an_span *busy, size_t n, size_t k, int64_t t) {
+    if (k > 1 && busy[k - 1].start >= t) {
+        size_t lo = 1, hi = k - 1;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (busy[mid].start < t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        k = lo;
+    }
+    while (k < n && busy[k].start < t)
+        k++;
+    return k;
+}
+
+/* r->starved: for each stage, the bubbles its execs inside W end (the
+ * bubble before busy interval k >= 1 of their device ends where it starts),
+ * in one pass over the execs; from[d] is device d's search position. */
+static int starvation(pp_report *r, const exec_groups *g) {
+    size_t *from = malloc((r->ndevices ? r->ndevices : 1) * sizeof *from);
+    if (!from)
         return PP_ENOMEM;
-    memcpy(next, g->at, g->ngroups * sizeof *next);
-    for (size_t i = 0; i < r->nexecs; i++)
-        g->idx[next[g->group_of[r->execs[i].track]]++] = i;
-    free(next);
+    for (size_t d = 0; d < r->ndevices; d++)
+        from[d] = 1;
+    for (size_t i = 0; i < r->nexecs; i++) {
+        const an_exec *x = &r->execs[i];
+        if (!x->inside || x->stage == AN_NONE)
+            continue;
+        uint32_t d = an_exec_device(r, x);
+        const an_span *busy = g->busy[d].at;
+        size_t n = (size_t)(g->busy[d].end - busy);
+        int64_t t = an_start(r, x->event);
+        size_t k = from[d] = busy_from(busy, n, from[d], t);
+        if (k < n && busy[k].start == t)
+            r->starved[x->stage] += busy[k].start - busy[k - 1].end;
+    }
+    free(from);
     return PP_OK;
 }
 
-/* Sums over the execs inside W of one device or track; above / same count
- * the execs whose hw_ns exceeds / equals their wall, host the host execs. */
-typedef struct hw_sums {
-    uint64_t execs, unknown, above, same, host;
-    int64_t hw, xfer, wall_known;
-} hw_sums;
-
-/* Keeps the bubbles of device d in r->gaps for gaps.csv (room for one per
- * exec was made up front: a device has fewer bubbles than execs). */
-static void gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n) {
-    for (size_t i = 1; i < n; i++)
-        r->gaps[r->ngaps++] = (an_gap){merged[i - 1].end, merged[i].start};
-    r->gap_at[d + 1] = r->ngaps;
-}
-
-/* The device's buffers while its tracks are read: its exec intervals and
- * the concurrency penalties (wall - hw) of its execs inside W with known hw. */
-typedef struct device_acc {
-    an_span *spans;
-    int64_t *pen;
-    size_t nspans, npen;
-    hw_sums sums;
-} device_acc;
-
-/* One pass over the execs of track group k: the track's figures, and its
- * intervals, sums and penalties added to the device's. */
-static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_stats *t,
-                      device_acc *acc) {
+/* Track group k's figures; its intervals are merged in place. */
+static int track_fill(pp_report *r, exec_groups *g, size_t k, pp_track_stats *t) {
     const int64_t w0 = r->window.start_ns, w1 = r->window.end_ns;
-    const size_t *idx = g->idx + g->at[k], n = g->at[k + 1] - g->at[k];
-    an_span *spans = an_buf_get(&r->spans2, (n ? n : 1) * sizeof *spans);
-    if (!spans)
-        return PP_ENOMEM;
-    hw_sums sums = {0};
-    for (size_t i = 0; i < n; i++) {
-        const an_exec *x = &r->execs[idx[i]];
-        spans[i] = acc->spans[acc->nspans++] =
-            (an_span){an_start(r, x->event), an_end(r, x->event)};
-        if (!x->inside)
-            continue;
-        sums.execs++;
-        if (x->host) { /* host work has no hardware time: not "unknown" either */
-            sums.host++;
-            continue;
-        }
-        int64_t hw = an_hw_of(r->c.hw_ns[x->event]), wall = r->c.dur_ns[x->event];
-        if (hw == 0) {
-            sums.unknown++;
-            continue;
-        }
-        sums.above += hw > wall;
-        sums.same += hw == wall;
-        sums.hw = an_sat_add(sums.hw, hw);
-        sums.xfer = an_sat_add(sums.xfer, an_hw_of(r->c.xfer_ns[x->event]));
-        sums.wall_known = an_sat_add(sums.wall_known, wall);
-        acc->pen[acc->npen++] = wall - hw; /* both in [0, INT64_MAX]: no overflow */
-    }
-    size_t merged;
-    int rc = an_intervals_merge(r, spans, n, w0, w1, &merged, &t->busy_ns);
+    an_span *spans = g->spans + g->at[k];
+    int rc = an_intervals_merge(r, spans, g->n[k], w0, w1, &g->merged[k], &t->busy_ns);
     if (rc == PP_OK)
-        rc = an_gaps_summarize(r, spans, merged, w0, w1, &t->bubbles);
+        rc = an_gaps_summarize(r, spans, g->merged[k], w0, w1, &t->bubbles);
     if (rc != PP_OK)
         return rc;
-    t->execs = sums.execs;
-    t->hw_unknown = sums.unknown;
-    t->hw_util = an_ratio(sums.hw, w1 - w0);
-    acc->sums.execs += sums.execs, acc->sums.unknown += sums.unknown;
-    acc->sums.above += sums.above, acc->sums.same += sums.same, acc->sums.host += sums.host;
-    acc->sums.hw = an_sat_add(acc->sums.hw, sums.hw);
-    acc->sums.xfer = an_sat_add(acc->sums.xfer, sums.xfer);
-    acc->sums.wall_known = an_sat_add(acc->sums.wall_known, sums.wall_known);
+    t->execs = g->sums[k].execs;
+    t->hw_unknown = g->sums[k].unknown;
+    t->hw_util = an_ratio(g->sums[k].hw, w1 - w0);
     char device[160];
     an_device_label(r, t->device, device, sizeof device);
     const pp_track_info *info = pp_model_track(r->m, t->track);
@@ -139,47 +194,55 @@ static int track_fill(pp_report *r, const exec_groups *g, size_t k, pp_track_sta
 }
 
 /* The device's tracks first (stats_of_track maps a model track to its row
- * of r->tracks), then the device from what they gathered. */
-static int device_fill(pp_report *r, const exec_groups *g, uint32_t d,
-                       const size_t *stats_of_track) {
+ * of r->tracks), then the device from what they gathered; runs is room for
+ * one run per group. */
+static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *stats_of_track,
+                       an_run *runs) {
     const int64_t w0 = r->window.start_ns, w1 = r->window.end_ns;
-    size_t n = g->at[g->device_at[d + 1]] - g->at[g->device_at[d]];
-    device_acc acc = {an_buf_get(&r->spans, (n ? n : 1) * sizeof *acc.spans),
-                      an_buf_get(&r->index, (n ? n : 1) * sizeof *acc.pen), 0, 0, {0}};
-    if (!acc.spans || !acc.pen)
-        return PP_ENOMEM;
+    size_t first = g->device_at[d], last = g->device_at[d + 1];
     pp_device_stats *dev = &r->devices[d];
+    hw_sums sums = {0};
     double util = 0;
     int rc = PP_OK;
-    for (size_t k = g->device_at[d]; rc == PP_OK && k < g->device_at[d + 1]; k++) {
+    for (size_t k = first; rc == PP_OK && k < last; k++) {
         pp_track_stats *t = &r->tracks[stats_of_track[g->track_of[k]]];
-        rc = track_fill(r, g, k, t, &acc);
+        rc = track_fill(r, g, k, t);
+        sums_add(&sums, &g->sums[k]);
         if (t->execs > 0) /* HW utilization: plain mean over tracks with execs in W */
             util += t->hw_util, dev->tracks++;
+        runs[k - first] = (an_run){g->spans + g->at[k], g->spans + g->at[k] + g->merged[k]};
     }
-    size_t merged;
     if (rc == PP_OK)
-        rc = an_summary(r, acc.pen, acc.npen, &dev->penalty);
-    if (rc == PP_OK)
-        rc = an_intervals_merge(r, acc.spans, acc.nspans, w0, w1, &merged, &dev->busy_ns);
-    if (rc == PP_OK)
-        rc = an_gaps_summarize(r, acc.spans, merged, w0, w1, &dev->bubbles);
+        rc = an_summary(r, g->pen + g->at[first], g->npen[d], &dev->penalty);
+    const an_span *busy = NULL;
+    size_t merged = 0;
+    if (rc == PP_OK && last - first == 1) { /* one track: its intervals, busy time, bubbles */
+        busy = runs[0].at, merged = g->merged[first];
+        dev->busy_ns = r->tracks[stats_of_track[g->track_of[first]]].busy_ns;
+        dev->bubbles = r->tracks[stats_of_track[g->track_of[first]]].bubbles;
+    } else if (rc == PP_OK) {
+        an_span *out = g->spans2 + g->at[first];
+        an_runs_union(runs, last - first, out, &merged, &dev->busy_ns);
+        rc = an_gaps_summarize(r, out, merged, w0, w1, &dev->bubbles);
+        busy = out;
+    }
     if (rc != PP_OK)
         return rc;
-    gaps_keep(r, d, acc.spans, merged);
+    an_gaps_keep(r, d, busy, merged);
+    g->busy[d] = (an_run){busy, busy + merged};
     dev->hw_util = dev->tracks ? util / dev->tracks : 0.0;
     dev->idle_ns = (w1 - w0) - dev->busy_ns;
     dev->wall_util = an_ratio(dev->busy_ns, w1 - w0);
-    dev->execs = acc.sums.execs;
-    dev->hw_unknown = acc.sums.unknown;
-    dev->hw_above_wall = acc.sums.above;
-    uint64_t known = acc.sums.execs - acc.sums.unknown - acc.sums.host;
-    dev->hw_quality |= (acc.sums.above ? PP_HW_ABOVE_WALL : 0u) |
-                       (known > 0 && acc.sums.same == known ? PP_HW_IS_WALL : 0u) |
-                       (acc.sums.host ? PP_HW_HOST : 0u);
-    dev->hw_eff = an_ratio(acc.sums.hw, acc.sums.wall_known);
-    dev->transfer_share = an_ratio(acc.sums.xfer, acc.sums.hw);
-    dev->penalty_pct_wall = 100.0 * an_ratio(dev->penalty.total, acc.sums.wall_known);
+    dev->execs = sums.execs;
+    dev->hw_unknown = sums.unknown;
+    dev->hw_above_wall = sums.above;
+    uint64_t known = sums.execs - sums.unknown - sums.host;
+    dev->hw_quality |= (sums.above ? PP_HW_ABOVE_WALL : 0u) |
+                       (known > 0 && sums.same == known ? PP_HW_IS_WALL : 0u) |
+                       (sums.host ? PP_HW_HOST : 0u);
+    dev->hw_eff = an_ratio(sums.hw, sums.wall_known);
+    dev->transfer_share = an_ratio(sums.xfer, sums.hw);
+    dev->penalty_pct_wall = 100.0 * an_ratio(dev->penalty.total, sums.wall_known);
     return PP_OK;
 }
 
@@ -188,10 +251,17 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     exec_groups g = {0};
     r->tracks = calloc(ntracks ? ntracks : 1, sizeof *r->tracks);
     size_t *stats_of_track = malloc((ntracks ? ntracks : 1) * sizeof *stats_of_track);
-    r->gaps = an_alloc(r->nexecs, sizeof *r->gaps);
+    an_run *runs = malloc((ntracks ? ntracks : 1) * sizeof *runs);
+    r->gap_bytes = an_alloc(r->nexecs, 20); /* a bubble fewer than execs, 2 varints each */
     r->gap_at = calloc(r->ndevices + 1, sizeof *r->gap_at);
-    int rc = r->tracks && stats_of_track && r->gaps && r->gap_at ? groups_build(r, ntracks, &g)
-                                                                 : PP_ENOMEM;
+    r->starved = calloc(r->nstages + 1, sizeof *r->starved);
+    int rc = r->tracks && stats_of_track && runs && r->gap_bytes && r->gap_at && r->starved
+                 ? groups_alloc(r, ntracks, &g)
+                 : PP_ENOMEM;
+    if (rc == PP_OK) {
+        groups_order(r, ntracks, &g);
+        groups_fill(r, &g);
+    }
     for (uint32_t t = 0; rc == PP_OK && t < ntracks; t++) { /* rows in track order */
         if (r->track_device[t] == AN_NONE)
             continue;
@@ -199,8 +269,12 @@ int an_devices_compute(pp_report *r, pp_error *err) {
         r->tracks[r->ntracks++] = (pp_track_stats){.track = t, .device = r->track_device[t]};
     }
     for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++)
-        rc = device_fill(r, &g, d, stats_of_track);
+        rc = device_fill(r, &g, d, stats_of_track, runs);
+    if (rc == PP_OK)
+        rc = starvation(r, &g);
     groups_free(&g);
-    free(stats_of_track);
+    free(stats_of_track), free(runs);
+    uint8_t *shrunk = rc == PP_OK ? realloc(r->gap_bytes, r->gap_at[r->ndevices] + 1) : NULL;
+    r->gap_bytes = shrunk ? shrunk : r->gap_bytes; /* a failed shrink keeps the larger one */
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

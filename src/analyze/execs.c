@@ -1,8 +1,11 @@
 /* execs.c — the exec view every metric reads, and the stage order.
  *
- * One an_exec per span of role exec, with its device (a device track's device
- * name, else the track's process name) and its stage as a report stage index;
- * host execs are added by host_execs.c. Stages are then ordered by first
+ * One an_exec per span of role exec, with its stage as a report stage index;
+ * its device is its track's (r->track_device: a device track's device name,
+ * else the track's process name). The same pass counts what the next steps
+ * make tables of: the host spans labeled by their own fields (label.c) and
+ * the op spans (ops.c). Host execs are added by host_execs.c, in room made
+ * here. Stages are then ordered by first
  * appearance in time over execs and over the host spans (partition, merge,
  * stage) of the whole trace: that order is
  * "upstream". (Not inside W only: a window that starts in the middle of a
@@ -46,18 +49,14 @@ static uint32_t device_of_track(pp_report *r, uint32_t track) {
     return d;
 }
 
-uint32_t an_stage_of_string(pp_report *r, uint32_t id) {
-    if (id == 0)
-        return AN_NONE;
-    if (r->stage_of_string[id] == AN_NONE) {
-        const char *s = pp_model_string(r->m, id);
-        r->stage_of_string[id] = an_stage_intern(r, s, strlen(s));
-    }
+uint32_t an_stage_of_new_string(pp_report *r, uint32_t id) {
+    const char *s = pp_model_string(r->m, id);
+    r->stage_of_string[id] = an_stage_intern(r, s, strlen(s));
     return r->stage_of_string[id];
 }
 
 static int is_exec(const pp_event_columns *c, size_t i) {
-    return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_EXEC;
+    return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_EXEC);
 }
 
 int an_execs_collect(pp_report *r, pp_error *err) {
@@ -69,27 +68,62 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     memset(r->track_device, 0xff, (ntracks ? ntracks : 1) * sizeof *r->track_device);
     memset(r->stage_of_string, 0xff, (nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
-    size_t n = 0;
-    for (size_t i = 0; i < c->count; i++)
-        n += is_exec(c, i);
-    r->execs = an_alloc(n, sizeof *r->execs);
+    size_t n = 0, nfield = 0, nops = 0; /* one pass counts what label.c and ops.c need too */
+    for (size_t i = 0; i < c->count; i++) {
+        n += (size_t)is_exec(c, i);
+        nfield += (size_t)an_labeled_by_fields(c, i);
+        nops += (size_t)an_is_op_span(c, i);
+    }
+    r->nfield_hosts = nfield;
+    r->nop_spans = nops;
+    /* room for the host execs too (host_execs.c: at most one per stage span
+     * labeled by its fields); the pages of what is not used are never touched */
+    r->exec_cap = n + nfield;
+    r->execs = an_alloc(r->exec_cap, sizeof *r->execs);
     if (!r->execs)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     for (size_t i = 0; i < c->count; i++) {
         if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];
-        x->batch = c->batch[i];
-        x->event = i;
-        x->track = c->track[i];
-        x->inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i]);
-        x->host = 0;
-        x->device = device_of_track(r, c->track[i]);
-        x->stage = an_stage_of_string(r, c->stage[i]);
-        if (x->device == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
+        *x = (an_exec){.event = i, .stage = an_stage_of_string(r, c->stage[i]),
+                       .inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i])};
+        if (device_of_track(r, c->track[i]) == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
     r->nreal = r->nexecs;
+    return PP_OK;
+}
+
+int an_execs_grow(pp_report *r, size_t more) {
+    size_t cap = r->nexecs + more;
+    if (cap <= r->exec_cap)
+        return PP_OK;
+    an_exec *x = realloc(r->execs, (cap ? cap : 1) * sizeof *x);
+    if (!x)
+        return PP_ENOMEM;
+    r->execs = x;
+    if (r->exec_batch) {
+        int64_t *b = realloc(r->exec_batch, (cap ? cap : 1) * sizeof *b);
+        if (!b)
+            return PP_ENOMEM;
+        r->exec_batch = b;
+    }
+    r->exec_cap = cap;
+    return PP_OK;
+}
+
+int an_exec_batch_set(pp_report *r, size_t i, int64_t batch) {
+    if (!r->exec_batch) {
+        if (batch == r->c.batch[r->execs[i].event])
+            return PP_OK;
+        r->exec_batch = an_alloc(r->exec_cap, sizeof *r->exec_batch);
+        if (!r->exec_batch)
+            return PP_ENOMEM;
+        for (size_t k = 0; k < r->nexecs; k++)
+            r->exec_batch[k] = r->c.batch[r->execs[k].event];
+    }
+    r->exec_batch[i] = batch;
     return PP_OK;
 }
 
@@ -128,28 +162,37 @@ static int stage_renumber(pp_report *r) {
         memcpy(r->stage_names, names, kept * sizeof *names);
         memcpy(r->stage_first, first, kept * sizeof *first);
     }
+    int same = kept == n; /* the usual case: every stage kept, already in order */
+    for (size_t i = 0; i < n; i++)
+        same &= rank[i] == i;
     r->nstages = kept;
-    for (size_t i = 0; i < r->nexecs; i++)
+    for (size_t i = 0; !same && i < r->nexecs; i++)
         if (r->execs[i].stage != AN_NONE)
             r->execs[i].stage = rank[r->execs[i].stage];
-    for (size_t i = 0; i < r->nhost; i++)
+    for (size_t i = 0; !same && i < r->nhost; i++)
         if (r->host[i].stage != AN_NONE)
             r->host[i].stage = rank[r->host[i].stage];
-    for (size_t i = 0; i < pp_model_string_count(r->m); i++)
+    for (size_t i = 0; !same && i < pp_model_string_count(r->m); i++)
         if (r->stage_of_string[i] != AN_NONE)
             r->stage_of_string[i] = rank[r->stage_of_string[i]];
     free(order), free(rank), free(names), free(first);
     return PP_OK;
 }
 
-/* Widens the range of batch numbers of the labeled things (for the batch
- * map of the stage step, which then needs no pass of its own). */
-static void labeled_batch(pp_report *r, int64_t batch) {
+/* The labeled things inside W and the range of their batch numbers (for
+ * the batch map of the stage step, which then needs no pass of its own). */
+typedef struct batch_range {
+    size_t n;
+    int64_t lo, hi;
+} batch_range;
+
+static void labeled_batch(batch_range *b, int64_t batch) {
     if (batch < 0)
         return;
-    r->label_lo = r->nlabeled == 0 || batch < r->label_lo ? batch : r->label_lo;
-    r->label_hi = r->nlabeled == 0 || batch > r->label_hi ? batch : r->label_hi;
-    r->nlabeled++;
+    if (b->n++ == 0)
+        b->lo = b->hi = batch;
+    b->lo = batch < b->lo ? batch : b->lo;
+    b->hi = batch > b->hi ? batch : b->hi;
 }
 
 /* Keeps only the host spans later steps read: partitions, merges and batch
@@ -174,6 +217,7 @@ static void host_compact(pp_report *r) {
 }
 
 int an_stage_order(pp_report *r, pp_error *err) {
+    batch_range b = {0};
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
         if (h->stage == AN_NONE)
@@ -182,7 +226,7 @@ int an_stage_order(pp_report *r, pp_error *err) {
             r->stage_first[h->stage] = an_start(r, h->event);
         if (h->inside) {
             r->stage_inside[h->stage] = 1;
-            labeled_batch(r, h->batch);
+            labeled_batch(&b, h->batch);
         }
     }
     for (size_t i = 0; i < r->nexecs; i++) {
@@ -193,9 +237,10 @@ int an_stage_order(pp_report *r, pp_error *err) {
             r->stage_first[x->stage] = an_start(r, x->event);
         if (x->inside) {
             r->stage_inside[x->stage] = 1;
-            labeled_batch(r, x->batch);
+            labeled_batch(&b, an_exec_batch(r, x));
         }
     }
+    r->nlabeled = b.n, r->label_lo = b.lo, r->label_hi = b.hi;
     if (stage_renumber(r) != PP_OK || an_batch_map_build(r) != PP_OK)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     host_compact(r);

@@ -60,36 +60,6 @@ static int data_loss(pp_report *r) {
     return add(r, an_strdupf("Data loss: %s; every figure below may undercount.", what));
 }
 
-/* The bubble of device d that ends at `t`, if any: the device's bubbles lie
- * together in r->gaps, in time order, from gaps[lo] to gaps[hi] (gap_at). */
-static const an_gap *gap_ending_at(const pp_report *r, size_t lo, size_t hi, int64_t t) {
-    size_t a = lo, b = hi;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (r->gaps[mid].end < t)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a < hi && r->gaps[a].end == t ? &r->gaps[a] : NULL;
-}
-
-/* Starvation of stage s: the bubbles its execs end, i.e. the time their
- * device sat idle right before the stage's work arrived. */
-static int64_t starvation(const pp_report *r, uint32_t s) {
-    const size_t *first = r->gap_at;
-    int64_t total = 0;
-    for (size_t i = 0; i < r->nexecs; i++) {
-        const an_exec *x = &r->execs[i];
-        if (!x->inside || x->stage != s)
-            continue;
-        const an_gap *g = gap_ending_at(r, first[x->device], first[x->device + 1],
-                                         an_start(r, x->event));
-        total += g ? g->end - g->start : 0;
-    }
-    return total;
-}
-
 /* The share of each part of the stage's exec wall (execs with known hw):
  * hardware compute, transfer, and the concurrency penalty. */
 static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
@@ -103,8 +73,9 @@ static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
     unsigned quality = 0;
     for (size_t i = 0; i < r->nexecs; i++)
         if (r->execs[i].stage == s && !r->execs[i].host) {
-            is_wall &= (r->devices[r->execs[i].device].hw_quality & PP_HW_IS_WALL) != 0;
-            quality |= r->devices[r->execs[i].device].hw_quality;
+            unsigned q = r->devices[an_exec_device(r, &r->execs[i])].hw_quality;
+            is_wall &= (q & PP_HW_IS_WALL) != 0;
+            quality |= q;
         }
     if (quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL)) {
         snprintf(buf, len, "; its hardware time is not each request's own (%s), so its wall "
@@ -140,7 +111,7 @@ static int bottleneck(pp_report *r) {
                                     "execs)");
     else
         composition(r, b, what, sizeof what);
-    int64_t starved = starvation(r, b);
+    int64_t starved = r->starved[b]; /* the bubbles its execs end (the device step) */
     if (starved > st->time.total / 20 && st->time.total > 0) { /* below 5%: not worth a word */
         char total[32];
         an_format_ns(starved, total, sizeof total);
@@ -240,13 +211,15 @@ static int throughput_gap(pp_report *r) {
                              r->nstages ? r->stages[before].name : "?"));
 }
 
-/* The longest bubble of device d (the first one on ties), or NULL. */
-static const an_gap *longest_gap(const pp_report *r, uint32_t d) {
-    const an_gap *best = NULL;
-    for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1]; i++)
-        if (!best || r->gaps[i].end - r->gaps[i].start > best->end - best->start)
-            best = &r->gaps[i];
-    return best;
+/* The longest bubble of device d (the first one on ties); 0 when it has
+ * none. */
+static int longest_gap(const pp_report *r, uint32_t d, an_gap *best) {
+    an_gap_cursor c = an_gaps_of(r, d);
+    int found = 0;
+    for (an_gap g; an_gap_next(&c, &g); found = 1)
+        if (!found || g.end - g.start > best->end - best->start)
+            *best = g;
+    return found;
 }
 
 /* The device with the lowest wall utilization, and when its idle time falls:
@@ -266,11 +239,11 @@ static int most_idle(pp_report *r) {
     an_format_ns(g->mean, mean, sizeof mean);
     an_format_ns(g->leading_ns, lead, sizeof lead);
     an_format_ns(g->trailing_ns, trail, sizeof trail);
-    const an_gap *longest = longest_gap(r, d);
-    if (longest) {
+    an_gap longest;
+    if (longest_gap(r, d, &longest)) {
         char len[32], at[32];
-        an_format_ns(longest->end - longest->start, len, sizeof len);
-        an_format_ns(longest->start - r->window.start_ns, at, sizeof at);
+        an_format_ns(longest.end - longest.start, len, sizeof len);
+        an_format_ns(longest.start - r->window.start_ns, at, sizeof at);
         snprintf(when, sizeof when, ", the longest %s at +%s into the window", len, at);
     }
     return add(r, an_strdupf("%s: %s is busy %.1f%% of the window and idle %s: "
@@ -343,7 +316,7 @@ static int unlabeled(pp_report *r) {
         return PP_OK;
     size_t missing = 0;
     for (size_t i = 0; i < r->nreal; i++)
-        missing += r->execs[i].stage == AN_NONE || r->execs[i].batch < 0;
+        missing += r->execs[i].stage == AN_NONE || an_exec_batch(r, &r->execs[i]) < 0;
     if (missing == 0 && r->nstages > 0)
         return PP_OK;
     if (an_pattern_hint(r) != PP_OK)

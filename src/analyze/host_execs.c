@@ -29,7 +29,7 @@
 static uint64_t *exec_batches(pp_report *r, size_t *at) {
     size_t ns = r->nstages, n = 0;
     for (size_t i = 0; i < r->nreal; i++)
-        if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
+        if (r->execs[i].stage != AN_NONE && an_exec_batch(r, &r->execs[i]) >= 0)
             at[r->execs[i].stage + 1]++, n++;
     for (size_t s = 0; s < ns; s++)
         at[s + 1] += at[s];
@@ -37,8 +37,8 @@ static uint64_t *exec_batches(pp_report *r, size_t *at) {
     if (!batch)
         return NULL;
     for (size_t i = 0; i < r->nreal; i++) /* at[s] is stage s's cursor, then its end */
-        if (r->execs[i].stage != AN_NONE && r->execs[i].batch >= 0)
-            batch[at[r->execs[i].stage]++] = (uint64_t)r->execs[i].batch;
+        if (r->execs[i].stage != AN_NONE && an_exec_batch(r, &r->execs[i]) >= 0)
+            batch[at[r->execs[i].stage]++] = (uint64_t)an_exec_batch(r, &r->execs[i]);
     for (size_t s = ns; s > 0; s--) /* back to starts: at[s] = end of s - 1 */
         at[s] = at[s - 1];
     at[0] = 0;
@@ -112,20 +112,17 @@ static int add_host_execs(pp_report *r) {
         nnew++;
     }
     if (rc == PP_OK && nnew > 0) {
-        an_exec *grown = realloc(r->execs, (r->nexecs + nnew) * sizeof *grown);
-        rc = grown ? host_devices(r, is_host_item) : PP_ENOMEM;
-        if (grown)
-            r->execs = grown;
+        rc = an_execs_grow(r, nnew);
+        if (rc == PP_OK)
+            rc = host_devices(r, is_host_item);
     }
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
         if (!is_host_item[i])
             continue;
         const an_host *h = &r->host[i];
-        uint32_t t = r->c.track[h->event];
-        r->execs[r->nexecs++] = (an_exec){.batch = h->batch, .event = h->event,
-                                          .track = t, .device = r->track_device[t],
-                                          .stage = h->stage,
+        r->execs[r->nexecs++] = (an_exec){.event = h->event, .stage = h->stage,
                                           .inside = h->inside, .host = 1};
+        rc = an_exec_batch_set(r, r->nexecs - 1, h->batch);
     }
     free(batch), free(is_host_item), free(at);
     return rc;
@@ -169,8 +166,8 @@ static int attribute_brackets(pp_report *r) {
         return PP_ENOMEM;
     size_t n = 0;
     for (size_t i = 0; i < r->nexecs; i++)
-        if (r->execs[i].batch >= 0 && r->execs[i].stage != AN_NONE)
-            v[n++] = (by_batch){r->execs[i].batch, an_start(r, r->execs[i].event),
+        if (an_exec_batch(r, &r->execs[i]) >= 0 && r->execs[i].stage != AN_NONE)
+            v[n++] = (by_batch){an_exec_batch(r, &r->execs[i]), an_start(r, r->execs[i].event),
                                 r->execs[i].stage};
     qsort(v, n, sizeof *v, cmp_by_batch);
     for (size_t i = 0; i < r->nhost; i++) {

@@ -4,27 +4,11 @@
  * intervals: two streams running at once count once (docs/architecture.md §4). */
 #include "analyze/report.h"
 
-int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t w1,
-                       size_t *merged, int64_t *busy) {
-    size_t k = 0;
-    int sorted = 1;
-    for (size_t i = 0; i < n; i++) { /* clip to W, drop what falls outside */
-        int64_t s = iv[i].start < w0 ? w0 : iv[i].start;
-        int64_t e = iv[i].end > w1 ? w1 : iv[i].end;
-        if (e <= s)
-            continue;
-        sorted &= k == 0 || s >= iv[k - 1].start;
-        iv[k++] = (an_span){s, e};
-    }
-    if (!sorted) { /* one stream in time order, the usual case, needs no sort */
-        an_span *tmp = an_buf_get(&r->sort_tmp, k * sizeof *tmp);
-        if (!tmp)
-            return PP_ENOMEM;
-        an_span_sort(iv, k, tmp);
-    }
+/* Merges the sorted iv[0..n) that touch or overlap, in place; returns how
+ * many are left. */
+static size_t merge_sorted(an_span *iv, size_t n) {
     size_t m = 0;
-    int64_t total = 0;
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (m > 0 && iv[i].start <= iv[m - 1].end) { /* touching or overlapping */
             if (iv[i].end > iv[m - 1].end)
                 iv[m - 1].end = iv[i].end;
@@ -32,11 +16,94 @@ int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t 
             iv[m++] = iv[i];
         }
     }
-    for (size_t i = 0; i < m; i++)
-        total += iv[i].end - iv[i].start;
+    return m;
+}
+
+int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t w1,
+                       size_t *merged, int64_t *busy) {
+    /* One stream in time order, the usual case, is clipped to W and merged
+     * in one pass; the first interval out of order ends it, and the rest are
+     * clipped behind what it merged, then all are sorted and merged again
+     * (the union is the same). */
+    size_t m = 0, i = 0;
+    for (; i < n; i++) {
+        int64_t s = iv[i].start < w0 ? w0 : iv[i].start;
+        int64_t e = iv[i].end > w1 ? w1 : iv[i].end;
+        if (e <= s) /* outside W */
+            continue;
+        if (m > 0 && s < iv[m - 1].start)
+            break;
+        if (m > 0 && s <= iv[m - 1].end) {
+            if (e > iv[m - 1].end)
+                iv[m - 1].end = e;
+        } else {
+            iv[m++] = (an_span){s, e};
+        }
+    }
+    if (i < n) {
+        size_t k = m;
+        for (; i < n; i++) {
+            int64_t s = iv[i].start < w0 ? w0 : iv[i].start;
+            int64_t e = iv[i].end > w1 ? w1 : iv[i].end;
+            if (e > s)
+                iv[k++] = (an_span){s, e};
+        }
+        an_span *tmp = an_buf_get(&r->sort_tmp, k * sizeof *tmp);
+        if (!tmp)
+            return PP_ENOMEM;
+        an_span_sort(iv, k, tmp);
+        m = merge_sorted(iv, k);
+    }
+    int64_t total = 0;
+    for (size_t j = 0; j < m; j++)
+        total += iv[j].end - iv[j].start;
     *merged = m;
     *busy = total;
     return PP_OK;
+}
+
+/* Restores the heap order of runs[0..n) (by the start of each run's next
+ * interval) below slot i. */
+static void sift_down(an_run *runs, size_t n, size_t i) {
+    for (;;) {
+        size_t least = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && runs[l].at->start < runs[least].at->start)
+            least = l;
+        if (r < n && runs[r].at->start < runs[least].at->start)
+            least = r;
+        if (least == i)
+            return;
+        an_run t = runs[i];
+        runs[i] = runs[least];
+        runs[least] = t;
+        i = least;
+    }
+}
+
+void an_runs_union(an_run *runs, size_t k, an_span *out, size_t *merged, int64_t *busy) {
+    size_t n = 0, m = 0;
+    for (size_t i = 0; i < k; i++) /* a min-heap of the runs that are not empty */
+        if (runs[i].at < runs[i].end)
+            runs[n++] = runs[i];
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(runs, n, i);
+    int64_t total = 0;
+    while (n > 0) {
+        an_span s = *runs[0].at++;
+        if (runs[0].at == runs[0].end)
+            runs[0] = runs[--n];
+        sift_down(runs, n, 0);
+        if (m > 0 && s.start <= out[m - 1].end) { /* touching or overlapping */
+            if (s.end > out[m - 1].end)
+                out[m - 1].end = s.end;
+        } else {
+            out[m++] = s;
+        }
+    }
+    for (size_t i = 0; i < m; i++)
+        total += out[i].end - out[i].start;
+    *merged = m;
+    *busy = total;
 }
 
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,

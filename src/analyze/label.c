@@ -127,17 +127,9 @@ static int cmp_corr(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* A span whose own fields already label it: partition, merge and stage
- * roles with a stage, or any non-exec span whose args name stage and batch. */
-static int labeled_by_fields(const pp_event_columns *c, size_t i) {
-    uint8_t role = c->role[i];
-    return c->kind[i] == PP_EV_SPAN && c->stage[i] != 0 && c->batch[i] >= 0 &&
-           role != PP_ROLE_EXEC && role != PP_ROLE_OP;
-}
-
 static int candidate(const pp_event_columns *c, size_t i, const name_label *nl) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-           nl[c->name[i]].matched && !labeled_by_fields(c, i);
+           nl[c->name[i]].matched && !an_labeled_by_fields(c, i);
 }
 
 /* Parents, inherited stages and batches, in one pass per track with a
@@ -199,7 +191,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
     qsort(cs, nc, sizeof *cs, cmp_corr);
     for (size_t i = 0; i < r->nexecs; i++) {
         an_exec *x = &r->execs[i];
-        if (x->stage != AN_NONE && x->batch >= 0)
+        if (x->stage != AN_NONE && an_exec_batch(r, x) >= 0)
             continue;
         size_t hit = SIZE_MAX, first, n;
         pp_model_annotations_of(m, x->event, &first, &n);
@@ -214,14 +206,15 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
             }
         }
         if (hit == SIZE_MAX)
-            hit = enclosing(l, nl_, x->track, an_start(r, x->event), an_end(r, x->event));
+            hit = enclosing(l, nl_, an_exec_track(r, x), an_start(r, x->event),
+                            an_end(r, x->event));
         if (hit == SIZE_MAX)
             continue;
         if (x->stage == AN_NONE && l[hit].stage_from != SIZE_MAX &&
             (x->stage = stage_of_label(r, l, l[hit].stage_from, nl)) == AN_NONE)
             return PP_ENOMEM;
-        if (x->batch < 0)
-            x->batch = l[hit].batch;
+        if (an_exec_batch(r, x) < 0 && an_exec_batch_set(r, i, l[hit].batch) != PP_OK)
+            return PP_ENOMEM;
     }
     return PP_OK;
 }
@@ -247,19 +240,23 @@ static an_host host_of_event(const pp_report *r, size_t i, uint8_t role, uint32_
 }
 
 /* The spans that label themselves: user and unlabeled roles count as stage
- * spans. */
+ * spans. an_execs_collect counted them: the table is made at its size. */
 static int hosts_from_fields(pp_report *r, size_t *cap) {
     const pp_event_columns *c = &r->c;
-    for (size_t i = 0; i < c->count; i++) {
-        if (!labeled_by_fields(c, i))
+    r->host = an_alloc(r->nfield_hosts, sizeof *r->host);
+    if (!r->host)
+        return PP_ENOMEM;
+    *cap = r->nfield_hosts;
+    for (size_t i = 0; i < c->count && r->nhost < *cap; i++) {
+        if (!an_labeled_by_fields(c, i))
             continue;
         uint8_t role = c->role[i] == PP_ROLE_PARTITION || c->role[i] == PP_ROLE_MERGE
                            ? c->role[i]
                            : PP_ROLE_STAGE;
         uint32_t s = an_stage_of_string(r, c->stage[i]);
-        an_host h = host_of_event(r, i, role, s, c->batch[i]);
-        if (s == AN_NONE || host_add(r, cap, &h) != PP_OK)
+        if (s == AN_NONE)
             return PP_ENOMEM;
+        r->host[r->nhost++] = host_of_event(r, i, role, s, c->batch[i]);
     }
     return PP_OK;
 }

@@ -22,6 +22,7 @@ typedef struct op_key {
 
 typedef struct op_group {
     op_key key;
+    uint32_t typed; /* by name: the group by type it falls in (UINT32_MAX: not yet known) */
     size_t count;
     uint64_t cpu_count;
     int64_t cpu_total;
@@ -72,7 +73,7 @@ static size_t group_of(op_groups *t, const op_key *k) {
             return t->slot[h] - 1;
     if (t->n >= UINT32_MAX - 1 || pp_grow((void **)&t->g, &t->cap, t->n, sizeof *t->g))
         return SIZE_MAX;
-    t->g[t->n] = (op_group){.key = *k};
+    t->g[t->n] = (op_group){.key = *k, .typed = UINT32_MAX};
     t->slot[h] = (uint32_t)++t->n;
     if (2 * t->n > t->nslot && rehash(t, 2 * t->nslot) != PP_OK) /* keep it half empty */
         return SIZE_MAX;
@@ -119,12 +120,13 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
 
 static int is_op(const pp_report *r, size_t i) {
     const pp_event_columns *c = &r->c;
-    return c->kind[i] == PP_EV_SPAN && c->role[i] == PP_ROLE_OP &&
-           r->track_device[c->track[i]] != AN_NONE && an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+    return an_is_op_span(c, i) && r->track_device[c->track[i]] != AN_NONE &&
+           an_inside(r, c->ts_ns[i], c->dur_ns[i]);
 }
 
-/* One pass: every op's duration and groups. */
-static int ops_collect(pp_report *r, op_item *it, op_groups *named, op_groups *typed) {
+/* One pass: every op's duration and groups; *n ops. */
+static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
+                       op_groups *typed) {
     const pp_event_columns *c = &r->c;
     const ann_keys keys = {pp_model_find_string(r->m, "type"),
                            pp_model_find_string(r->m, "exec_type"),
@@ -138,14 +140,21 @@ static int ops_collect(pp_report *r, op_item *it, op_groups *named, op_groups *t
         int64_t cpu = 0;
         int has_cpu = op_annotations(a, na, &cursor, i, &keys, &k, &cpu);
         size_t g1 = group_of(named, &k);
-        k.name = 0;
-        size_t g2 = group_of(typed, &k);
-        if (g1 == SIZE_MAX || g2 == SIZE_MAX)
+        if (g1 == SIZE_MAX)
             return PP_ENOMEM;
+        if (named->g[g1].typed == UINT32_MAX) { /* a new name: its group by type */
+            k.name = 0;
+            size_t g = group_of(typed, &k);
+            if (g == SIZE_MAX)
+                return PP_ENOMEM;
+            named->g[g1].typed = (uint32_t)g;
+        }
+        size_t g2 = named->g[g1].typed;
         group_add(&named->g[g1], has_cpu, cpu);
         group_add(&typed->g[g2], has_cpu, cpu);
         it[m++] = (op_item){c->dur_ns[i], (uint32_t)g1, (uint32_t)g2};
     }
+    *n = m;
     return PP_OK;
 }
 
@@ -199,21 +208,19 @@ static int op_table(pp_report *r, const op_item *it, size_t n, const op_groups *
 }
 
 int an_ops_compute(pp_report *r, pp_error *err) {
-    size_t n = 0;
-    for (size_t i = 0; i < r->c.count; i++)
-        n += is_op(r, i);
+    size_t n = r->nop_spans;
     if (n == 0)
         return PP_OK;
     op_groups named = {0}, typed = {0};
-    op_item *it = an_alloc(n, sizeof *it);
-    int rc = it ? rehash(&named, 64) : PP_ENOMEM;
+    op_item *it = an_alloc(n, sizeof *it); /* room for every op span (an_execs_collect */
+    int rc = it ? rehash(&named, 64) : PP_ENOMEM; /* counted them): ops left out are never touched */
     if (rc == PP_OK)
         rc = rehash(&typed, 64);
     if (rc == PP_OK)
-        rc = ops_collect(r, it, &named, &typed);
-    if (rc == PP_OK)
+        rc = ops_collect(r, it, &n, &named, &typed);
+    if (rc == PP_OK && n > 0) /* else no op lies inside W on a device track: no tables */
         rc = op_table(r, it, n, &named, 1, &r->ops, &r->nops);
-    if (rc == PP_OK)
+    if (rc == PP_OK && n > 0)
         rc = op_table(r, it, n, &typed, 0, &r->op_types, &r->nop_types);
     free(it);
     free(named.g), free(named.slot), free(typed.g), free(typed.slot);

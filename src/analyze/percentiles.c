@@ -148,11 +148,15 @@ int an_summary(pp_report *r, int64_t *values, size_t n, pp_summary *out) {
         summarize_sorted(values, n, out);
         return PP_OK;
     }
-    int64_t total = sum_of(values, n), min = values[0], max = values[0], p[6];
+    int64_t total = 0, min = values[0], max = values[0], p[6];
+    int wrapped = 0; /* one pass: an int64 total is exact unless some partial sum overflowed */
     for (size_t i = 0; i < n; i++) {
         min = values[i] < min ? values[i] : min;
         max = values[i] > max ? values[i] : max;
+        wrapped |= __builtin_add_overflow(total, values[i], &total);
     }
+    if (wrapped)
+        total = sum_of(values, n);
     *out = (pp_summary){.n = n, .total = total, .mean = floor_mean(total, n), .min = min,
                         .max = max};
     for (size_t j = 0; j < 6; j++)

@@ -118,13 +118,14 @@ static void batches(const pp_report *r, pp_outfile *o) {
 
 static void gaps(const pp_report *r, pp_outfile *o) {
     put(o, "device,start_ns,end_ns,gap_ns\n");
-    for (size_t d = 0; d < r->ndevices; d++)
-        for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1]; i++) {
-            const an_gap *g = &r->gaps[i];
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        an_gap_cursor c = an_gaps_of(r, d);
+        for (an_gap g; an_gap_next(&c, &g);) {
             field(o, r->devices[d].name);
-            put(o, ",%lld,%lld,%lld\n", (long long)g->start, (long long)g->end,
-                (long long)(g->end - g->start));
+            put(o, ",%lld,%lld,%lld\n", (long long)g.start, (long long)g.end,
+                (long long)(g.end - g.start));
         }
+    }
 }
 
 /* An op table: by name (ops.csv) or by type (op_types.csv, without name). */

@@ -97,8 +97,9 @@ static void devices(const pp_report *r, pp_outfile *o, uint64_t *hist) {
         num(o, "trailing_ns", g->trailing_ns);
         hj_raw(o, "}, \"bubble_hist\": ");
         memset(hist, 0, HTML_HIST_BINS * sizeof *hist);
-        for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1]; i++)
-            hist[html_hist_bin(r->gaps[i].end - r->gaps[i].start)]++;
+        an_gap_cursor c = an_gaps_of(r, (uint32_t)d);
+        for (an_gap g; an_gap_next(&c, &g);)
+            hist[html_hist_bin(g.end - g.start)]++;
         hj_hist(o, hist);
         hj_raw(o, "}");
     }

@@ -228,11 +228,11 @@ static int device_sheet(const book *b, uint32_t d) {
         bandwidth_cells(b, ws, row++, 9, &v->bandwidth);
     }
     lxw_row_t grow = 1;
-    for (size_t i = r->gap_at[d]; i < r->gap_at[d + 1] && grow <= MAX_ROWS; i++) {
-        const an_gap *g = &r->gaps[i];
-        number(ws, grow, gaps_at, (double)g->start, NULL);
-        number(ws, grow, gaps_at + 1, (double)g->end, NULL);
-        number(ws, grow++, gaps_at + 2, us(g->end - g->start), b->us);
+    an_gap_cursor c = an_gaps_of(r, d);
+    for (an_gap g; grow <= MAX_ROWS && an_gap_next(&c, &g);) {
+        number(ws, grow, gaps_at, (double)g.start, NULL);
+        number(ws, grow, gaps_at + 1, (double)g.end, NULL);
+        number(ws, grow++, gaps_at + 2, us(g.end - g.start), b->us);
     }
     if (grow > MAX_ROWS)
         text(ws, grow, gaps_at, "(more bubbles: gaps.csv holds them all)");

@@ -145,6 +145,9 @@ static void build_state_free(pp_report *r) {
     free(r->bmap.sorted);
     scratch_free(r);
     free(r->execs);
+    free(r->exec_batch);
+    free(r->starved);
+    r->starved = NULL;
     free(r->host);
     r->host = NULL;
     r->nhost = 0;
@@ -156,6 +159,7 @@ static void build_state_free(pp_report *r) {
     an_dp_sums_free(r);
     r->bmap = (an_batch_map){0};
     r->execs = NULL;
+    r->exec_batch = NULL;
     r->track_device = r->stage_of_string = NULL;
     r->stage_first = NULL;
     r->stage_inside = NULL;
@@ -241,7 +245,7 @@ void pp_report_free(pp_report *r) {
     for (size_t i = 0; i < r->ntracks; i++)
         free((char *)r->tracks[i].name);
     free(r->tracks);
-    free(r->gaps);
+    free(r->gap_bytes);
     free(r->gap_at);
     free_strings(r->stage_names, r->nstages);
     free(r->stages);
@@ -253,7 +257,7 @@ void pp_report_free(pp_report *r) {
     free(r->op_types);
     free(r->contention);
     free(r->exec_parts);
-    free(r->part_events);
+    free(r->part_cells);
     free(r->decomp_iso);
     free(r->decomp);
     free(r->clocks);

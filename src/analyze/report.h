@@ -8,15 +8,21 @@
  *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
- * batches, stages, devices), sorting uses radix sorts, and the large
- * scratch arrays are reused by the steps of a group (devices; stages and
- * data-parallel; the rest) and freed between groups, so that they never
- * sit beside the next group's tables (bench/bench_analyze.c measures it).
+ * batches, stages, devices) or a small hash (decomposition cells), sorting
+ * uses radix sorts, a device's streams are united by a k-way merge of
+ * their sorted runs, and the large scratch arrays are reused by the steps
+ * of a group (devices; stages and data-parallel; the rest) and freed
+ * between groups, so that they never sit beside the next group's tables
+ * (bench/bench_analyze.c measures it). Tables are made once at their final
+ * size where a count can say it (the exec step's pass counts the execs, the
+ * self-labeled host spans and the op spans).
  *
  * Memory: the analysis's own tables refer to the model rather than copy it:
- * an exec (40 bytes) and a host span (24) keep their event index and read
- * their times from the model's columns; stage cells hold 8-byte references.
- * docs/analysis.md ("Memory") gives the bytes per event. */
+ * an exec (16 bytes) and a host span (24) keep their event index and read
+ * their times, track and batch from the model's columns; stage cells hold
+ * 8-byte references; a device bubble is two varints (gaps.c) and a
+ * decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
+ * bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 
@@ -40,17 +46,19 @@ typedef struct an_buf {
 } an_buf;
 void *an_buf_get(an_buf *b, size_t bytes);
 
-/* One exec span as the analysis sees it: stage is a report stage index
- * (AN_NONE when unlabeled) and batch may come from the user's patterns;
- * inside is 1 when it lies entirely inside W. Its times (an_start, an_end)
- * and hw_ns and xfer_ns are read from the model's columns at `event`, not
- * copied (32 bytes an exec). A host exec is a stage instance
+/* One exec span as the analysis sees it: its model event, stage (a report
+ * stage index, AN_NONE when unlabeled; the user's patterns may give it),
+ * inside (1 when it lies entirely inside W) and host. Everything else is
+ * read from the model's columns at `event`, not copied: its times (an_start,
+ * an_end), hw_ns and xfer_ns, its track and so its device (an_exec_track,
+ * an_exec_device) and its batch (an_exec_batch; r->exec_batch holds the
+ * batches only once a pattern or a host span gave some exec a batch other
+ * than its own field). 16 bytes an exec. A host exec is a stage instance
  * span with no exec of its (stage, batch): host work on its thread's track,
  * device "CPU (host)". */
 typedef struct an_exec {
-    int64_t batch;
     size_t event;
-    uint32_t track, device, stage;
+    uint32_t stage;
     uint8_t inside, host;
 } an_exec;
 
@@ -95,11 +103,20 @@ void an_pattern_free(an_pattern *p);
 /* 1 when `name` matches (out filled), else 0. */
 int an_pattern_match(const an_pattern *p, const char *name, an_capture *out);
 
-/* One bubble of a device: [start, end); the device is where it lies in
- * r->gaps (gap_at). */
+/* One bubble of a device: [start, end). */
 typedef struct an_gap {
     int64_t start, end;
 } an_gap;
+
+/* Reads the bubbles of one device in time order (gaps.c):
+ *     an_gap_cursor c = an_gaps_of(r, d);
+ *     for (an_gap g; an_gap_next(&c, &g);) ... */
+typedef struct an_gap_cursor {
+    const uint8_t *at, *end;
+    int64_t last; /* the end of the bubble read last (W's start before the first) */
+} an_gap_cursor;
+an_gap_cursor an_gaps_of(const pp_report *r, uint32_t d);
+int an_gap_next(an_gap_cursor *c, an_gap *g);
 
 /* A data-parallel (stage, batch): the times its summaries are made of. */
 typedef struct an_dp_row {
@@ -156,8 +173,12 @@ struct pp_report {
 
     an_exec *execs;
     size_t nexecs, nreal;      /* execs[0..nreal) are spans of role exec, the rest host execs */
+    size_t exec_cap;           /* room in execs (and exec_batch) */
+    int64_t *exec_batch;       /* each exec's batch, or NULL: every one is its event's */
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
+    size_t nfield_hosts;       /* spans labeled by their own fields (an_execs_collect) */
+    size_t nop_spans;          /* spans of role op (an_execs_collect) */
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
@@ -170,8 +191,9 @@ struct pp_report {
     size_t ndevices;
     pp_track_stats *tracks;
     size_t ntracks;
-    an_gap *gaps;              /* every device bubble, device by device: */
-    size_t ngaps, *gap_at;     /* device d's are gaps[gap_at[d] .. gap_at[d+1]) */
+    uint8_t *gap_bytes;        /* every device bubble, device by device (gaps.c): */
+    size_t ngaps, *gap_at;     /* device d's are gap_bytes[gap_at[d] .. gap_at[d+1]) */
+    int64_t *starved;          /* per stage: the bubbles its execs end (the device step) */
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
@@ -199,10 +221,12 @@ struct pp_report {
     pp_contention_stats *contention;
     size_t ncontention;
     int has_contention;        /* isolated times were given: the renderers show the table */
-    /* decompose.c: the events of the device execs inside W, cell by cell,
-     * each cell's isolated hw_ns (0: none), and the per-exec parts that
+    /* decompose.c: the cell of each device exec inside W, in event order
+     * (they are the model's spans of role exec inside W), each cell's
+     * isolated hw_ns (0: none), and the per-exec parts that
      * pp_report_exec_parts computes from `model` on its first call */
-    size_t *part_events, npart_events;
+    uint32_t *part_cells;
+    size_t npart_cells;
     int64_t *decomp_iso;
     const pp_model *model;     /* the model the report was built from */
     pp_exec_parts *exec_parts;
@@ -229,6 +253,36 @@ static inline int64_t an_end(const pp_report *r, size_t i) {
     return r->c.ts_ns[i] + r->c.dur_ns[i];
 }
 
+/* The model track, the device and the batch of exec x (in r->execs). */
+static inline uint32_t an_exec_track(const pp_report *r, const an_exec *x) {
+    return r->c.track[x->event];
+}
+static inline uint32_t an_exec_device(const pp_report *r, const an_exec *x) {
+    return r->track_device[r->c.track[x->event]];
+}
+static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
+    return r->exec_batch ? r->exec_batch[x - r->execs] : r->c.batch[x->event];
+}
+
+/* 1 when the event [ts, ts+dur) lies entirely inside W. */
+static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
+    return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
+}
+
+/* A span whose own fields already label it: partition, merge and stage
+ * roles with a stage, or any non-exec span whose args name stage and batch
+ * (label.c; an_execs_collect counts them in its pass). */
+static inline int an_labeled_by_fields(const pp_event_columns *c, size_t i) {
+    uint8_t role = c->role[i];
+    return (c->kind[i] == PP_EV_SPAN) & (c->stage[i] != 0) & (c->batch[i] >= 0) &
+           (role != PP_ROLE_EXEC) & (role != PP_ROLE_OP);
+}
+
+/* A span of role op (an op of ops.c, whatever its track and time). */
+static inline int an_is_op_span(const pp_event_columns *c, size_t i) {
+    return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_OP);
+}
+
 /* Steps, in order. Each returns 0 or a PP_E* code with err filled. */
 int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_execs_collect(pp_report *r, pp_error *err);
@@ -252,6 +306,12 @@ int an_finding_add(pp_report *r, char *text);
 
 /* Helpers shared by the steps. */
 
+/* Room for `more` execs after the last (execs.c). */
+int an_execs_grow(pp_report *r, size_t more);
+/* Sets the batch of exec i; the first batch other than the event's own
+ * makes r->exec_batch. PP_ENOMEM when that cannot be had. */
+int an_exec_batch_set(pp_report *r, size_t i, int64_t batch);
+
 /* A suggestion of patterns that would label the trace's annotations, kept
  * in r->hint (hint.c); nothing when none is seen or the user gave patterns.
  * Called only where a report will say it (a pass over every event). */
@@ -259,12 +319,17 @@ int an_pattern_hint(pp_report *r);
 /* The report device index of `name`, added when new (flags: the track's,
  * PP_TRACK_SIMULATED makes it simulated); AN_NONE on no memory. */
 uint32_t an_device_intern(pp_report *r, const char *name, uint32_t flags);
-/* The stage index of model string `id` (AN_NONE for 0 or no memory). */
-uint32_t an_stage_of_string(pp_report *r, uint32_t id);
+/* The stage index of model string `id` (AN_NONE for 0 or no memory):
+ * known ids are a table lookup, new ones are interned (execs.c). */
+uint32_t an_stage_of_new_string(pp_report *r, uint32_t id);
+static inline uint32_t an_stage_of_string(pp_report *r, uint32_t id) {
+    if (id == 0)
+        return AN_NONE;
+    uint32_t s = r->stage_of_string[id];
+    return s != AN_NONE ? s : an_stage_of_new_string(r, id);
+}
 /* Interned stage index of `name`, added when new; AN_NONE on no memory. */
 uint32_t an_stage_intern(pp_report *r, const char *name, size_t len);
-/* 1 when the event [ts, ts+dur) lies entirely inside W. */
-int an_inside(const pp_report *r, int64_t ts, int64_t dur);
 /* The stage / device index of a name (a device by its track name: "NPU");
  * AN_NONE when absent (contention.c). */
 uint32_t an_find_stage(const pp_report *r, const char *name);
@@ -284,6 +349,17 @@ typedef struct an_span {
  * length in *busy. */
 int an_intervals_merge(pp_report *r, an_span *iv, size_t n, int64_t w0, int64_t w1,
                        size_t *merged, int64_t *busy);
+/* A sorted run of merged intervals: [at, end). */
+typedef struct an_run {
+    const an_span *at, *end;
+} an_run;
+/* The union of k runs (each sorted and merged, as an_intervals_merge leaves
+ * them) into out (room for all their intervals): a k-way merge, so the
+ * union of a device's streams needs no sort. The runs are consumed. */
+void an_runs_union(an_run *runs, size_t k, an_span *out, size_t *merged, int64_t *busy);
+/* Keeps the bubbles between the n merged busy intervals of device d, the
+ * devices in order, in r->gap_bytes (room for 20 bytes a bubble; gaps.c). */
+void an_gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n);
 /* Bubbles of `n` merged intervals inside [w0, w1). */
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out);

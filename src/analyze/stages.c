@@ -47,8 +47,8 @@ static cell_item item_at(const pp_report *r, size_t ref) {
                            h->from_pattern};
     }
     const an_exec *x = &r->execs[ref - r->nhost];
-    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->event, x->device, x->track,
-                       ITEM_EXEC, x->host};
+    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->event,
+                       an_exec_device(r, x), an_exec_track(r, x), ITEM_EXEC, x->host};
 }
 
 static uint32_t item_stage(const pp_report *r, size_t ref) {
@@ -97,8 +97,8 @@ int an_batch_map_build(pp_report *r) {
             v[k++] = r->host[i].batch;
     for (size_t i = 0; i < r->nexecs && k < r->nlabeled; i++) {
         const an_exec *x = &r->execs[i];
-        if (x->inside && x->stage != AN_NONE && x->batch >= 0)
-            v[k++] = x->batch;
+        if (x->inside && x->stage != AN_NONE && an_exec_batch(r, x) >= 0)
+            v[k++] = an_exec_batch(r, x);
     }
     return an_batch_map_sparse(r, &r->bmap, v, k);
 }
@@ -114,8 +114,9 @@ static size_t item_batch(const pp_report *r, size_t ref) {
         return item ? an_batch_index(&r->bmap, h->batch) : AN_NO_BATCH;
     }
     const an_exec *x = &r->execs[ref - r->nhost];
-    return x->inside && x->stage != AN_NONE && x->batch >= 0 ? an_batch_index(&r->bmap, x->batch)
-                                                              : AN_NO_BATCH;
+    int64_t batch = an_exec_batch(r, x);
+    return x->inside && x->stage != AN_NONE && batch >= 0 ? an_batch_index(&r->bmap, batch)
+                                                          : AN_NO_BATCH;
 }
 
 /* Sorts n records by key, stably: insertion for the few items of a usual

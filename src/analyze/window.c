@@ -112,7 +112,3 @@ int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err) {
     r->window = (pp_window){w0, w1, r->how};
     return PP_OK;
 }
-
-int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
-    return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
-}

@@ -147,6 +147,44 @@ static void test_sums_per_stage_and_device_and_the_finding(void) {
     pp_model_free(m);
 }
 
+/* The per-exec parts come cell by cell in the decomposition's order (stages
+ * by first appearance, devices by their first exec, execs without a stage
+ * last), each cell's execs in event order, whatever order they came in. */
+static void test_exec_parts_come_cell_by_cell(void) {
+    pp_model *m = b_model();
+    uint32_t gpu = b_device(m, "GPU", 0, 0), npu = b_device(m, "NPU", 0, 1);
+    size_t e0 = b_exec(m, gpu, "A", 0, 0, 100, 100, 0);
+    size_t e1 = b_exec(m, npu, "B", 0, 50, 150, 100, 0);
+    size_t e2 = b_exec(m, gpu, NULL, -1, 200, 300, 100, 0);
+    size_t e3 = b_exec(m, npu, "A", 1, 250, 350, 100, 0);
+    size_t e4 = b_exec(m, gpu, "A", 1, 400, 500, 100, 0);
+    size_t e5 = b_exec(m, npu, "B", 1, 450, 550, 100, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n, a, b;
+    b_find_stage(r, "A", &a);
+    b_find_stage(r, "B", &b);
+    const pp_decomp_stats *d = pp_report_decomposition(r, &n);
+    EXPECT_EQ_U64(n, 4);
+    const pp_exec_parts *p = pp_report_exec_parts(r, &n);
+    EXPECT_EQ_U64(n, 6);
+    const size_t events[6] = {e0, e4, e3, e1, e5, e2};
+    const uint32_t stages[6] = {(uint32_t)a, (uint32_t)a, (uint32_t)a, (uint32_t)b, (uint32_t)b,
+                                UINT32_MAX};
+    const uint32_t devices[6] = {d[0].device, d[0].device, d[1].device, d[2].device, d[2].device,
+                                 d[3].device};
+    for (size_t i = 0; i < 6 && i < n; i++) {
+        EXPECT_EQ_U64(p[i].event, events[i]);
+        EXPECT_EQ_U64(p[i].stage, stages[i]);
+        EXPECT_EQ_U64(p[i].device, devices[i]);
+        EXPECT_EQ_I64(p[i].parts.wall_ns, 100);
+    }
+    EXPECT_STR(pp_report_devices(r, &n)[d[0].device].name, "GPU");
+    EXPECT_STR(pp_report_devices(r, &n)[d[1].device].name, "NPU");
+    EXPECT_STR(pp_report_devices(r, &n)[d[3].device].name, "GPU");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 /* With an isolated time for the pair, device time beyond it is contention. */
 static void test_contention_is_device_time_over_the_isolated_time(void) {
     pp_model *m = b_model();
@@ -234,6 +272,7 @@ int main(void) {
     RUN(test_recorded_split_is_cut_to_the_wall);
     RUN(test_unsplit_execs_are_device_and_unattributed);
     RUN(test_sums_per_stage_and_device_and_the_finding);
+    RUN(test_exec_parts_come_cell_by_cell);
     RUN(test_contention_is_device_time_over_the_isolated_time);
     RUN(test_clock_alignment_is_reported);
     return pp_test_finish();

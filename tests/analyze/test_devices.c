@@ -1,5 +1,8 @@
 /* Device and track figures: busy is a union, bubbles are the gaps between
  * merged busy intervals, hardware figures leave unknown hw_ns out. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "builder.h"
 
 /* Two streams of one device overlap for 3 us: busy is the union, not the sum. */
@@ -192,6 +195,36 @@ static void test_most_idle_device_says_when(void) {
     pp_model_free(m);
 }
 
+/* gaps.csv lists every bubble exactly, device by device in time order,
+ * whatever its size: 1 ns, and 10 s between epoch-scale timestamps (the
+ * report keeps bubbles compactly, as distances from one to the next). */
+static void test_gaps_csv_keeps_every_bubble_exactly(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    const int64_t t0 = 1700000000000000123LL, s10 = 10000000000LL;
+    b_exec(m, gpu, NULL, -1, t0, t0 + 5, 0, 0);
+    b_exec(m, gpu, NULL, -1, t0 + 6, t0 + 8, 0, 0);
+    b_exec(m, gpu, NULL, -1, t0 + 8 + s10, t0 + 9 + s10, 0, 0);
+    b_exec(m, cpu, NULL, -1, t0 + 100, t0 + 200, 0, 0);
+    b_exec(m, cpu, NULL, -1, t0 + 300, t0 + 400, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    const char *dir = pp_test_path("devices_gaps_csv");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    EXPECT_EQ_I64(system(cmd), 0);
+    EXPECT_EQ_I64(pp_report_write_csv(r, dir, NULL), PP_OK);
+    snprintf(cmd, sizeof cmd, "%s/gaps.csv", dir);
+    char *csv = pp_test_read_file(cmd, NULL);
+    /* devices in the order their first execs come */
+    EXPECT_STR(csv, "device,start_ns,end_ns,gap_ns\n"
+                    "\"GPU\",1700000000000000128,1700000000000000129,1\n"
+                    "\"GPU\",1700000000000000131,1700000010000000131,10000000000\n"
+                    "\"CPU\",1700000000000000323,1700000000000000423,100\n");
+    free(csv);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_busy_is_union_of_streams);
     RUN(test_bubbles_and_leading_trailing_idle);
@@ -199,5 +232,6 @@ int main(void) {
     RUN(test_epoch_nanoseconds_exact);
     RUN(test_op_statistics);
     RUN(test_most_idle_device_says_when);
+    RUN(test_gaps_csv_keeps_every_bubble_exactly);
     return pp_test_finish();
 }
