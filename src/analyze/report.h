@@ -143,10 +143,20 @@ int an_batch_map_sparse(pp_report *r, an_batch_map *bm, int64_t *values, size_t 
 /* r->bmap: the map of the batches of everything labeled inside W (stages.c,
  * called by an_stage_order). */
 int an_batch_map_build(pp_report *r);
-/* Index of `batch`, or AN_NO_BATCH when it is not in the map. */
-size_t an_batch_index(const an_batch_map *bm, int64_t batch);
+/* Index of `batch`, or AN_NO_BATCH when it is not in the map: an offset
+ * here for the usual dense map (the steps look up every item), a binary
+ * search in batchmap.c for a sparse one. */
+size_t an_batch_index_sparse(const an_batch_map *bm, int64_t batch);
+static inline size_t an_batch_index(const an_batch_map *bm, int64_t batch) {
+    if (bm->sorted)
+        return an_batch_index_sparse(bm, batch);
+    uint64_t off = (uint64_t)batch - (uint64_t)bm->base;
+    return batch >= bm->base && off < bm->count ? (size_t)off : AN_NO_BATCH;
+}
 /* The batch number of index i. */
-int64_t an_batch_number(const an_batch_map *bm, size_t i);
+static inline int64_t an_batch_number(const an_batch_map *bm, size_t i) {
+    return bm->sorted ? bm->sorted[i] : bm->base + (int64_t)i;
+}
 
 struct pp_report {
     pp_window window;
