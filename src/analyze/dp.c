@@ -16,17 +16,6 @@
 #include "core/error.h"
 #include "core/grow.h"
 
-/* The rows of one stage: rows[idx[k]] for k < n. */
-typedef struct dp_rows {
-    const an_dp_row *rows;
-    const size_t *idx;
-    size_t n;
-} dp_rows;
-
-static const an_dp_row *row_at(const dp_rows *g, size_t k) {
-    return &g->rows[g->idx[k]];
-}
-
 /* The row of model track t in the report's track table. */
 static uint32_t track_row(const pp_report *r, uint32_t t) {
     for (size_t i = 0; i < r->ntracks; i++)
@@ -92,73 +81,79 @@ static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_
 
 typedef enum dp_part { DP_PARTITION, DP_MAX_DEVICE, DP_MERGE, DP_FORMULA, DP_MEASURED } dp_part;
 
-static int64_t dp_value(const an_dp_row *row, dp_part part) {
+static int64_t dp_value(const an_dp_row *row, const pp_stage_time *t, dp_part part) {
     switch (part) {
     case DP_PARTITION: return row->partition_ns;
-    case DP_MAX_DEVICE: return row->max_device_ns;
+    case DP_MAX_DEVICE: return t->time_ns - row->partition_ns - row->merge_ns;
     case DP_MERGE: return row->merge_ns;
-    case DP_FORMULA: return row->partition_ns + row->max_device_ns + row->merge_ns;
-    case DP_MEASURED: return row->measured_ns;
+    case DP_FORMULA: return t->time_ns;
+    case DP_MEASURED: return t->measured_ns;
     }
     return -1;
 }
 
-/* Summary of one part over the rows; -1 (a missing measured span) is left out. */
-static int dp_summary(pp_report *r, const dp_rows *g, dp_part part, int64_t *vals,
-                      pp_summary *out) {
-    size_t m = 0;
-    for (size_t k = 0; k < g->n; k++)
-        if (dp_value(row_at(g, k), part) >= 0)
-            vals[m++] = dp_value(row_at(g, k), part);
-    return an_summary(r, vals, m, out);
-}
-
-static int dp_stage(pp_report *r, const dp_rows *g, int64_t *vals) {
-    pp_dp_stats *st = &r->dp[r->ndp];
-    uint32_t s = row_at(g, 0)->stage;
-    const an_dp_sums *sums = &r->dp_sums[s];
-    *st = (pp_dp_stats){.stage = s, .batches = g->n};
-    st->imbalance = sums->sum_mean > 0 ? (double)sums->sum_max / sums->sum_mean : 1.0;
-    pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
-                           &st->measured};
+/* Summaries of one part, stage by stage: the rows' values gathered by
+ * stage (at[s] .. at[s+1] is stage s's room in vals), -1 (a missing
+ * measured span) left out. slot[s] is stage s's place in r->dp. */
+static int dp_part_summaries(pp_report *r, dp_part part, const size_t *at, const size_t *slot,
+                             int64_t *vals, size_t *cursor) {
+    memcpy(cursor, at, r->nstages * sizeof *cursor);
+    for (size_t t = 0, k = 0; t < r->ntimes; t++) {
+        if (!an_dp_time(r->dp_time, t))
+            continue;
+        int64_t v = dp_value(&r->dp_rows[k++], &r->times[t], part);
+        if (v >= 0)
+            vals[cursor[r->times[t].stage]++] = v;
+    }
     int rc = PP_OK;
-    for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
-        rc = dp_summary(r, g, (dp_part)p, vals, parts[p]);
-    if (rc == PP_OK)
-        rc = dp_devices(r, sums, g->n, st);
-    if (rc == PP_OK)
-        r->ndp++;
+    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++) {
+        if (at[s + 1] == at[s])
+            continue;
+        pp_dp_stats *st = &r->dp[slot[s]];
+        pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
+                               &st->measured};
+        rc = an_summary(r, vals + at[s], cursor[s] - at[s], parts[part]);
+    }
     return rc;
 }
 
-/* The rows come in (batch, stage) order; a counting sort by stage gives
- * each data-parallel stage its own, in stage order. */
+/* The data-parallel stages, in stage order: their rows (counted by stage
+ * from the marked times), the summaries of each part, the imbalance and
+ * the parts' sums the stage step gathered. */
 int an_dp_compute(pp_report *r, pp_error *err) {
     if (r->ndp_rows == 0)
         return PP_OK;
-    r->dp = calloc(r->nstages, sizeof *r->dp);
-    size_t *at = calloc(r->nstages + 1, sizeof *at);
+    size_t ns = r->nstages;
+    r->dp = calloc(ns, sizeof *r->dp);
+    size_t *at = calloc(3 * ns + 1, sizeof *at), *slot = at + ns + 1, *cursor = slot + ns;
     int64_t *vals = an_buf_get(&r->values, r->ndp_rows * sizeof *vals);
-    size_t *idx = an_buf_get(&r->index, r->ndp_rows * sizeof *idx);
-    int rc = r->dp && at && vals && idx ? PP_OK : PP_ENOMEM;
-    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows; i++)
-        at[r->dp_rows[i].stage + 1]++;
-    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
+    int rc = r->dp && at && vals ? PP_OK : PP_ENOMEM;
+    for (size_t t = 0; rc == PP_OK && t < r->ntimes; t++)
+        at[r->times[t].stage + 1] += (size_t)an_dp_time(r->dp_time, t);
+    for (size_t s = 0; rc == PP_OK && s < ns; s++) {
+        size_t rows = at[s + 1];
         at[s + 1] += at[s];
-    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows; i++) /* at[s] is stage s's cursor */
-        idx[at[r->dp_rows[i].stage]++] = i;
-    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) { /* at[s] is now its end */
-        size_t first = s == 0 ? 0 : at[s - 1];
-        dp_rows g = {r->dp_rows, idx + first, at[s] - first};
-        if (g.n > 0)
-            rc = dp_stage(r, &g, vals);
+        if (rows == 0)
+            continue;
+        slot[s] = r->ndp++;
+        r->dp[slot[s]] = (pp_dp_stats){.stage = (uint32_t)s, .batches = rows};
+    }
+    for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
+        rc = dp_part_summaries(r, (dp_part)p, at, slot, vals, cursor);
+    for (size_t i = 0; rc == PP_OK && i < r->ndp; i++) {
+        pp_dp_stats *st = &r->dp[i];
+        const an_dp_sums *sums = &r->dp_sums[st->stage];
+        st->imbalance = sums->sum_mean > 0 ? (double)sums->sum_max / sums->sum_mean : 1.0;
+        rc = dp_devices(r, sums, st->batches, st);
     }
     free(at);
     /* devices[] pointers are set last: dp_devices may move while it grows */
     for (size_t i = 0, base = 0; rc == PP_OK && i < r->ndp; base += r->dp[i++].ndevices)
         r->dp[i].devices = r->dp_devices + base;
     free(r->dp_rows); /* their last reader: freed before the later steps */
+    free(r->dp_time);
     r->dp_rows = NULL;
+    r->dp_time = NULL;
     r->ndp_rows = 0;
     an_dp_sums_free(r);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");

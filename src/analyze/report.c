@@ -153,6 +153,7 @@ static void build_state_free(pp_report *r) {
     free(r->stage_first);
     free(r->stage_inside);
     free(r->dp_rows);
+    free(r->dp_time);
     an_dp_sums_free(r);
     r->bmap = (an_batch_map){0};
     r->execs = NULL;
@@ -160,6 +161,7 @@ static void build_state_free(pp_report *r) {
     r->stage_first = NULL;
     r->stage_inside = NULL;
     r->dp_rows = NULL;
+    r->dp_time = NULL;
     r->m = NULL;
 }
 

@@ -101,11 +101,17 @@ typedef struct an_gap {
     int64_t start, end;
 } an_gap;
 
-/* A data-parallel (stage, batch): the times its summaries are made of. */
+/* A data-parallel (stage, batch): what its summaries need beside its stage
+ * time (16 bytes). Its time (r->times[t], marked in r->dp_time) gives the
+ * stage, the formula time and the measured one; the max device wall is the
+ * formula time less these two. */
 typedef struct an_dp_row {
-    int64_t partition_ns, merge_ns, max_device_ns, measured_ns;
-    uint32_t stage;
+    int64_t partition_ns, merge_ns;
 } an_dp_row;
+/* 1 when times[t] has a data-parallel row. */
+static inline int an_dp_time(const uint64_t *bits, size_t t) {
+    return (int)(bits[t / 64] >> (t % 64)) & 1;
+}
 
 /* What a data-parallel stage's batches add up to, as the stage step finds
  * them (in batch order): its parts (a device, or a track of the one
@@ -191,8 +197,9 @@ struct pp_report {
     size_t nstages;
     pp_stage_time *times;      /* sorted by (batch, stage) */
     size_t ntimes;
-    an_dp_row *dp_rows;        /* in (batch, stage) order */
+    an_dp_row *dp_rows;        /* in (batch, stage) order: those of the marked times */
     size_t ndp_rows;
+    uint64_t *dp_time;         /* a bit a time: it has a data-parallel row */
     an_dp_sums *dp_sums;       /* per stage, nstages of them (NULL: none is data parallel) */
     pp_batch_stats *batches;
     size_t nbatches;

@@ -30,12 +30,14 @@ enum { ITEM_PARTITION = 0, ITEM_MERGE = 1, ITEM_EXEC = 2 };
 
 /* The items grouped by batch (a counting sort on the batch index): batch
  * index b's are ref[at[b] .. at[b+1]), a reference `ref` being r->host[ref]
- * (a partition or merge) when ref < nhost, else r->execs[ref - nhost]. 8
- * bytes an item and 8 a batch, however many stages, batches and devices
- * there are: the items themselves are gathered only when their batch is
- * timed, into a buffer of the largest batch's size. */
+ * (a partition or merge) when ref < nhost, else r->execs[ref - nhost]. 4
+ * bytes an item and 4 a batch (32-bit references: at most AN_MAX_ITEMS host
+ * spans and execs), however many stages, batches and devices there are:
+ * the items themselves are gathered only when their batch is timed, into a
+ * buffer of the largest batch's size. */
+#define AN_MAX_ITEMS ((size_t)UINT32_MAX)
 typedef struct cells {
-    size_t *ref, *at;
+    uint32_t *ref, *at;
     size_t n, nexec, big;     /* items, exec items, items of the largest batch */
     /* an exec's place in (device, track) order: 2 + rank[track] sorts after
      * a partition (0) and a merge (1) of its stage */
@@ -164,6 +166,8 @@ static int track_ranks(pp_report *r, cells *c) {
 
 static int cells_build(pp_report *r, cells *c) {
     size_t nb = r->bmap.count, nref = r->nhost + r->nexecs;
+    if (nref > AN_MAX_ITEMS)
+        return PP_EUNSUPPORTED;
     c->ann = pp_model_annotations(r->m, &c->nann);
     c->ann_at = c->nann; /* no lookup yet */
     c->share_key = pp_model_find_string(r->m, "share");
@@ -186,7 +190,7 @@ static int cells_build(pp_report *r, cells *c) {
     for (size_t ref = 0; ref < nref; ref++) { /* at[b+1] is batch b's cursor, then its end */
         size_t b = item_batch(r, ref);
         if (b != AN_NO_BATCH)
-            c->ref[c->at[b + 1]++] = ref;
+            c->ref[c->at[b + 1]++] = (uint32_t)ref;
     }
     return track_ranks(r, c);
 }
@@ -230,9 +234,9 @@ static cell_parts cell_scan(const cell_item *it, const an_kv *kv, size_t n) {
  * else per track of its one device. Each part's wall is first start to last
  * end of its execs; its share is the sum of their "share" annotations,
  * else the runtime's default even split, 1 / nparts. Each goes into the
- * stage's sums; the row gets the largest wall. */
+ * stage's sums; *max_wall (from 0) gets the largest wall. */
 static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv, size_t n,
-                    int by_track, size_t nparts, an_dp_row *row) {
+                    uint32_t stage, int by_track, size_t nparts, int64_t *max_wall) {
     int64_t s = 0, e = 0, walls = 0;
     double share = 0;
     int open = 0, recorded = 0, rc = PP_OK;
@@ -243,10 +247,10 @@ static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv
             continue;
         int same = x && open && part->device == x->device && (!by_track || part->track == x->track);
         if (open && !same) {
-            rc = an_dp_part_add(r, row->stage, part->device, by_track ? part->track : AN_NONE,
+            rc = an_dp_part_add(r, stage, part->device, by_track ? part->track : AN_NONE,
                                 e - s, recorded ? share : 1.0 / (double)nparts, recorded);
             walls += e - s;
-            row->max_device_ns = e - s > row->max_device_ns ? e - s : row->max_device_ns;
+            *max_wall = e - s > *max_wall ? e - s : *max_wall;
             open = 0;
         }
         if (!x)
@@ -260,8 +264,8 @@ static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv
         if (part_share >= 0)
             share += part_share, recorded = 1;
     }
-    an_dp_sums *sums = &r->dp_sums[row->stage];
-    sums->sum_max += row->max_device_ns;
+    an_dp_sums *sums = &r->dp_sums[stage];
+    sums->sum_max += *max_wall;
     sums->sum_mean += (double)walls / (double)nparts;
     return rc;
 }
@@ -284,14 +288,15 @@ static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *k
         return PP_OK;
     }
     r->stages[s].data_parallel = 1;
+    r->dp_time[(r->ntimes - 1) / 64] |= UINT64_C(1) << ((r->ntimes - 1) % 64);
     an_dp_row *row = &r->dp_rows[r->ndp_rows++];
     int has_part = p.part_start != INT64_MAX, has_merge = p.merge_start != INT64_MAX;
-    *row = (an_dp_row){.stage = s, .partition_ns = has_part ? p.part_end - p.part_start : 0,
-                       .merge_ns = has_merge ? p.merge_end - p.merge_start : 0,
-                       .measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1};
-    int rc = dp_parts(r, c, it, kv, n, by_track, nparts, row);
-    t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
-    t->measured_ns = row->measured_ns;
+    *row = (an_dp_row){.partition_ns = has_part ? p.part_end - p.part_start : 0,
+                       .merge_ns = has_merge ? p.merge_end - p.merge_start : 0};
+    int64_t max_wall = 0;
+    int rc = dp_parts(r, c, it, kv, n, s, by_track, nparts, &max_wall);
+    t->time_ns = row->partition_ns + max_wall + row->merge_ns;
+    t->measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1;
     return rc;
 }
 
@@ -310,10 +315,11 @@ static void *table_shrink(void *p, size_t n, size_t size) {
 static int times_compute(pp_report *r, cells *c) {
     r->times = an_alloc(c->nexec, sizeof *r->times);
     r->dp_rows = an_alloc(c->nexec / 2, sizeof *r->dp_rows);
+    r->dp_time = an_calloc(c->nexec / 64 + 1, sizeof *r->dp_time);
     r->dp_sums = c->nexec >= 2 ? calloc(r->nstages, sizeof *r->dp_sums) : NULL;
     cell_item *it = an_buf_get(&r->spans, (c->big ? c->big : 1) * sizeof *it);
     an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (c->big ? c->big : 1) * sizeof *kv);
-    if (!r->times || !r->dp_rows || (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
+    if (!r->times || !r->dp_rows || !r->dp_time || (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
         return PP_ENOMEM;
     int rc = PP_OK;
     for (size_t b = 0; rc == PP_OK && c->at && b < r->bmap.count; b++) {
@@ -416,5 +422,9 @@ int an_stages_compute(pp_report *r, pp_error *err) {
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
         rc = time_summaries(r);
+    if (rc == PP_EUNSUPPORTED)
+        return pp_set_error(err, rc,
+                            "%zu host spans and execs: the stage analysis handles at most %zu",
+                            r->nhost + r->nexecs, AN_MAX_ITEMS);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }
