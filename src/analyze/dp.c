@@ -92,59 +92,64 @@ static int64_t dp_value(const an_dp_row *row, const pp_stage_time *t, dp_part pa
     return -1;
 }
 
-/* Summaries of one part, stage by stage: the rows' values gathered by
- * stage (at[s] .. at[s+1] is stage s's room in vals), -1 (a missing
- * measured span) left out. slot[s] is stage s's place in r->dp. */
-static int dp_part_summaries(pp_report *r, dp_part part, const size_t *at, const size_t *slot,
-                             int64_t *vals, size_t *cursor) {
-    memcpy(cursor, at, r->nstages * sizeof *cursor);
-    for (size_t t = 0, k = 0; t < r->ntimes; t++) {
-        if (!an_dp_time(r->dp_time, t))
-            continue;
-        int64_t v = dp_value(&r->dp_rows[k++], &r->times[t], part);
+/* A data-parallel row and its stage time. */
+typedef struct dp_ref {
+    uint32_t time, row;
+} dp_ref;
+
+/* Summary of one part over a stage's n rows; -1 (a missing measured span)
+ * is left out. */
+static int dp_summary(pp_report *r, const dp_ref *g, size_t n, dp_part part, int64_t *vals,
+                      pp_summary *out) {
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        int64_t v = dp_value(&r->dp_rows[g[k].row], &r->times[g[k].time], part);
         if (v >= 0)
-            vals[cursor[r->times[t].stage]++] = v;
+            vals[m++] = v;
     }
+    return an_summary(r, vals, m, out);
+}
+
+static int dp_stage(pp_report *r, uint32_t s, const dp_ref *g, size_t n, int64_t *vals) {
+    pp_dp_stats *st = &r->dp[r->ndp];
+    const an_dp_sums *sums = &r->dp_sums[s];
+    *st = (pp_dp_stats){.stage = s, .batches = n};
+    st->imbalance = sums->sum_mean > 0 ? (double)sums->sum_max / sums->sum_mean : 1.0;
+    pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
+                           &st->measured};
     int rc = PP_OK;
-    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++) {
-        if (at[s + 1] == at[s])
-            continue;
-        pp_dp_stats *st = &r->dp[slot[s]];
-        pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
-                               &st->measured};
-        rc = an_summary(r, vals + at[s], cursor[s] - at[s], parts[part]);
-    }
+    for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
+        rc = dp_summary(r, g, n, (dp_part)p, vals, parts[p]);
+    if (rc == PP_OK)
+        rc = dp_devices(r, sums, n, st);
+    if (rc == PP_OK)
+        r->ndp++;
     return rc;
 }
 
-/* The data-parallel stages, in stage order: their rows (counted by stage
- * from the marked times), the summaries of each part, the imbalance and
- * the parts' sums the stage step gathered. */
+/* The rows are those of the marked times, in (batch, stage) order; a
+ * counting sort by stage gives each data-parallel stage its own, in stage
+ * order (row and time indexes fit 32 bits: the stage step refers to its
+ * items with 32 bits). */
 int an_dp_compute(pp_report *r, pp_error *err) {
     if (r->ndp_rows == 0)
         return PP_OK;
-    size_t ns = r->nstages;
-    r->dp = calloc(ns, sizeof *r->dp);
-    size_t *at = calloc(3 * ns + 1, sizeof *at), *slot = at + ns + 1, *cursor = slot + ns;
+    r->dp = calloc(r->nstages, sizeof *r->dp);
+    size_t *at = calloc(r->nstages + 1, sizeof *at);
     int64_t *vals = an_buf_get(&r->values, r->ndp_rows * sizeof *vals);
-    int rc = r->dp && at && vals ? PP_OK : PP_ENOMEM;
+    dp_ref *g = an_buf_get(&r->index, r->ndp_rows * sizeof *g);
+    int rc = r->dp && at && vals && g ? PP_OK : PP_ENOMEM;
     for (size_t t = 0; rc == PP_OK && t < r->ntimes; t++)
         at[r->times[t].stage + 1] += (size_t)an_dp_time(r->dp_time, t);
-    for (size_t s = 0; rc == PP_OK && s < ns; s++) {
-        size_t rows = at[s + 1];
+    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
         at[s + 1] += at[s];
-        if (rows == 0)
-            continue;
-        slot[s] = r->ndp++;
-        r->dp[slot[s]] = (pp_dp_stats){.stage = (uint32_t)s, .batches = rows};
-    }
-    for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
-        rc = dp_part_summaries(r, (dp_part)p, at, slot, vals, cursor);
-    for (size_t i = 0; rc == PP_OK && i < r->ndp; i++) {
-        pp_dp_stats *st = &r->dp[i];
-        const an_dp_sums *sums = &r->dp_sums[st->stage];
-        st->imbalance = sums->sum_mean > 0 ? (double)sums->sum_max / sums->sum_mean : 1.0;
-        rc = dp_devices(r, sums, st->batches, st);
+    for (size_t t = 0, k = 0; rc == PP_OK && t < r->ntimes; t++) /* at[s] is stage s's cursor */
+        if (an_dp_time(r->dp_time, t))
+            g[at[r->times[t].stage]++] = (dp_ref){(uint32_t)t, (uint32_t)k++};
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) { /* at[s] is now its end */
+        size_t first = s == 0 ? 0 : at[s - 1];
+        if (at[s] > first)
+            rc = dp_stage(r, s, g + first, at[s] - first, vals);
     }
     free(at);
     /* devices[] pointers are set last: dp_devices may move while it grows */

@@ -125,14 +125,21 @@ static int add_host_execs(pp_report *r) {
         several |= nnew > 0 && p != first_pid;
         first_pid = nnew++ == 0 ? p : first_pid;
     }
+    free(batch), free(at);
     if (rc == PP_OK && nnew > 0) {
-        an_exec *grown = realloc(r->execs, (r->nexecs + nnew) * sizeof *grown);
+        /* a fresh table and a copy: realloc would move the huge pages of
+         * a large one, which costs the kernel more than the copy */
+        an_exec *grown = an_alloc(r->nexecs + nnew, sizeof *grown);
         rc = grown ? PP_OK : PP_ENOMEM;
-        r->execs = grown ? grown : r->execs;
+        if (grown) {
+            memcpy(grown, r->execs, r->nexecs * sizeof *grown);
+            free(r->execs);
+            r->execs = grown;
+        }
     }
     if (rc == PP_OK && nnew > 0)
         rc = host_execs_append(r, is_host_item, several);
-    free(batch), free(is_host_item), free(at);
+    free(is_host_item);
     return rc;
 }
 
