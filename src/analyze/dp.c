@@ -128,9 +128,9 @@ static int dp_stage(pp_report *r, uint32_t s, const dp_ref *g, size_t n, int64_t
 }
 
 /* The rows are those of the marked times, in (batch, stage) order; a
- * counting sort by stage gives each data-parallel stage its own, in stage
- * order (row and time indexes fit 32 bits: the stage step refers to its
- * items with 32 bits). */
+ * counting sort by stage (the stage step counted each stage's) gives each
+ * data-parallel stage its own, in stage order. Row and time indexes fit 32
+ * bits: the stage step refers to its items with 32 bits. */
 int an_dp_compute(pp_report *r, pp_error *err) {
     if (r->ndp_rows == 0)
         return PP_OK;
@@ -139,13 +139,14 @@ int an_dp_compute(pp_report *r, pp_error *err) {
     int64_t *vals = an_buf_get(&r->values, r->ndp_rows * sizeof *vals);
     dp_ref *g = an_buf_get(&r->index, r->ndp_rows * sizeof *g);
     int rc = r->dp && at && vals && g ? PP_OK : PP_ENOMEM;
-    for (size_t t = 0; rc == PP_OK && t < r->ntimes; t++)
-        at[r->times[t].stage + 1] += (size_t)an_dp_time(r->dp_time, t);
     for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
-        at[s + 1] += at[s];
-    for (size_t t = 0, k = 0; rc == PP_OK && t < r->ntimes; t++) /* at[s] is stage s's cursor */
-        if (an_dp_time(r->dp_time, t))
-            g[at[r->times[t].stage]++] = (dp_ref){(uint32_t)t, (uint32_t)k++};
+        at[s + 1] = at[s] + r->dp_sums[s].rows;
+    size_t k = 0; /* the marked times in order, a word of marks at a time */
+    for (size_t w = 0; rc == PP_OK && w < (r->ntimes + 63) / 64; w++)
+        for (uint64_t bits = r->dp_time[w]; bits; bits &= bits - 1) {
+            size_t t = 64 * w + (size_t)__builtin_ctzll(bits);
+            g[at[r->times[t].stage]++] = (dp_ref){(uint32_t)t, (uint32_t)k++}; /* at[s]: cursor */
+        }
     for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) { /* at[s] is now its end */
         size_t first = s == 0 ? 0 : at[s - 1];
         if (at[s] > first)

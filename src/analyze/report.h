@@ -120,6 +120,7 @@ static inline int an_dp_time(const uint64_t *bits, size_t t) {
 typedef struct an_dp_sums {
     pp_dp_device *parts;
     size_t nparts, cap;
+    size_t rows;               /* its batches: rows of the stage */
     int64_t sum_max;
     double sum_mean;
 } an_dp_sums;

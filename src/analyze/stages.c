@@ -290,6 +290,7 @@ static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *k
     r->stages[s].data_parallel = 1;
     r->dp_time[(r->ntimes - 1) / 64] |= UINT64_C(1) << ((r->ntimes - 1) % 64);
     an_dp_row *row = &r->dp_rows[r->ndp_rows++];
+    r->dp_sums[s].rows++;
     int has_part = p.part_start != INT64_MAX, has_merge = p.merge_start != INT64_MAX;
     *row = (an_dp_row){.partition_ns = has_part ? p.part_end - p.part_start : 0,
                        .merge_ns = has_merge ? p.merge_end - p.merge_start : 0};
