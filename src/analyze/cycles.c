@@ -75,11 +75,11 @@ static void batch_rows(pp_report *r) {
 int an_cycles_compute(pp_report *r, pp_error *err) {
     size_t nb = r->bmap.count;
     r->batches = an_calloc(nb, sizeof *r->batches);
-    int64_t *vals = an_alloc(3 * nb, sizeof *vals);
-    if (!r->batches || !vals) {
-        free(vals);
+    int64_t *vals = nb <= SIZE_MAX / (3 * sizeof *vals)
+                        ? an_buf_get(&r->values, 3 * nb * sizeof *vals)
+                        : NULL;
+    if (!r->batches || !vals)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    }
     batch_rows(r);
     int64_t *first = vals + nb, *last = vals + 2 * nb;
     end_to_end(r, first, last);
@@ -102,7 +102,6 @@ int an_cycles_compute(pp_report *r, pp_error *err) {
         vals[i] = r->batches[i].e2e_ns;
     if (rc == PP_OK)
         rc = an_summary(r, vals, r->nbatches, &cy->e2e);
-    free(vals);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "out of memory");
     cy->throughput_bound = per_second((int64_t)cy->cycle.n, cy->cycle.total);

@@ -201,9 +201,9 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         rc = an_stages_compute(r, err);
     if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
         rc = an_dp_compute(r, err);
-    scratch_free(r);
-    if (rc == PP_OK)
+    if (rc == PP_OK) /* in the stage step's scratch, already faulted in */
         rc = an_cycles_compute(r, err);
+    scratch_free(r);
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
     if (rc == PP_OK && o->nisolated > 0)
