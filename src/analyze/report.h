@@ -9,14 +9,18 @@
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
  * batches, stages, devices), sorting uses radix sorts, and the large
- * scratch arrays are reused by the steps of a group (devices; stages and
- * data-parallel; the rest) and freed between groups, so that they never
- * sit beside the next group's tables (bench/bench_analyze.c measures it).
+ * scratch arrays are reused by the steps of a group (devices; stages,
+ * data-parallel and cycles; the rest) and freed between groups, so that
+ * they never sit beside the next group's tables (bench/bench_analyze.c
+ * measures it). The stage step reads each of a batch's items from the
+ * model once, into a buffer the size of the largest batch, and times every
+ * cell of the batch from there.
  *
  * Memory: the analysis's own tables refer to the model rather than copy it:
- * an exec (40 bytes) and a host span (24) keep their event index and read
- * their times from the model's columns; stage cells hold 8-byte references.
- * docs/analysis.md ("Memory") gives the bytes per event. */
+ * an exec (32 bytes) and a host span (24) keep their event index and read
+ * their times from the model's columns; stage cells hold 4-byte references
+ * (4 bytes a batch), a data-parallel row is 16 bytes and a bit of its stage
+ * time. docs/analysis.md ("Memory") gives the bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
 

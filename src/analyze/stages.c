@@ -2,12 +2,13 @@
  *
  * Everything labeled with a stage and a batch inside W (execs, host execs,
  * and the partition and merge spans on host threads) is one item of its
- * (stage, batch) cell. The items are grouped by batch with a counting sort
- * and each batch's few items sorted by (stage, kind, device, track), so each
- * cell is one run of items; the grouping holds an 8-byte reference per item
- * and an 8-byte offset per batch (the items themselves are not copied), so
- * memory stays linear in the items however many stages, batches and devices
- * there are. Each cell gives one stage time:
+ * (stage, batch) cell. The items are grouped by batch with a counting sort;
+ * a batch's few items are then read from the model once, into a buffer,
+ * and sorted there by (stage, kind, device, track), so each cell is one run
+ * of them. The grouping holds a 4-byte reference per item and a 4-byte
+ * offset per batch (the items themselves are not copied), so memory stays
+ * linear in the items however many stages, batches and devices there are.
+ * Each cell gives one stage time:
  *   - execs on one device: first start to last end (several tracks of one
  *     device without partition or merge, a copy stream beside a compute
  *     stream, are that device's work);
