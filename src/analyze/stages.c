@@ -172,9 +172,10 @@ static int cells_build(pp_report *r, cells *c) {
     c->ann = pp_model_annotations(r->m, &c->nann);
     c->ann_at = c->nann; /* no lookup yet */
     c->share_key = pp_model_find_string(r->m, "share");
-    c->at = an_calloc(nb + 2, sizeof *c->at);
+    c->at = an_buf_get(&r->index, (nb + 2) * sizeof *c->at);
     if (!c->at)
         return PP_ENOMEM;
+    memset(c->at, 0, (nb + 2) * sizeof *c->at);
     for (size_t ref = 0; ref < nref; ref++) {
         size_t b = item_batch(r, ref);
         if (b != AN_NO_BATCH)
@@ -185,7 +186,10 @@ static int cells_build(pp_report *r, cells *c) {
         c->at[b + 2] += c->at[b + 1];
     }
     c->n = c->at[nb + 1];
-    c->ref = an_alloc(c->n, sizeof *c->ref);
+    /* in the scratch where stage_exec_figures gathers the penalties next,
+     * sized for both: one table faulted in once, not a second beside it */
+    size_t pens = (r->nexecs ? r->nexecs : 1) * sizeof(int64_t);
+    c->ref = an_buf_get(&r->values, c->n * sizeof *c->ref > pens ? c->n * sizeof *c->ref : pens);
     if (!c->ref)
         return PP_ENOMEM;
     for (size_t ref = 0; ref < nref; ref++) { /* at[b+1] is batch b's cursor, then its end */
@@ -419,7 +423,7 @@ int an_stages_compute(pp_report *r, pp_error *err) {
         rc = cells_build(r, &c);
     if (rc == PP_OK)
         rc = times_compute(r, &c);
-    free(c.ref), free(c.at), free(c.rank);
+    free(c.rank); /* ref and at are scratch, reused below */
     if (rc == PP_OK)
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
