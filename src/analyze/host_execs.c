@@ -127,15 +127,9 @@ static int add_host_execs(pp_report *r) {
     }
     free(batch), free(at);
     if (rc == PP_OK && nnew > 0) {
-        /* a fresh table and a copy: realloc would move the huge pages of
-         * a large one, which costs the kernel more than the copy */
-        an_exec *grown = an_alloc(r->nexecs + nnew, sizeof *grown);
+        an_exec *grown = realloc(r->execs, (r->nexecs + nnew) * sizeof *grown);
         rc = grown ? PP_OK : PP_ENOMEM;
-        if (grown) {
-            memcpy(grown, r->execs, r->nexecs * sizeof *grown);
-            free(r->execs);
-            r->execs = grown;
-        }
+        r->execs = grown ? grown : r->execs;
     }
     if (rc == PP_OK && nnew > 0)
         rc = host_execs_append(r, is_host_item, several);
