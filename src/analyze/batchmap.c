@@ -40,11 +40,7 @@ int an_batch_map_sparse(pp_report *r, an_batch_map *bm, int64_t *values, size_t 
     return PP_OK;
 }
 
-size_t an_batch_index(const an_batch_map *bm, int64_t batch) {
-    if (!bm->sorted) {
-        uint64_t off = (uint64_t)batch - (uint64_t)bm->base;
-        return batch >= bm->base && off < bm->count ? (size_t)off : AN_NO_BATCH;
-    }
+size_t an_batch_index_sparse(const an_batch_map *bm, int64_t batch) {
     size_t lo = 0, hi = bm->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -54,8 +50,4 @@ size_t an_batch_index(const an_batch_map *bm, int64_t batch) {
             hi = mid;
     }
     return lo < bm->count && bm->sorted[lo] == batch ? lo : AN_NO_BATCH;
-}
-
-int64_t an_batch_number(const an_batch_map *bm, size_t i) {
-    return bm->sorted ? bm->sorted[i] : bm->base + (int64_t)i;
 }

@@ -9,13 +9,12 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
-/* Widens batch `batch`'s [first, last) by [start, end). */
-static void widen(const pp_report *r, const size_t *row_of, int64_t batch, int64_t start,
-                  int64_t end, int64_t *first, int64_t *last) {
+/* Widens [first[b], last[b]) of batch index b of `batch` by [start, end). */
+static inline void widen(const pp_report *r, int64_t batch, int64_t start, int64_t end,
+                         int64_t *first, int64_t *last) {
     size_t b = an_batch_index(&r->bmap, batch);
-    if (b == AN_NO_BATCH || row_of[b] == SIZE_MAX)
+    if (b == AN_NO_BATCH)
         return;
-    b = row_of[b];
     first[b] = start < first[b] ? start : first[b];
     last[b] = end > last[b] ? end : last[b];
 }
@@ -23,26 +22,26 @@ static void widen(const pp_report *r, const size_t *row_of, int64_t batch, int64
 /* e2e(b) = last end - first start of every event of batch b inside W: the
  * events that carry it, and those the user's patterns gave it (execs
  * labeled through their launch, host stage spans, partitions, merges and
- * the batch spans such as ProfilerStep#N). row_of[i] is the batch row of
- * batch index i (stage step's map), or SIZE_MAX for a batch without stage
- * times. */
-static void end_to_end(pp_report *r, const size_t *row_of, int64_t *first, int64_t *last) {
+ * the batch spans such as ProfilerStep#N). first and last are indexed by
+ * the stage step's batch index; those of batches without stage times are
+ * filled but not read. */
+static void end_to_end(pp_report *r, int64_t *first, int64_t *last) {
     const pp_event_columns *c = &r->c;
-    for (size_t i = 0; i < r->nbatches; i++)
+    for (size_t i = 0; i < r->bmap.count; i++)
         first[i] = INT64_MAX, last[i] = INT64_MIN;
     for (size_t i = 0; i < c->count; i++)
         if (c->batch[i] >= 0 && an_inside(r, c->ts_ns[i], c->dur_ns[i]))
-            widen(r, row_of, c->batch[i], c->ts_ns[i], c->ts_ns[i] + c->dur_ns[i], first, last);
+            widen(r, c->batch[i], c->ts_ns[i], c->ts_ns[i] + c->dur_ns[i], first, last);
     for (size_t i = 0; r->exec_batch && i < r->nexecs; i++) { /* else every batch is c's */
         const an_exec *x = &r->execs[i];
         int64_t batch = r->exec_batch[i];
         if (x->inside && batch >= 0 && batch != c->batch[x->event])
-            widen(r, row_of, batch, an_start(r, x->event), an_end(r, x->event), first, last);
+            widen(r, batch, an_start(r, x->event), an_end(r, x->event), first, last);
     }
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
         if (h->inside && h->batch != c->batch[h->event])
-            widen(r, row_of, h->batch, an_start(r, h->event), an_end(r, h->event), first, last);
+            widen(r, h->batch, an_start(r, h->event), an_end(r, h->event), first, last);
     }
 }
 
@@ -51,15 +50,12 @@ static double per_second(int64_t count, int64_t ns) {
 }
 
 /* One row per batch from the times in (batch, stage) order. */
-static void batch_rows(pp_report *r, size_t *row_of) {
+static void batch_rows(pp_report *r) {
     uint32_t present = 0;
     for (size_t s = 0; s < r->nstages; s++)
         present += r->stages[s].time.n > 0;
-    for (size_t i = 0; i < r->bmap.count; i++)
-        row_of[i] = SIZE_MAX;
     for (size_t i = 0; i < r->ntimes;) {
-        pp_batch_stats *b = &r->batches[r->nbatches];
-        row_of[an_batch_index(&r->bmap, r->times[i].batch)] = r->nbatches++;
+        pp_batch_stats *b = &r->batches[r->nbatches++];
         b->batch = r->times[i].batch;
         b->cycle_ns = -1;
         size_t j = i;
@@ -80,21 +76,20 @@ static void batch_rows(pp_report *r, size_t *row_of) {
 int an_cycles_compute(pp_report *r, pp_error *err) {
     size_t nb = r->bmap.count;
     r->batches = an_calloc(nb, sizeof *r->batches);
-    size_t *row_of = an_alloc(nb, sizeof *row_of);
-    int64_t *vals = an_alloc(3 * nb, sizeof *vals);
-    if (!r->batches || !row_of || !vals) {
-        free(row_of), free(vals);
+    int64_t *vals = nb <= SIZE_MAX / (3 * sizeof *vals)
+                        ? an_buf_get(&r->values, 3 * nb * sizeof *vals)
+                        : NULL;
+    if (!r->batches || !vals)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    }
-    batch_rows(r, row_of);
+    batch_rows(r);
     int64_t *first = vals + nb, *last = vals + 2 * nb;
-    end_to_end(r, row_of, first, last);
-    free(row_of);
+    end_to_end(r, first, last);
     size_t nc = 0;
     pp_cycle_stats *cy = &r->cycles;
     cy->batches = r->nbatches;
     for (size_t i = 0; i < r->nbatches; i++) {
-        r->batches[i].e2e_ns = last[i] - first[i];
+        size_t b = an_batch_index(&r->bmap, r->batches[i].batch);
+        r->batches[i].e2e_ns = last[b] - first[b];
         if (r->batches[i].complete)
             vals[nc++] = r->batches[i].cycle_ns;
     }
@@ -108,7 +103,6 @@ int an_cycles_compute(pp_report *r, pp_error *err) {
         vals[i] = r->batches[i].e2e_ns;
     if (rc == PP_OK)
         rc = an_summary(r, vals, r->nbatches, &cy->e2e);
-    free(vals);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "out of memory");
     cy->throughput_bound = per_second((int64_t)cy->cycle.n, cy->cycle.total);

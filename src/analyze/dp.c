@@ -16,17 +16,6 @@
 #include "core/error.h"
 #include "core/grow.h"
 
-/* The rows of one stage: rows[idx[k]] for k < n. */
-typedef struct dp_rows {
-    const an_dp_row *rows;
-    const size_t *idx;
-    size_t n;
-} dp_rows;
-
-static const an_dp_row *row_at(const dp_rows *g, size_t k) {
-    return &g->rows[g->idx[k]];
-}
-
 /* The row of model track t in the report's track table. */
 static uint32_t track_row(const pp_report *r, uint32_t t) {
     for (size_t i = 0; i < r->ntracks; i++)
@@ -92,73 +81,85 @@ static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_
 
 typedef enum dp_part { DP_PARTITION, DP_MAX_DEVICE, DP_MERGE, DP_FORMULA, DP_MEASURED } dp_part;
 
-static int64_t dp_value(const an_dp_row *row, dp_part part) {
+static int64_t dp_value(const an_dp_row *row, const pp_stage_time *t, dp_part part) {
     switch (part) {
     case DP_PARTITION: return row->partition_ns;
-    case DP_MAX_DEVICE: return row->max_device_ns;
+    case DP_MAX_DEVICE: return t->time_ns - row->partition_ns - row->merge_ns;
     case DP_MERGE: return row->merge_ns;
-    case DP_FORMULA: return row->partition_ns + row->max_device_ns + row->merge_ns;
-    case DP_MEASURED: return row->measured_ns;
+    case DP_FORMULA: return t->time_ns;
+    case DP_MEASURED: return t->measured_ns;
     }
     return -1;
 }
 
-/* Summary of one part over the rows; -1 (a missing measured span) is left out. */
-static int dp_summary(pp_report *r, const dp_rows *g, dp_part part, int64_t *vals,
+/* A data-parallel row and its stage time. */
+typedef struct dp_ref {
+    uint32_t time, row;
+} dp_ref;
+
+/* Summary of one part over a stage's n rows; -1 (a missing measured span)
+ * is left out. */
+static int dp_summary(pp_report *r, const dp_ref *g, size_t n, dp_part part, int64_t *vals,
                       pp_summary *out) {
     size_t m = 0;
-    for (size_t k = 0; k < g->n; k++)
-        if (dp_value(row_at(g, k), part) >= 0)
-            vals[m++] = dp_value(row_at(g, k), part);
+    for (size_t k = 0; k < n; k++) {
+        int64_t v = dp_value(&r->dp_rows[g[k].row], &r->times[g[k].time], part);
+        if (v >= 0)
+            vals[m++] = v;
+    }
     return an_summary(r, vals, m, out);
 }
 
-static int dp_stage(pp_report *r, const dp_rows *g, int64_t *vals) {
+static int dp_stage(pp_report *r, uint32_t s, const dp_ref *g, size_t n, int64_t *vals) {
     pp_dp_stats *st = &r->dp[r->ndp];
-    uint32_t s = row_at(g, 0)->stage;
     const an_dp_sums *sums = &r->dp_sums[s];
-    *st = (pp_dp_stats){.stage = s, .batches = g->n};
+    *st = (pp_dp_stats){.stage = s, .batches = n};
     st->imbalance = sums->sum_mean > 0 ? (double)sums->sum_max / sums->sum_mean : 1.0;
     pp_summary *parts[] = {&st->partition, &st->max_device, &st->merge, &st->formula,
                            &st->measured};
     int rc = PP_OK;
     for (int p = DP_PARTITION; rc == PP_OK && p <= DP_MEASURED; p++)
-        rc = dp_summary(r, g, (dp_part)p, vals, parts[p]);
+        rc = dp_summary(r, g, n, (dp_part)p, vals, parts[p]);
     if (rc == PP_OK)
-        rc = dp_devices(r, sums, g->n, st);
+        rc = dp_devices(r, sums, n, st);
     if (rc == PP_OK)
         r->ndp++;
     return rc;
 }
 
-/* The rows come in (batch, stage) order; a counting sort by stage gives
- * each data-parallel stage its own, in stage order. */
+/* The rows are those of the marked times, in (batch, stage) order; a
+ * counting sort by stage (the stage step counted each stage's) gives each
+ * data-parallel stage its own, in stage order. Row and time indexes fit 32
+ * bits: the stage step refers to its items with 32 bits. */
 int an_dp_compute(pp_report *r, pp_error *err) {
     if (r->ndp_rows == 0)
         return PP_OK;
     r->dp = calloc(r->nstages, sizeof *r->dp);
     size_t *at = calloc(r->nstages + 1, sizeof *at);
     int64_t *vals = an_buf_get(&r->values, r->ndp_rows * sizeof *vals);
-    size_t *idx = an_buf_get(&r->index, r->ndp_rows * sizeof *idx);
-    int rc = r->dp && at && vals && idx ? PP_OK : PP_ENOMEM;
-    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows; i++)
-        at[r->dp_rows[i].stage + 1]++;
+    dp_ref *g = an_buf_get(&r->index, r->ndp_rows * sizeof *g);
+    int rc = r->dp && at && vals && g ? PP_OK : PP_ENOMEM;
     for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
-        at[s + 1] += at[s];
-    for (size_t i = 0; rc == PP_OK && i < r->ndp_rows; i++) /* at[s] is stage s's cursor */
-        idx[at[r->dp_rows[i].stage]++] = i;
+        at[s + 1] = at[s] + r->dp_sums[s].rows;
+    size_t k = 0; /* the marked times in order, a word of marks at a time */
+    for (size_t w = 0; rc == PP_OK && w < (r->ntimes + 63) / 64; w++)
+        for (uint64_t bits = r->dp_time[w]; bits; bits &= bits - 1) {
+            size_t t = 64 * w + (size_t)__builtin_ctzll(bits);
+            g[at[r->times[t].stage]++] = (dp_ref){(uint32_t)t, (uint32_t)k++}; /* at[s]: cursor */
+        }
     for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++) { /* at[s] is now its end */
         size_t first = s == 0 ? 0 : at[s - 1];
-        dp_rows g = {r->dp_rows, idx + first, at[s] - first};
-        if (g.n > 0)
-            rc = dp_stage(r, &g, vals);
+        if (at[s] > first)
+            rc = dp_stage(r, s, g + first, at[s] - first, vals);
     }
     free(at);
     /* devices[] pointers are set last: dp_devices may move while it grows */
     for (size_t i = 0, base = 0; rc == PP_OK && i < r->ndp; base += r->dp[i++].ndevices)
         r->dp[i].devices = r->dp_devices + base;
     free(r->dp_rows); /* their last reader: freed before the later steps */
+    free(r->dp_time);
     r->dp_rows = NULL;
+    r->dp_time = NULL;
     r->ndp_rows = 0;
     an_dp_sums_free(r);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");

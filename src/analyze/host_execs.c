@@ -58,41 +58,54 @@ static uint64_t *exec_batches(pp_report *r, size_t *at) {
     return batch;
 }
 
-/* "CPU (host)", or "CPU (host) pid N" when host work comes from several
- * processes (each is a device of its own). */
-static int host_devices(pp_report *r, const uint8_t *is_host_item) {
+/* The pid of model track t, remembered for the next call: host spans come
+ * in runs on one thread. */
+static int64_t track_pid(const pp_report *r, uint32_t t, uint32_t *last, int64_t *pid) {
+    if (t != *last)
+        *last = t, *pid = pp_model_track(r->m, t)->pid;
+    return *pid;
+}
+
+/* Each host exec (is_host_item) appended to the execs, on device "CPU
+ * (host)" of its thread's track, or "CPU (host) pid N" when host work comes
+ * from several processes (each is a device of its own). */
+static int host_execs_append(pp_report *r, const uint8_t *is_host_item, int several) {
+    uint32_t last = AN_NONE;
     int64_t pid = 0;
-    int several = 0, seen = 0;
     for (size_t i = 0; i < r->nhost; i++) {
         if (!is_host_item[i])
             continue;
-        int64_t p = pp_model_track(r->m, r->c.track[r->host[i].event])->pid;
-        several |= seen && p != pid;
-        pid = p, seen = 1;
-    }
-    for (size_t i = 0; i < r->nhost; i++) {
-        if (!is_host_item[i])
-            continue;
-        uint32_t t = r->c.track[r->host[i].event];
-        if (r->track_device[t] != AN_NONE)
-            continue;
-        char name[64] = "CPU (host)";
-        if (several)
-            snprintf(name, sizeof name, "CPU (host) pid %lld",
-                     (long long)pp_model_track(r->m, t)->pid);
-        r->track_device[t] = an_device_intern(r, name, 0);
-        if (r->track_device[t] == AN_NONE)
-            return PP_ENOMEM;
+        const an_host *h = &r->host[i];
+        uint32_t t = r->c.track[h->event];
+        if (r->track_device[t] == AN_NONE) {
+            char name[64] = "CPU (host)";
+            if (several)
+                snprintf(name, sizeof name, "CPU (host) pid %lld",
+                         (long long)track_pid(r, t, &last, &pid));
+            r->track_device[t] = an_device_intern(r, name, 0);
+            if (r->track_device[t] == AN_NONE)
+                return PP_ENOMEM;
+        }
+        r->execs[r->nexecs++] = (an_exec){.event = h->event, .stage = h->stage,
+                                          .inside = h->inside, .host = 1};
+        int rc = an_exec_batch_set(r, r->nexecs - 1, h->batch);
+        if (rc)
+            return rc;
     }
     return PP_OK;
 }
 
+/* The stage spans with no exec of their (stage, batch) become host execs:
+ * one pass finds them (and whether they come from several processes), a
+ * second appends them. */
 static int add_host_execs(pp_report *r) {
     size_t nnew = 0, ns = r->nstages;
     size_t *at = calloc(2 * ns + 2, sizeof *at), *cursor = at + ns + 1;
     uint64_t *batch = at ? exec_batches(r, at) : NULL;
     uint8_t *is_host_item = calloc(r->nhost ? r->nhost : 1, 1);
-    int rc = batch && is_host_item ? PP_OK : PP_ENOMEM;
+    int rc = batch && is_host_item ? PP_OK : PP_ENOMEM, several = 0;
+    int64_t pid = 0, first_pid = 0;
+    uint32_t last = AN_NONE;
     for (size_t s = 0; rc == PP_OK && s < ns; s++)
         cursor[s] = at[s + 1]; /* no lookup yet */
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
@@ -109,22 +122,17 @@ static int add_host_execs(pp_report *r) {
         if (k < hi && batch[k] == (uint64_t)h->batch)
             continue; /* the stage has execs of this batch */
         is_host_item[i] = 1;
-        nnew++;
+        int64_t p = track_pid(r, r->c.track[h->event], &last, &pid);
+        several |= nnew > 0 && p != first_pid;
+        first_pid = nnew++ == 0 ? p : first_pid;
     }
+    free(batch), free(at);
     if (rc == PP_OK && nnew > 0) {
         rc = an_execs_grow(r, nnew);
-        if (rc == PP_OK)
-            rc = host_devices(r, is_host_item);
     }
-    for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
-        if (!is_host_item[i])
-            continue;
-        const an_host *h = &r->host[i];
-        r->execs[r->nexecs++] = (an_exec){.event = h->event, .stage = h->stage,
-                                          .inside = h->inside, .host = 1};
-        rc = an_exec_batch_set(r, r->nexecs - 1, h->batch);
-    }
-    free(batch), free(is_host_item), free(at);
+    if (rc == PP_OK && nnew > 0)
+        rc = host_execs_append(r, is_host_item, several);
+    free(is_host_item);
     return rc;
 }
 

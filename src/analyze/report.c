@@ -156,6 +156,7 @@ static void build_state_free(pp_report *r) {
     free(r->stage_first);
     free(r->stage_inside);
     free(r->dp_rows);
+    free(r->dp_time);
     an_dp_sums_free(r);
     r->bmap = (an_batch_map){0};
     r->execs = NULL;
@@ -164,6 +165,7 @@ static void build_state_free(pp_report *r) {
     r->stage_first = NULL;
     r->stage_inside = NULL;
     r->dp_rows = NULL;
+    r->dp_time = NULL;
     r->m = NULL;
 }
 
@@ -203,9 +205,9 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         rc = an_stages_compute(r, err);
     if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
         rc = an_dp_compute(r, err);
-    scratch_free(r);
-    if (rc == PP_OK)
+    if (rc == PP_OK) /* in the stage step's scratch, already faulted in */
         rc = an_cycles_compute(r, err);
+    scratch_free(r);
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
     if (rc == PP_OK && o->nisolated > 0)

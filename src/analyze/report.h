@@ -11,16 +11,19 @@
  * batches, stages, devices) or a small hash (decomposition cells), sorting
  * uses radix sorts, a device's streams are united by a k-way merge of
  * their sorted runs, and the large scratch arrays are reused by the steps
- * of a group (devices; stages and data-parallel; the rest) and freed
- * between groups, so that they never sit beside the next group's tables
- * (bench/bench_analyze.c measures it). Tables are made once at their final
- * size where a count can say it (the exec step's pass counts the execs, the
- * self-labeled host spans and the op spans).
+ * of a group (devices; stages, data-parallel and cycles; the rest) and
+ * freed between groups, so that they never sit beside the next group's
+ * tables (bench/bench_analyze.c measures it). Tables are made once at their
+ * final size where a count can say it (the exec step's pass counts the
+ * execs, the self-labeled host spans and the op spans). The stage step
+ * reads each of a batch's items from the model once, into a buffer the
+ * size of the largest batch, and times every cell of the batch from there.
  *
  * Memory: the analysis's own tables refer to the model rather than copy it:
  * an exec (16 bytes) and a host span (24) keep their event index and read
  * their times, track and batch from the model's columns; stage cells hold
- * 8-byte references; a device bubble is two varints (gaps.c) and a
+ * 4-byte references (4 bytes a batch), a data-parallel row is 16 bytes and
+ * a bit of its stage time; a device bubble is two varints (gaps.c) and a
  * decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
  * bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
@@ -118,11 +121,17 @@ typedef struct an_gap_cursor {
 an_gap_cursor an_gaps_of(const pp_report *r, uint32_t d);
 int an_gap_next(an_gap_cursor *c, an_gap *g);
 
-/* A data-parallel (stage, batch): the times its summaries are made of. */
+/* A data-parallel (stage, batch): what its summaries need beside its stage
+ * time (16 bytes). Its time (r->times[t], marked in r->dp_time) gives the
+ * stage, the formula time and the measured one; the max device wall is the
+ * formula time less these two. */
 typedef struct an_dp_row {
-    int64_t partition_ns, merge_ns, max_device_ns, measured_ns;
-    uint32_t stage;
+    int64_t partition_ns, merge_ns;
 } an_dp_row;
+/* 1 when times[t] has a data-parallel row. */
+static inline int an_dp_time(const uint64_t *bits, size_t t) {
+    return (int)(bits[t / 64] >> (t % 64)) & 1;
+}
 
 /* What a data-parallel stage's batches add up to, as the stage step finds
  * them (in batch order): its parts (a device, or a track of the one
@@ -131,6 +140,7 @@ typedef struct an_dp_row {
 typedef struct an_dp_sums {
     pp_dp_device *parts;
     size_t nparts, cap;
+    size_t rows;               /* its batches: rows of the stage */
     int64_t sum_max;
     double sum_mean;
 } an_dp_sums;
@@ -160,10 +170,20 @@ int an_batch_map_sparse(pp_report *r, an_batch_map *bm, int64_t *values, size_t 
 /* r->bmap: the map of the batches of everything labeled inside W (stages.c,
  * called by an_stage_order). */
 int an_batch_map_build(pp_report *r);
-/* Index of `batch`, or AN_NO_BATCH when it is not in the map. */
-size_t an_batch_index(const an_batch_map *bm, int64_t batch);
+/* Index of `batch`, or AN_NO_BATCH when it is not in the map: an offset
+ * here for the usual dense map (the steps look up every item), a binary
+ * search in batchmap.c for a sparse one. */
+size_t an_batch_index_sparse(const an_batch_map *bm, int64_t batch);
+static inline size_t an_batch_index(const an_batch_map *bm, int64_t batch) {
+    if (bm->sorted)
+        return an_batch_index_sparse(bm, batch);
+    uint64_t off = (uint64_t)batch - (uint64_t)bm->base;
+    return batch >= bm->base && off < bm->count ? (size_t)off : AN_NO_BATCH;
+}
 /* The batch number of index i. */
-int64_t an_batch_number(const an_batch_map *bm, size_t i);
+static inline int64_t an_batch_number(const an_batch_map *bm, size_t i) {
+    return bm->sorted ? bm->sorted[i] : bm->base + (int64_t)i;
+}
 
 struct pp_report {
     pp_window window;
@@ -203,8 +223,9 @@ struct pp_report {
     size_t nstages;
     pp_stage_time *times;      /* sorted by (batch, stage) */
     size_t ntimes;
-    an_dp_row *dp_rows;        /* in (batch, stage) order */
+    an_dp_row *dp_rows;        /* in (batch, stage) order: those of the marked times */
     size_t ndp_rows;
+    uint64_t *dp_time;         /* a bit a time: it has a data-parallel row */
     an_dp_sums *dp_sums;       /* per stage, nstages of them (NULL: none is data parallel) */
     pp_batch_stats *batches;
     size_t nbatches;

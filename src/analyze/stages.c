@@ -2,12 +2,13 @@
  *
  * Everything labeled with a stage and a batch inside W (execs, host execs,
  * and the partition and merge spans on host threads) is one item of its
- * (stage, batch) cell. The items are grouped by batch with a counting sort
- * and each batch's few items sorted by (stage, kind, device, track), so each
- * cell is one run of items; the grouping holds an 8-byte reference per item
- * and an 8-byte offset per batch (the items themselves are not copied), so
- * memory stays linear in the items however many stages, batches and devices
- * there are. Each cell gives one stage time:
+ * (stage, batch) cell. The items are grouped by batch with a counting sort;
+ * a batch's few items are then read from the model once, into a buffer,
+ * and sorted there by (stage, kind, device, track), so each cell is one run
+ * of them. The grouping holds a 4-byte reference per item and a 4-byte
+ * offset per batch (the items themselves are not copied), so memory stays
+ * linear in the items however many stages, batches and devices there are.
+ * Each cell gives one stage time:
  *   - execs on one device: first start to last end (several tracks of one
  *     device without partition or merge, a copy stream beside a compute
  *     stream, are that device's work);
@@ -28,46 +29,53 @@
 
 enum { ITEM_PARTITION = 0, ITEM_MERGE = 1, ITEM_EXEC = 2 };
 
-/* One item as a cell reads it. Items are not copied: an item is a
- * reference `ref`, r->host[ref] (a partition or merge) when ref < nhost,
- * else r->execs[ref - nhost]. */
-typedef struct cell_item {
-    int64_t start, end;
-    size_t event;
-    uint32_t device, track;
-    uint8_t kind;
-    uint8_t split;            /* exec: a host exec; partition / merge: from a pattern */
-} cell_item;
-
-static cell_item item_at(const pp_report *r, size_t ref) {
-    if (ref < r->nhost) {
-        const an_host *h = &r->host[ref];
-        uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
-        return (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, 0, 0, kind,
-                           h->from_pattern};
-    }
-    const an_exec *x = &r->execs[ref - r->nhost];
-    return (cell_item){an_start(r, x->event), an_end(r, x->event), x->event,
-                       an_exec_device(r, x), an_exec_track(r, x), ITEM_EXEC, x->host};
-}
-
-static uint32_t item_stage(const pp_report *r, size_t ref) {
-    return ref < r->nhost ? r->host[ref].stage : r->execs[ref - r->nhost].stage;
-}
-
-/* The items grouped by batch (a counting sort on the batch index), each
- * batch's items sorted by (stage, kind, device, track), ties in item order:
- * batch index b's items are ref[at[b] .. at[b+1]). 8 bytes an item and 8 a
- * batch, however many stages, batches and devices there are. */
+/* The items grouped by batch (a counting sort on the batch index): batch
+ * index b's are ref[at[b] .. at[b+1]), a reference `ref` being r->host[ref]
+ * (a partition or merge) when ref < nhost, else r->execs[ref - nhost]. 4
+ * bytes an item and 4 a batch (32-bit references: at most AN_MAX_ITEMS host
+ * spans and execs), however many stages, batches and devices there are:
+ * the items themselves are gathered only when their batch is timed, into a
+ * buffer of the largest batch's size. */
+#define AN_MAX_ITEMS ((size_t)UINT32_MAX)
 typedef struct cells {
-    size_t *ref, *at;
-    size_t n;
+    uint32_t *ref, *at;
+    size_t n, nexec, big;     /* items, exec items, items of the largest batch */
+    /* an exec's place in (device, track) order: 2 + rank[track] sorts after
+     * a partition (0) and a merge (1) of its stage */
+    uint64_t *rank, nrank;
     /* the "share" annotations of data-parallel execs, looked up as needed
      * (cells come in batch order, so nearly in event order) */
     const pp_annotation *ann;
     size_t nann, ann_at;
     uint32_t share_key;
 } cells;
+
+/* One item as its cell reads it, gathered once from the model's columns. */
+typedef struct cell_item {
+    int64_t start, end;
+    size_t event;
+    uint32_t stage, device, track;
+    uint8_t kind;
+    uint8_t split;            /* exec: a host exec; partition / merge: from a pattern */
+} cell_item;
+
+/* Item `ref` gathered, and its key in the batch's order: (stage, kind,
+ * device, track), as stage * nrank + rank. With fewer than 2^32 stages and
+ * tracks (32-bit ids) it fits 64 bits. */
+static uint64_t item_gather(const pp_report *r, const cells *c, size_t ref, cell_item *it) {
+    if (ref < r->nhost) {
+        const an_host *h = &r->host[ref];
+        uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
+        *it = (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, h->stage, 0, 0,
+                          kind, h->from_pattern};
+        return (uint64_t)h->stage * c->nrank + kind;
+    }
+    const an_exec *x = &r->execs[ref - r->nhost];
+    uint32_t track = an_exec_track(r, x);
+    *it = (cell_item){an_start(r, x->event), an_end(r, x->event), x->event, x->stage,
+                      r->track_device[track], track, ITEM_EXEC, x->host};
+    return (uint64_t)x->stage * c->nrank + c->rank[track];
+}
 
 /* The "share" annotation of exec item `it` (the part of a data-parallel
  * batch its device got), or -1; a host exec has none. */
@@ -106,7 +114,7 @@ int an_batch_map_build(pp_report *r) {
 /* The batch index of item `ref`, or AN_NO_BATCH when it is no item: a
  * partition or merge, or an exec, labeled with a stage and a batch and
  * inside W. */
-static size_t item_batch(const pp_report *r, size_t ref) {
+static inline size_t item_batch(const pp_report *r, size_t ref) {
     if (ref < r->nhost) {
         const an_host *h = &r->host[ref];
         int item = h->inside && h->stage != AN_NONE && h->batch >= 0 &&
@@ -135,81 +143,70 @@ static void kv_sort_small(an_kv *a, size_t n, an_kv *tmp) {
     }
 }
 
-/* Sorts each batch's items by (stage, kind, device, track). The key is
- * stage * nrank + rank, rank 0 for a partition, 1 for a merge and 2 + the
- * exec's track's place in (device, track) order; with fewer than 2^32
- * stages and tracks (32-bit ids) it fits 64 bits. */
-static int cells_sort(pp_report *r, cells *c) {
-    size_t ntracks = pp_model_track_count(r->m), big = 0;
-    uint64_t *rank = malloc((ntracks ? ntracks : 1) * sizeof *rank);
+/* Each track's rank in (device, track) order, by a counting sort on the
+ * device: next[d] is device d's next rank. */
+static int track_ranks(pp_report *r, cells *c) {
+    size_t ntracks = pp_model_track_count(r->m);
+    c->rank = malloc((ntracks ? ntracks : 1) * sizeof *c->rank);
     uint64_t *next = calloc(r->ndevices + 1, sizeof *next);
-    if (!rank || !next) {
-        free(rank), free(next);
+    if (!c->rank || !next) {
+        free(next);
         return PP_ENOMEM;
     }
-    /* (device, track) order by a counting sort on the device: next[d] is
-     * device d's next rank */
     for (size_t t = 0; t < ntracks; t++)
         if (r->track_device[t] != AN_NONE)
             next[r->track_device[t] + 1]++;
     next[0] = 2;
     for (size_t d = 0; d < r->ndevices; d++)
         next[d + 1] += next[d];
-    uint64_t nrank = next[r->ndevices];
+    c->nrank = next[r->ndevices];
     for (size_t t = 0; t < ntracks; t++)
         if (r->track_device[t] != AN_NONE)
-            rank[t] = next[r->track_device[t]]++;
+            c->rank[t] = next[r->track_device[t]]++;
     free(next);
-    for (size_t b = 0; b < r->bmap.count; b++)
-        big = c->at[b + 1] - c->at[b] > big ? c->at[b + 1] - c->at[b] : big;
-    an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (big ? big : 1) * sizeof *kv);
-    for (size_t b = 0; kv && b < r->bmap.count; b++) {
-        size_t lo = c->at[b], n = c->at[b + 1] - lo;
-        for (size_t k = 0; k < n; k++) {
-            size_t ref = c->ref[lo + k];
-            cell_item it = item_at(r, ref);
-            kv[k] = (an_kv){(uint64_t)item_stage(r, ref) * nrank +
-                                (it.kind == ITEM_EXEC ? rank[it.track] : it.kind),
-                            ref};
-        }
-        kv_sort_small(kv, n, kv + n);
-        for (size_t k = 0; k < n; k++)
-            c->ref[lo + k] = (size_t)kv[k].val;
-    }
-    free(rank);
-    return kv ? PP_OK : PP_ENOMEM;
+    return PP_OK;
 }
 
 static int cells_build(pp_report *r, cells *c) {
     size_t nb = r->bmap.count, nref = r->nhost + r->nexecs;
+    if (nref > AN_MAX_ITEMS)
+        return PP_EUNSUPPORTED;
     c->ann = pp_model_annotations(r->m, &c->nann);
     c->ann_at = c->nann; /* no lookup yet */
     c->share_key = pp_model_find_string(r->m, "share");
-    c->at = an_calloc(nb + 2, sizeof *c->at);
+    c->at = an_buf_get(&r->index, (nb + 2) * sizeof *c->at);
     if (!c->at)
         return PP_ENOMEM;
+    memset(c->at, 0, (nb + 2) * sizeof *c->at);
     for (size_t ref = 0; ref < nref; ref++) {
         size_t b = item_batch(r, ref);
         if (b != AN_NO_BATCH)
-            c->at[b + 2]++;
+            c->at[b + 2]++, c->nexec += ref >= r->nhost;
     }
-    for (size_t b = 0; b < nb; b++)
+    for (size_t b = 0; b < nb; b++) {
+        c->big = c->at[b + 2] > c->big ? c->at[b + 2] : c->big;
         c->at[b + 2] += c->at[b + 1];
+    }
     c->n = c->at[nb + 1];
-    c->ref = an_alloc(c->n, sizeof *c->ref);
+    /* in the scratch where stage_exec_figures gathers the penalties next,
+     * sized for both: one table faulted in once, not a second beside it */
+    size_t pens = (r->nexecs ? r->nexecs : 1) * sizeof(int64_t);
+    c->ref = an_buf_get(&r->values, c->n * sizeof *c->ref > pens ? c->n * sizeof *c->ref : pens);
     if (!c->ref)
         return PP_ENOMEM;
     for (size_t ref = 0; ref < nref; ref++) { /* at[b+1] is batch b's cursor, then its end */
         size_t b = item_batch(r, ref);
         if (b != AN_NO_BATCH)
-            c->ref[c->at[b + 1]++] = ref;
+            c->ref[c->at[b + 1]++] = (uint32_t)ref;
     }
-    return cells_sort(r, c);
+    return track_ranks(r, c);
 }
 
-/* What one cell holds: its partition and merge hulls, and its parts. */
+/* What one cell holds: its partition and merge hulls, the hull of its
+ * execs, and its parts. */
 typedef struct cell_parts {
     int64_t part_start, part_end, merge_start, merge_end; /* INT64_MAX start: none */
+    int64_t exec_start, exec_end;
     size_t ndev, ntracks;
     int pattern_bracket, all_host; /* a partition / merge from a pattern; only host execs */
 } cell_parts;
@@ -219,24 +216,22 @@ static void hull(int64_t *s, int64_t *e, const cell_item *it) {
     *e = it->end > *e ? it->end : *e;
 }
 
-static cell_parts cell_scan(const pp_report *r, const size_t *ref, size_t n) {
-    cell_parts p = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0, 0, 1};
-    cell_item prev = {0};
-    int has_prev = 0;
+/* The n items of a cell, in order: it[kv[k].val]. */
+static cell_parts cell_scan(const cell_item *it, const an_kv *kv, size_t n) {
+    cell_parts p = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0, 0, 1};
+    const cell_item *prev = NULL;
     for (size_t k = 0; k < n; k++) {
-        cell_item it = item_at(r, ref[k]);
-        if (it.kind != ITEM_EXEC)
-            p.pattern_bracket |= it.split;
-        else
-            p.all_host &= it.split;
-        if (it.kind == ITEM_PARTITION)
-            hull(&p.part_start, &p.part_end, &it);
-        else if (it.kind == ITEM_MERGE)
-            hull(&p.merge_start, &p.merge_end, &it);
+        const cell_item *x = &it[kv[k].val];
+        if (x->kind == ITEM_PARTITION)
+            hull(&p.part_start, &p.part_end, x), p.pattern_bracket |= x->split;
+        else if (x->kind == ITEM_MERGE)
+            hull(&p.merge_start, &p.merge_end, x), p.pattern_bracket |= x->split;
         else {
-            p.ndev += !has_prev || prev.device != it.device;
-            p.ntracks += !has_prev || prev.device != it.device || prev.track != it.track;
-            prev = it, has_prev = 1;
+            hull(&p.exec_start, &p.exec_end, x);
+            p.all_host &= x->split;
+            p.ndev += !prev || prev->device != x->device;
+            p.ntracks += !prev || prev->device != x->device || prev->track != x->track;
+            prev = x;
         }
     }
     return p;
@@ -246,108 +241,112 @@ static cell_parts cell_scan(const pp_report *r, const size_t *ref, size_t n) {
  * else per track of its one device. Each part's wall is first start to last
  * end of its execs; its share is the sum of their "share" annotations,
  * else the runtime's default even split, 1 / nparts. Each goes into the
- * stage's sums; the row gets the largest wall. */
-static int dp_parts(pp_report *r, cells *c, const size_t *ref, size_t n, int by_track,
-                    size_t nparts, an_dp_row *row) {
+ * stage's sums; *max_wall (from 0) gets the largest wall. */
+static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv, size_t n,
+                    uint32_t stage, int by_track, size_t nparts, int64_t *max_wall) {
     int64_t s = 0, e = 0, walls = 0;
     double share = 0;
     int open = 0, recorded = 0, rc = PP_OK;
-    cell_item part = {0}; /* the first exec of the open part */
+    const cell_item *part = NULL; /* the first exec of the open part */
     for (size_t k = 0; k <= n && rc == PP_OK; k++) {
-        cell_item it = k < n ? item_at(r, ref[k]) : (cell_item){0};
-        if (k < n && it.kind != ITEM_EXEC)
+        const cell_item *x = k < n ? &it[kv[k].val] : NULL;
+        if (x && x->kind != ITEM_EXEC)
             continue;
-        int same = k < n && open && part.device == it.device &&
-                   (!by_track || part.track == it.track);
+        int same = x && open && part->device == x->device && (!by_track || part->track == x->track);
         if (open && !same) {
-            rc = an_dp_part_add(r, row->stage, part.device, by_track ? part.track : AN_NONE,
+            rc = an_dp_part_add(r, stage, part->device, by_track ? part->track : AN_NONE,
                                 e - s, recorded ? share : 1.0 / (double)nparts, recorded);
             walls += e - s;
-            row->max_device_ns = e - s > row->max_device_ns ? e - s : row->max_device_ns;
+            *max_wall = e - s > *max_wall ? e - s : *max_wall;
             open = 0;
         }
-        if (k == n)
+        if (!x)
             break;
         if (!open) {
-            part = it, open = 1;
+            part = x, open = 1;
             s = INT64_MAX, e = INT64_MIN, share = 0, recorded = 0;
         }
-        hull(&s, &e, &it);
-        double part_share = item_share(c, &it);
+        hull(&s, &e, x);
+        double part_share = item_share(c, x);
         if (part_share >= 0)
             share += part_share, recorded = 1;
     }
-    an_dp_sums *sums = &r->dp_sums[row->stage];
-    sums->sum_max += row->max_device_ns;
+    an_dp_sums *sums = &r->dp_sums[stage];
+    sums->sum_max += *max_wall;
     sums->sum_mean += (double)walls / (double)nparts;
     return rc;
 }
 
-/* The time of the cell (stage s, batch index b) of the n items at `ref`: 1
- * when timed, 0 when it has no execs (only a partition or merge), PP_ENOMEM.
- * With `count` set, only counts what the cell would add: a time and a
- * data-parallel row. */
-static int cell_time(pp_report *r, cells *c, const size_t *ref, size_t n, uint32_t s, size_t b,
-                     int count, size_t *nrows) {
-    cell_parts p = cell_scan(r, ref, n);
+/* The time of the cell of stage s in batch index b, whose n items are
+ * it[kv[k].val], if it has execs (only a partition or merge times nothing);
+ * 0 or PP_ENOMEM. */
+static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *kv, size_t n,
+                     uint32_t s, size_t b) {
+    cell_parts p = cell_scan(it, kv, n);
     if (p.ndev == 0)
-        return 0;
+        return PP_OK;
     int has_bracket = p.part_start != INT64_MAX || p.merge_start != INT64_MAX;
     int by_track = p.ndev == 1 && p.ntracks > 1 && has_bracket && (p.pattern_bracket || p.all_host);
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
-    if (count) {
-        *nrows += nparts > 1;
-        return 1;
-    }
     pp_stage_time *t = &r->times[r->ntimes++];
     *t = (pp_stage_time){.stage = s, .batch = an_batch_number(&r->bmap, b), .measured_ns = -1};
     if (nparts == 1) {
-        int64_t a = INT64_MAX, e = INT64_MIN;
-        for (size_t k = 0; k < n; k++) {
-            cell_item it = item_at(r, ref[k]);
-            if (it.kind == ITEM_EXEC)
-                hull(&a, &e, &it);
-        }
-        t->time_ns = e - a;
-        return 1;
+        t->time_ns = p.exec_end - p.exec_start;
+        return PP_OK;
     }
     r->stages[s].data_parallel = 1;
+    r->dp_time[(r->ntimes - 1) / 64] |= UINT64_C(1) << ((r->ntimes - 1) % 64);
     an_dp_row *row = &r->dp_rows[r->ndp_rows++];
+    r->dp_sums[s].rows++;
     int has_part = p.part_start != INT64_MAX, has_merge = p.merge_start != INT64_MAX;
-    *row = (an_dp_row){.stage = s, .partition_ns = has_part ? p.part_end - p.part_start : 0,
-                       .merge_ns = has_merge ? p.merge_end - p.merge_start : 0,
-                       .measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1};
-    int rc = dp_parts(r, c, ref, n, by_track, nparts, row);
-    t->time_ns = row->partition_ns + row->max_device_ns + row->merge_ns;
-    t->measured_ns = row->measured_ns;
-    return rc == PP_OK ? 1 : rc;
+    *row = (an_dp_row){.partition_ns = has_part ? p.part_end - p.part_start : 0,
+                       .merge_ns = has_merge ? p.merge_end - p.merge_start : 0};
+    int64_t max_wall = 0;
+    int rc = dp_parts(r, c, it, kv, n, s, by_track, nparts, &max_wall);
+    t->time_ns = row->partition_ns + max_wall + row->merge_ns;
+    t->measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1;
+    return rc;
 }
 
-/* Every timed cell in (batch, stage) order: counted first, so that the
- * times and data-parallel tables are allocated once, then filled. */
+/* A table allocated for an upper bound, shrunk to its n filled items (at
+ * least one). Only the filled part was ever touched: the rest of the bound
+ * cost address space, not memory. */
+static void *table_shrink(void *p, size_t n, size_t size) {
+    void *shrunk = realloc(p, (n ? n : 1) * size);
+    return shrunk ? shrunk : p; /* a failed shrink keeps the larger table */
+}
+
+/* Every timed cell in (batch, stage) order. A batch's items are gathered
+ * once and sorted by (stage, kind, device, track), so each cell is one run
+ * of them. A timed cell has an exec, a data-parallel one two: the exec
+ * items bound both tables, which are shrunk to what was filled. */
 static int times_compute(pp_report *r, cells *c) {
-    size_t ntimes = 0, nrows = 0;
+    r->times = an_alloc(c->nexec, sizeof *r->times);
+    r->dp_rows = an_alloc(c->nexec / 2, sizeof *r->dp_rows);
+    r->dp_time = an_calloc(c->nexec / 64 + 1, sizeof *r->dp_time);
+    r->dp_sums = c->nexec >= 2 ? calloc(r->nstages, sizeof *r->dp_sums) : NULL;
+    cell_item *it = an_buf_get(&r->spans, (c->big ? c->big : 1) * sizeof *it);
+    an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (c->big ? c->big : 1) * sizeof *kv);
+    if (!r->times || !r->dp_rows || !r->dp_time || (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
+        return PP_ENOMEM;
     int rc = PP_OK;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            r->times = an_alloc(ntimes, sizeof *r->times);
-            r->dp_rows = an_alloc(nrows, sizeof *r->dp_rows);
-            r->dp_sums = nrows ? calloc(r->nstages, sizeof *r->dp_sums) : NULL;
-            if (!r->times || !r->dp_rows || (nrows && !r->dp_sums))
-                return PP_ENOMEM;
+    for (size_t b = 0; rc == PP_OK && c->at && b < r->bmap.count; b++) {
+        size_t lo = c->at[b], n = c->at[b + 1] - lo;
+        for (size_t k = 0; k < n; k++)
+            kv[k] = (an_kv){item_gather(r, c, c->ref[lo + k], &it[k]), k};
+        kv_sort_small(kv, n, kv + n);
+        for (size_t k = 0, hi; rc == PP_OK && k < n; k = hi) {
+            uint32_t s = it[kv[k].val].stage;
+            for (hi = k + 1; hi < n && it[kv[hi].val].stage == s; hi++)
+                ;
+            rc = cell_time(r, c, it, kv + k, hi - k, s, b);
         }
-        for (size_t b = 0; c->at && b < r->bmap.count; b++)
-            for (size_t lo = c->at[b], hi; lo < c->at[b + 1]; lo = hi) {
-                uint32_t s = item_stage(r, c->ref[lo]);
-                for (hi = lo + 1; hi < c->at[b + 1] && item_stage(r, c->ref[hi]) == s; hi++)
-                    ;
-                if (pass == 0)
-                    ntimes += (size_t)cell_time(r, c, c->ref + lo, hi - lo, s, b, 1, &nrows);
-                else if ((rc = cell_time(r, c, c->ref + lo, hi - lo, s, b, 0, NULL)) < 0)
-                    return rc;
-            }
     }
-    return PP_OK;
+    r->times = table_shrink(r->times, r->ntimes, sizeof *r->times);
+    r->dp_rows = table_shrink(r->dp_rows, r->ndp_rows, sizeof *r->dp_rows);
+    if (r->ndp_rows == 0)
+        an_dp_sums_free(r);
+    return rc;
 }
 
 /* Per-stage exec figures: counts, hardware sums, concurrency penalty. The
@@ -426,10 +425,14 @@ int an_stages_compute(pp_report *r, pp_error *err) {
         rc = cells_build(r, &c);
     if (rc == PP_OK)
         rc = times_compute(r, &c);
-    free(c.ref), free(c.at);
+    free(c.rank); /* ref and at are scratch, reused below */
     if (rc == PP_OK)
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
         rc = time_summaries(r);
+    if (rc == PP_EUNSUPPORTED)
+        return pp_set_error(err, rc,
+                            "%zu host spans and execs: the stage analysis handles at most %zu",
+                            r->nhost + r->nexecs, AN_MAX_ITEMS);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -119,6 +119,40 @@ static void test_single_device_and_exec_less_stages(void) {
     pp_model_free(m);
 }
 
+/* A host thread of process `pid`. */
+static uint32_t thread_of_process(pp_model *m, const char *name, int64_t pid) {
+    pp_track_info t;
+    pp_track_info_init(&t);
+    t.kind = PP_TRACK_KIND_THREAD;
+    t.name = b_str(m, name);
+    t.process = b_str(m, "host");
+    t.pid = pid;
+    uint32_t idx = 0;
+    if (pp_model_add_track(m, &t, &idx) != PP_OK)
+        abort();
+    return idx;
+}
+
+/* Host work (stage spans without execs) of two processes is two devices,
+ * named by pid; a stage span around device work stays a label. */
+static void test_host_work_of_two_processes_is_two_devices(void) {
+    pp_model *m = b_model();
+    uint32_t a = thread_of_process(m, "prep", 11), b = thread_of_process(m, "post", 22);
+    uint32_t c = thread_of_process(m, "cls", 11), gpu = b_device(m, "GPU", 0, 0);
+    b_span(m, a, PP_ROLE_STAGE, "prep", "prep", 0, 0, 50, 0, 0);
+    b_span(m, c, PP_ROLE_STAGE, "cls", "cls", 0, 55, 110, 0, 0);
+    b_exec(m, gpu, "cls", 0, 60, 100, 0, 0);
+    b_span(m, b, PP_ROLE_STAGE, "post", "post", 0, 120, 150, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    EXPECT_EQ_U64(b_find_device(r, "CPU (host) pid 11")->execs, 1);
+    EXPECT_EQ_U64(b_find_device(r, "CPU (host) pid 22")->execs, 1);
+    size_t n;
+    pp_report_devices(r, &n);
+    EXPECT_EQ_U64(n, 3); /* the GPU and the two processes' host work */
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 /* Recorded data loss is the first finding, every kind of it named. */
 static void test_data_loss_first(void) {
     pp_model *m = b_model();
@@ -287,6 +321,7 @@ int main(void) {
     RUN(test_incomplete_batch);
     RUN(test_tie_goes_upstream);
     RUN(test_single_device_and_exec_less_stages);
+    RUN(test_host_work_of_two_processes_is_two_devices);
     RUN(test_data_loss_first);
     RUN(test_stage_order_from_the_whole_trace);
     RUN(test_bottleneck_starved_by_upstream);
