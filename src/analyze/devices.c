@@ -246,27 +246,33 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
     return PP_OK;
 }
 
+int an_tracks_list(pp_report *r, pp_error *err) {
+    size_t ntracks = pp_model_track_count(r->m);
+    r->tracks = calloc(ntracks ? ntracks : 1, sizeof *r->tracks);
+    if (!r->tracks)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    for (uint32_t t = 0; t < ntracks; t++) /* rows in track order */
+        if (r->track_device[t] != AN_NONE)
+            r->tracks[r->ntracks++] = (pp_track_stats){.track = t, .device = r->track_device[t]};
+    return PP_OK;
+}
+
 int an_devices_compute(pp_report *r, pp_error *err) {
     size_t ntracks = pp_model_track_count(r->m);
     exec_groups g = {0};
-    r->tracks = calloc(ntracks ? ntracks : 1, sizeof *r->tracks);
     size_t *stats_of_track = malloc((ntracks ? ntracks : 1) * sizeof *stats_of_track);
     an_run *runs = malloc((ntracks ? ntracks : 1) * sizeof *runs);
     r->gap_bytes = an_alloc(r->nexecs, 20); /* a bubble fewer than execs, 2 varints each */
     r->gap_at = calloc(r->ndevices + 1, sizeof *r->gap_at);
     r->starved = calloc(r->nstages + 1, sizeof *r->starved);
-    int rc = r->tracks && stats_of_track && runs && r->gap_bytes && r->gap_at && r->starved
+    int rc = stats_of_track && runs && r->gap_bytes && r->gap_at && r->starved
                  ? groups_alloc(r, ntracks, &g)
                  : PP_ENOMEM;
     if (rc == PP_OK) {
         groups_order(r, ntracks, &g);
         groups_fill(r, &g);
-    }
-    for (uint32_t t = 0; rc == PP_OK && t < ntracks; t++) { /* rows in track order */
-        if (r->track_device[t] == AN_NONE)
-            continue;
-        stats_of_track[t] = r->ntracks;
-        r->tracks[r->ntracks++] = (pp_track_stats){.track = t, .device = r->track_device[t]};
+        for (size_t i = 0; i < r->ntracks; i++)
+            stats_of_track[r->tracks[i].track] = i;
     }
     for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++)
         rc = device_fill(r, &g, d, stats_of_track, runs);

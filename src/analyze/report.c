@@ -132,18 +132,27 @@ const char *an_keep_text(pp_report *r, const char *text) {
 /* The scratch buffers, between steps whose tables would otherwise sit
  * beside them: faulting a buffer in again costs less than the peak it adds
  * (a device's intervals and penalties outlive the device step otherwise). */
-static void scratch_free(pp_report *r) {
+static void scratch_each(pp_report *r, int release) {
     an_buf *bufs[] = {&r->sort_tmp, &r->values, &r->spans, &r->spans2, &r->index, &r->hist};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
-        free(bufs[i]->p);
+        if (release)
+            free(bufs[i]->p);
         *bufs[i] = (an_buf){0};
     }
+}
+
+void an_scratch_free(pp_report *r) {
+    scratch_each(r, 1);
+}
+
+void an_scratch_forget(pp_report *r) {
+    scratch_each(r, 0);
 }
 
 /* What only the build needs: freed before the report is handed out. */
 static void build_state_free(pp_report *r) {
     free(r->bmap.sorted);
-    scratch_free(r);
+    an_scratch_free(r);
     free(r->execs);
     free(r->exec_batch);
     free(r->starved);
@@ -199,21 +208,25 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     if (rc == PP_OK)
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
-        rc = an_devices_compute(r, err);
-    scratch_free(r);
+        rc = an_tracks_list(r, err);
+    an_beside *devices = NULL;
+    if (rc == PP_OK) /* the device step, beside the next five (beside.c) */
+        rc = an_devices_start(r, &devices, err);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
     if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
         rc = an_dp_compute(r, err);
     if (rc == PP_OK) /* in the stage step's scratch, already faulted in */
         rc = an_cycles_compute(r, err);
-    scratch_free(r);
+    an_scratch_free(r);
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
     if (rc == PP_OK && o->nisolated > 0)
         rc = an_contention_compute(r, o, err);
     if (rc == PP_OK)
         rc = an_decompose_compute(r, o, err);
+    int devices_rc = an_devices_join(r, devices, rc == PP_OK ? err : NULL);
+    rc = rc == PP_OK ? devices_rc : rc;
     if (rc == PP_OK)
         rc = an_bandwidth_compute(r, err);
     if (rc == PP_OK)

@@ -6,6 +6,10 @@
  * decomposition, bandwidth, findings. Each step reads what earlier ones
  * filled in.
  *
+ * The device step runs on a thread of its own beside the stage,
+ * data-parallel, cycle, op and decomposition steps (beside.c), which
+ * neither read what it writes nor write what it reads.
+ *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
  * batches, stages, devices) or a small hash (decomposition cells), sorting
@@ -310,7 +314,21 @@ int an_execs_collect(pp_report *r, pp_error *err);
 int an_labels_collect(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_host_execs(pp_report *r, pp_error *err);
 int an_stage_order(pp_report *r, pp_error *err);
+/* The track rows of r->tracks (a model track with execs each, in track
+ * order, its figures zero), which the device step fills in. */
+int an_tracks_list(pp_report *r, pp_error *err);
 int an_devices_compute(pp_report *r, pp_error *err);
+/* The device step beside the others (beside.c): an_devices_start runs it
+ * on a thread of its own where it can, an_devices_join waits for it (or
+ * runs it there) and takes its tables (bubbles, starvation) into r; a
+ * start must always be joined, also after a failure. */
+typedef struct an_beside an_beside;
+int an_devices_start(pp_report *r, an_beside **out, pp_error *err);
+int an_devices_join(pp_report *r, an_beside *b, pp_error *err);
+/* Frees the scratch buffers, or forgets them in a copy of a report whose
+ * scratch belongs to the original (report.c). */
+void an_scratch_free(pp_report *r);
+void an_scratch_forget(pp_report *r);
 int an_stages_compute(pp_report *r, pp_error *err);
 int an_cycles_compute(pp_report *r, pp_error *err);
 int an_dp_compute(pp_report *r, pp_error *err);
