@@ -13,12 +13,18 @@
  *                                unit whatever the model holds in memory, so
  *                                that figures stay comparable), baseline
  *                                memcpy of that many bytes (above 1 is better)
+ *                                (the reader decodes blocks on worker
+ *                                threads where the machine has a spare CPU:
+ *                                src/io/pptrace_read_ahead.h)
  *   pptrace_read_cpu_GBps        the same in the process's CPU time (user and
- *                                system, page faults included), which other
- *                                programs on a shared machine inflate less
- *                                than wall time; baseline memcpy's CPU time
+ *                                system, page faults included, every thread),
+ *                                which other programs on a shared machine
+ *                                inflate less than wall time; baseline
+ *                                memcpy's CPU time
  *   analyze_pptrace_Mevents_per_s  read + pp_report_build end to end, in a
- *                                child process, baseline the read alone
+ *                                child process (wall time: the read and the
+ *                                device step use a second CPU where there
+ *                                is one), baseline the read alone
  *   analyze_pptrace_peak_B_per_event  that child's peak RSS / event,
  *                                baseline the model's own bytes / event
  *                                (its event columns and annotation table:
