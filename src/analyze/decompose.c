@@ -143,40 +143,33 @@ typedef struct cell_table {
     pp_decomp_stats *cells;
     int64_t *iso;
     size_t n, cap;
-    uint32_t *slot; /* cell + 1, 0 = empty; nslot is a power of two */
-    size_t nslot;
+    an_index index;
 } cell_table;
 
-static size_t cell_hash(uint32_t stage, uint32_t device, size_t nslot) {
+static size_t cell_hash(uint32_t stage, uint32_t device) {
     uint64_t h = (((uint64_t)stage << 32) | device) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 17) & (nslot - 1);
+    return (size_t)(h >> 17);
+}
+
+static size_t cell_hash_at(const void *cells, size_t i) {
+    const pp_decomp_stats *c = (const pp_decomp_stats *)cells + i;
+    return cell_hash(c->stage, c->device);
 }
 
 static int cells_rehash(cell_table *t, size_t nslot) {
-    uint32_t *slot = calloc(nslot, sizeof *slot);
-    if (!slot)
-        return PP_ENOMEM;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = cell_hash(t->cells[i].stage, t->cells[i].device, nslot);
-        while (slot[h])
-            h = (h + 1) & (nslot - 1);
-        slot[h] = (uint32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->nslot = nslot;
-    return PP_OK;
+    return an_index_rebuild(&t->index, nslot, t->n, cell_hash_at, t->cells);
 }
 
 /* The cell of (stage, device), added when new with its isolated time;
  * UINT32_MAX on no memory. */
 static uint32_t cell_of(const pp_report *r, const pp_analyze_options *o, cell_table *t,
                         uint32_t stage, uint32_t device) {
-    size_t h = cell_hash(stage, device, t->nslot);
-    for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
-        const pp_decomp_stats *c = &t->cells[t->slot[h] - 1];
+    an_index *x = &t->index;
+    size_t h = cell_hash(stage, device) & (x->nslot - 1);
+    for (; x->slot[h]; h = (h + 1) & (x->nslot - 1)) {
+        const pp_decomp_stats *c = &t->cells[x->slot[h] - 1];
         if (c->stage == stage && c->device == device)
-            return t->slot[h] - 1;
+            return x->slot[h] - 1;
     }
     if (t->n >= UINT32_MAX - 1)
         return UINT32_MAX;
@@ -195,8 +188,8 @@ static uint32_t cell_of(const pp_report *r, const pp_analyze_options *o, cell_ta
     t->iso[t->n] = isolated;
     t->cells[t->n] = (pp_decomp_stats){.stage = stage, .device = device,
                                        .has_contention = isolated > 0};
-    t->slot[h] = (uint32_t)++t->n;
-    if (2 * t->n > t->nslot && cells_rehash(t, 2 * t->nslot) != PP_OK) /* half empty */
+    x->slot[h] = (uint32_t)++t->n;
+    if (2 * t->n > x->nslot && cells_rehash(t, 2 * x->nslot) != PP_OK) /* half empty */
         return UINT32_MAX;
     return (uint32_t)t->n - 1;
 }
@@ -276,7 +269,7 @@ int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *er
     }
     if (rc == PP_OK)
         rc = cells_order(r, &t, exec_cell, n);
-    free(t.cells), free(t.iso), free(t.slot);
+    free(t.cells), free(t.iso), free(t.index.slot);
     if (rc == PP_OK && n > 0 && n < r->nreal) { /* a failed shrink keeps the larger table */
         uint32_t *shrunk = realloc(exec_cell, n * sizeof *shrunk);
         exec_cell = shrunk ? shrunk : exec_cell;

@@ -32,8 +32,7 @@ typedef struct op_group {
 typedef struct op_groups {
     op_group *g;
     size_t n, cap;
-    uint32_t *slot; /* group + 1, 0 = empty; nslot is a power of two */
-    size_t nslot;
+    an_index index;
 } op_groups;
 
 static size_t key_hash(const op_key *k) {
@@ -49,33 +48,26 @@ static int key_eq(const op_key *a, const op_key *b) {
            a->exec == b->exec;
 }
 
+static size_t group_hash_at(const void *groups, size_t i) {
+    return key_hash(&((const op_group *)groups)[i].key);
+}
+
 static int rehash(op_groups *t, size_t nslot) {
-    uint32_t *slot = calloc(nslot, sizeof *slot);
-    if (!slot)
-        return PP_ENOMEM;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = key_hash(&t->g[i].key) & (nslot - 1);
-        while (slot[h])
-            h = (h + 1) & (nslot - 1);
-        slot[h] = (uint32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->nslot = nslot;
-    return PP_OK;
+    return an_index_rebuild(&t->index, nslot, t->n, group_hash_at, t->g);
 }
 
 /* The group of `k`, added when new; SIZE_MAX on no memory. */
 static size_t group_of(op_groups *t, const op_key *k) {
-    size_t h = key_hash(k) & (t->nslot - 1);
-    for (; t->slot[h]; h = (h + 1) & (t->nslot - 1))
-        if (key_eq(&t->g[t->slot[h] - 1].key, k))
-            return t->slot[h] - 1;
+    an_index *x = &t->index;
+    size_t h = key_hash(k) & (x->nslot - 1);
+    for (; x->slot[h]; h = (h + 1) & (x->nslot - 1))
+        if (key_eq(&t->g[x->slot[h] - 1].key, k))
+            return x->slot[h] - 1;
     if (t->n >= UINT32_MAX - 1 || pp_grow((void **)&t->g, &t->cap, t->n, sizeof *t->g))
         return SIZE_MAX;
     t->g[t->n] = (op_group){.key = *k, .typed = UINT32_MAX};
-    t->slot[h] = (uint32_t)++t->n;
-    if (2 * t->n > t->nslot && rehash(t, 2 * t->nslot) != PP_OK) /* keep it half empty */
+    x->slot[h] = (uint32_t)++t->n;
+    if (2 * t->n > x->nslot && rehash(t, 2 * x->nslot) != PP_OK) /* keep it half empty */
         return SIZE_MAX;
     return t->n - 1;
 }
@@ -223,6 +215,6 @@ int an_ops_compute(pp_report *r, pp_error *err) {
     if (rc == PP_OK && n > 0)
         rc = op_table(r, it, n, &typed, 0, &r->op_types, &r->nop_types);
     free(it);
-    free(named.g), free(named.slot), free(typed.g), free(typed.slot);
+    free(named.g), free(named.index.slot), free(typed.g), free(typed.index.slot);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -403,6 +403,18 @@ void an_gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n);
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out);
 
+/* An open-addressing index of items 0..n-1 (index.c): a slot holds an
+ * item + 1, 0 is empty; nslot is a power of two and a key's search starts
+ * at its hash & (nslot - 1) and probes on linearly. */
+typedef struct an_index {
+    uint32_t *slot;
+    size_t nslot;
+} an_index;
+/* Rebuilds x at nslot slots over items 0..n-1, hash_of giving each one's
+ * hash; 0, or PP_ENOMEM with x as it was. */
+int an_index_rebuild(an_index *x, size_t nslot, size_t n,
+                     size_t (*hash_of)(const void *items, size_t i), const void *items);
+
 /* A 64-bit sort key with a payload (an index). */
 typedef struct an_kv {
     uint64_t key, val;

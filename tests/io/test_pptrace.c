@@ -608,6 +608,28 @@ static size_t v2_column(const unsigned char *data, block b, int ncols, int k) {
 enum { EV_NAME = 7, EV_STAGE = 8, EV_TRACK = 9, EV_FLAGS = 10, EV_COLS = 11 };
 enum { AN_EVENT = 0, AN_KEY = 1, AN_TYPE = 2, AN_COLS = 4 };
 
+/* One byte of a file set to `value` behind a valid checksum (its block's
+ * CRC fixed), and the problem the reader names at that byte. */
+typedef struct damage {
+    block b;
+    size_t at;
+    unsigned char value;
+    const char *problem;
+} damage;
+
+/* Each damage in turn on `data`, which is restored after each. */
+static void expect_damage_refused(unsigned char *data, size_t len, const damage *cases, size_t n,
+                                  int line) {
+    for (size_t k = 0; k < n; k++) {
+        unsigned char saved = data[cases[k].at];
+        data[cases[k].at] = cases[k].value;
+        fix_crc(data, cases[k].b);
+        expect_format_error(data, len, cases[k].at, cases[k].problem, line);
+        data[cases[k].at] = saved;
+        fix_crc(data, cases[k].b);
+    }
+}
+
 /* Field damage behind a valid checksum in a version-2 file. In the full
  * model every string id, track index and annotation event step is below
  * 128, so each is a one-byte varint and row i of those columns is byte i;
@@ -621,12 +643,7 @@ static void test_damaged_v2_fields_are_refused(void) {
     size_t step = v2_column(data, an, AN_COLS, AN_EVENT), key = v2_column(data, an, AN_COLS, AN_KEY);
     size_t type = v2_column(data, an, AN_COLS, AN_TYPE);
     EXPECT_EQ_U64(stage - name, 21); /* 21 events, one byte each */
-    const struct {
-        block b;
-        size_t at;
-        unsigned char value;
-        const char *problem;
-    } cases[] = {
+    const damage cases[] = {
         {ev, name + 2, 127, "event 2: name string id 127 out of range (29 strings defined before it)"},
         {ev, stage + 2, 126, "event 2: stage string id 126 out of range"},
         {ev, trk + 4, 5, "event 4: track index 5 out of range (5 tracks)"},
@@ -639,14 +656,7 @@ static void test_damaged_v2_fields_are_refused(void) {
         {an, key, 127, "annotation 0: key string id 127 out of range"},
         {an, type + 3, 3, "annotation 3: unknown value type 3"},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        unsigned char saved = data[cases[k].at];
-        data[cases[k].at] = cases[k].value;
-        fix_crc(data, cases[k].b);
-        expect_format_error(data, len, cases[k].at, cases[k].problem, __LINE__);
-        data[cases[k].at] = saved;
-        fix_crc(data, cases[k].b);
-    }
+    expect_damage_refused(data, len, cases, sizeof cases / sizeof cases[0], __LINE__);
     free(data);
 }
 
@@ -668,24 +678,12 @@ static void test_damage_in_a_later_block_is_named(void) {
     block an2 = find_block(data, len, T_ANNOTATIONS, 2);
     size_t trk = v2_column(data, ev2, EV_COLS, EV_TRACK), name = v2_column(data, ev2, EV_COLS, EV_NAME);
     size_t key = v2_column(data, an2, AN_COLS, AN_KEY);
-    const struct {
-        block b;
-        size_t at;
-        unsigned char value;
-        const char *problem;
-    } cases[] = {
+    const damage cases[] = {
         {ev2, trk + 5, 5, "event 131077: track index 5 out of range (2 tracks)"},
         {ev2, name + 65535, 0x80, "event 196607: malformed name value"},
         {an2, key, 127, "annotation 14: key string id 127 out of range"},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        unsigned char saved = data[cases[k].at];
-        data[cases[k].at] = cases[k].value;
-        fix_crc(data, cases[k].b);
-        expect_format_error(data, len, cases[k].at, cases[k].problem, __LINE__);
-        data[cases[k].at] = saved;
-        fix_crc(data, cases[k].b);
-    }
+    expect_damage_refused(data, len, cases, sizeof cases / sizeof cases[0], __LINE__);
     data[ev1.at + 100] ^= 1; /* a payload byte, with the block's CRC left as it was */
     expect_format_error(data, len, ev1.at, "EVENTS block fails its checksum", __LINE__);
     free(data);
