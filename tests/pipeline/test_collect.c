@@ -89,17 +89,19 @@ static void test_each_bit_adds_its_data(void) {
     EXPECT_EQ_U64(all.ops, ops.ops + all.transfer_ops);
 }
 
-/* One start_async span per exec, on host threads; waits too. A wait is
- * recorded where the stage's thread found requests still in flight
- * (executor.c): at most one per stage and batch, none where they had all
- * finished first (a loaded machine, a quick cpu exec), and some where the
- * simulated NPU and GPU requests, which run for a modeled time after
- * their start, are still running. */
+/* One start_async span per exec, on host threads; waits too. A stage
+ * waits for each of its devices in turn every batch (stage.c), and a wait
+ * is recorded where that device still had requests in flight (executor.c):
+ * at most one per device of a stage and batch (the demo's stages run on
+ * 1, 2 and 1 devices), none where they had all finished first (a loaded
+ * machine, a quick cpu exec), and some where the simulated NPU and GPU
+ * requests, which run for a modeled time after their start, are still
+ * running. */
 static void test_api_calls_are_spans_on_host_threads(void) {
     counts c = run_with(PP_COLLECT_SPANS | PP_COLLECT_API, NULL);
     EXPECT_EQ_U64(c.api_start, 5 * BATCHES);
     EXPECT(c.api_wait > 0);
-    EXPECT(c.api_wait <= 3 * BATCHES);
+    EXPECT(c.api_wait <= 4 * BATCHES);
 }
 
 static void test_devices_setting_leaves_other_devices_out(void) {
