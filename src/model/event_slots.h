@@ -24,8 +24,9 @@
 
 #include "pipeprof/model.h"
 
-/* Writable columns starting at the first slot past the model's last event;
- * the column types are those of pp_event_columns. */
+/* Writable columns from some slot on: the model's own columns (from event
+ * 0, model.c), or those it hands a reader, from the first slot past its
+ * last event; the column types are those of pp_event_columns. */
 typedef struct pp_event_slots {
     int64_t *ts_ns, *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns, *id;

@@ -12,13 +12,9 @@
 
 typedef struct event_store {
     size_t count, cap;
-    size_t bytes[13]; /* each column's allocation, in the order below (after a
-                       * failed growth some columns are larger than cap) */
-    int64_t *ts_ns, *dur_ns, *batch;
-    uint64_t *hw_ns, *xfer_ns, *id;
-    double *value;
-    uint32_t *name, *stage, *track;
-    uint8_t *kind, *role, *phase;
+    size_t bytes[13]; /* each column's allocation, in the order of pp_event_slots
+                       * (after a failed growth some columns are larger than cap) */
+    pp_event_slots col; /* the columns, from event 0 */
 } event_store;
 
 struct pp_model {
@@ -47,8 +43,9 @@ int pp_model_create(pp_model **out) {
 }
 
 static void event_store_free(event_store *e) {
-    void *cols[] = {e->ts_ns, e->dur_ns, e->batch, e->hw_ns, e->xfer_ns, e->id, e->value,
-                    e->name,  e->stage,  e->track, e->kind,  e->role,    e->phase};
+    const pp_event_slots *c = &e->col;
+    void *cols[] = {c->ts_ns, c->dur_ns, c->batch, c->hw_ns, c->xfer_ns, c->id,   c->value,
+                    c->name,  c->stage,  c->track, c->kind,  c->role,    c->phase};
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
         pp_column_free(cols[k], e->bytes[k]);
 }
@@ -121,16 +118,16 @@ void pp_event_init(pp_event *e) {
  * columns already grown stay valid at their new size. */
 static int event_store_reserve(event_store *e, size_t cap) {
     int k = 0;
-#define GROW(col)                                                                 \
-    do {                                                                          \
-        if (e->bytes[k] < cap * sizeof *e->col) {                                 \
-            void *p_ = pp_column_grow(e->col, e->bytes[k], cap * sizeof *e->col); \
-            if (!p_)                                                              \
-                return PP_ENOMEM;                                                 \
-            e->col = p_;                                                          \
-            e->bytes[k] = cap * sizeof *e->col;                                   \
-        }                                                                         \
-        k++;                                                                      \
+#define GROW(c)                                                                       \
+    do {                                                                              \
+        if (e->bytes[k] < cap * sizeof *e->col.c) {                                   \
+            void *p_ = pp_column_grow(e->col.c, e->bytes[k], cap * sizeof *e->col.c); \
+            if (!p_)                                                                  \
+                return PP_ENOMEM;                                                     \
+            e->col.c = p_;                                                            \
+            e->bytes[k] = cap * sizeof *e->col.c;                                     \
+        }                                                                             \
+        k++;                                                                          \
     } while (0)
     GROW(ts_ns); GROW(dur_ns); GROW(batch); GROW(hw_ns); GROW(xfer_ns); GROW(id);
     GROW(value); GROW(name); GROW(stage); GROW(track); GROW(kind); GROW(role); GROW(phase);
@@ -144,7 +141,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
 static int event_store_make_room(event_store *e, size_t n) {
     if (n <= e->cap - e->count && e->cap) /* slots point into columns, even for n = 0 */
         return PP_OK;
-    if (n > SIZE_MAX / 2 / sizeof *e->ts_ns - e->count) /* the widest column's bytes */
+    if (n > SIZE_MAX / 2 / sizeof *e->col.ts_ns - e->count) /* the widest column's bytes */
         return PP_ENOMEM;
     size_t cap = e->cap ? e->cap * 2 : 1024;
     return event_store_reserve(e, cap > e->count + n ? cap : e->count + n);
@@ -154,12 +151,12 @@ static int event_store_make_room(event_store *e, size_t n) {
  * the last event (event_slots.h). */
 static void clear_sparse(event_store *e, size_t from, size_t to) {
     size_t n = to - from;
-    memset(e->stage + from, 0, n * sizeof *e->stage);
-    memset(e->phase + from, 0, n * sizeof *e->phase);
-    memset(e->hw_ns + from, 0, n * sizeof *e->hw_ns);
-    memset(e->xfer_ns + from, 0, n * sizeof *e->xfer_ns);
-    memset(e->id + from, 0, n * sizeof *e->id);
-    memset(e->value + from, 0, n * sizeof *e->value);
+    memset(e->col.stage + from, 0, n * sizeof *e->col.stage);
+    memset(e->col.phase + from, 0, n * sizeof *e->col.phase);
+    memset(e->col.hw_ns + from, 0, n * sizeof *e->col.hw_ns);
+    memset(e->col.xfer_ns + from, 0, n * sizeof *e->col.xfer_ns);
+    memset(e->col.id + from, 0, n * sizeof *e->col.id);
+    memset(e->col.value + from, 0, n * sizeof *e->col.value);
 }
 
 /* pp_model_add_event's rules (model.h), for the one event and the bulk
@@ -181,19 +178,19 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     if (rc)
         return rc;
     size_t i = e->count++;
-    e->ts_ns[i] = ev->ts_ns;
-    e->dur_ns[i] = ev->dur_ns;
-    e->batch[i] = ev->batch;
-    pp_slot_put_u64(e->hw_ns, i, ev->hw_ns);
-    pp_slot_put_u64(e->xfer_ns, i, ev->xfer_ns);
-    pp_slot_put_u64(e->id, i, ev->id);
-    pp_slot_put_f64(e->value, i, ev->value);
-    e->name[i] = ev->name;
-    pp_slot_put_u32(e->stage, i, ev->stage);
-    e->track[i] = ev->track;
-    e->kind[i] = ev->kind;
-    e->role[i] = ev->role;
-    pp_slot_put_u8(e->phase, i, ev->phase);
+    e->col.ts_ns[i] = ev->ts_ns;
+    e->col.dur_ns[i] = ev->dur_ns;
+    e->col.batch[i] = ev->batch;
+    pp_slot_put_u64(e->col.hw_ns, i, ev->hw_ns);
+    pp_slot_put_u64(e->col.xfer_ns, i, ev->xfer_ns);
+    pp_slot_put_u64(e->col.id, i, ev->id);
+    pp_slot_put_f64(e->col.value, i, ev->value);
+    e->col.name[i] = ev->name;
+    pp_slot_put_u32(e->col.stage, i, ev->stage);
+    e->col.track[i] = ev->track;
+    e->col.kind[i] = ev->kind;
+    e->col.role[i] = ev->role;
+    pp_slot_put_u8(e->col.phase, i, ev->phase);
     return PP_OK;
 }
 
@@ -202,17 +199,16 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
     int rc = event_store_make_room(e, n);
     if (rc)
         return rc;
-    pp_event_slots all = {e->ts_ns, e->dur_ns, e->batch, e->hw_ns, e->xfer_ns, e->id, e->value,
-                          e->name, e->stage, e->track, e->kind, e->role, e->phase};
-    pp_event_slots_at(&all, e->count, out);
+    pp_event_slots_at(&e->col, e->count, out);
     return PP_OK;
 }
 
 size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     event_store *e = &m->ev;
     size_t i = e->count, end = e->count + n;
-    while (i < end && event_ok(m, e->ts_ns[i], e->dur_ns[i], e->name[i], e->stage[i],
-                               e->track[i], e->kind[i], e->role[i], e->phase[i]))
+    const pp_event_slots *c = &e->col;
+    while (i < end && event_ok(m, c->ts_ns[i], c->dur_ns[i], c->name[i], c->stage[i], c->track[i],
+                               c->kind[i], c->role[i], c->phase[i]))
         i++;
     if (i < end && refused)
         pp_model_event(m, i, refused);
@@ -238,37 +234,37 @@ size_t pp_model_event_count(const pp_model *m) {
 
 void pp_model_event(const pp_model *m, size_t i, pp_event *out) {
     const event_store *e = &m->ev;
-    out->ts_ns = e->ts_ns[i];
-    out->dur_ns = e->dur_ns[i];
-    out->batch = e->batch[i];
-    out->hw_ns = e->hw_ns[i];
-    out->xfer_ns = e->xfer_ns[i];
-    out->id = e->id[i];
-    out->value = e->value[i];
-    out->name = e->name[i];
-    out->stage = e->stage[i];
-    out->track = e->track[i];
-    out->kind = e->kind[i];
-    out->role = e->role[i];
-    out->phase = e->phase[i];
+    out->ts_ns = e->col.ts_ns[i];
+    out->dur_ns = e->col.dur_ns[i];
+    out->batch = e->col.batch[i];
+    out->hw_ns = e->col.hw_ns[i];
+    out->xfer_ns = e->col.xfer_ns[i];
+    out->id = e->col.id[i];
+    out->value = e->col.value[i];
+    out->name = e->col.name[i];
+    out->stage = e->col.stage[i];
+    out->track = e->col.track[i];
+    out->kind = e->col.kind[i];
+    out->role = e->col.role[i];
+    out->phase = e->col.phase[i];
 }
 
 void pp_model_columns(const pp_model *m, pp_event_columns *out) {
     const event_store *e = &m->ev;
     out->count = e->count;
-    out->ts_ns = e->ts_ns;
-    out->dur_ns = e->dur_ns;
-    out->batch = e->batch;
-    out->hw_ns = e->hw_ns;
-    out->xfer_ns = e->xfer_ns;
-    out->id = e->id;
-    out->value = e->value;
-    out->name = e->name;
-    out->stage = e->stage;
-    out->track = e->track;
-    out->kind = e->kind;
-    out->role = e->role;
-    out->phase = e->phase;
+    out->ts_ns = e->col.ts_ns;
+    out->dur_ns = e->col.dur_ns;
+    out->batch = e->col.batch;
+    out->hw_ns = e->col.hw_ns;
+    out->xfer_ns = e->col.xfer_ns;
+    out->id = e->col.id;
+    out->value = e->col.value;
+    out->name = e->col.name;
+    out->stage = e->col.stage;
+    out->track = e->col.track;
+    out->kind = e->col.kind;
+    out->role = e->col.role;
+    out->phase = e->col.phase;
 }
 
 /* pp_model_add_annotation's rules (model.h), given the event of the
@@ -401,7 +397,7 @@ int pp_model_sort_by_time(pp_model *m) {
     size_t n = e->count;
     int already = 1;
     for (size_t i = 1; i < n && already; i++)
-        already = e->ts_ns[i - 1] <= e->ts_ns[i];
+        already = e->col.ts_ns[i - 1] <= e->col.ts_ns[i];
     if (already)
         return PP_OK;
     size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
@@ -417,23 +413,23 @@ int pp_model_sort_by_time(pp_model *m) {
     }
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    sort_indices(idx, tmp, n, e->ts_ns);
+    sort_indices(idx, tmp, n, e->col.ts_ns);
     size_t nanns = 0;
     for (size_t i = 0; i < n; i++) {
         size_t j = idx[i], first, count;
-        sorted.ts_ns[i] = e->ts_ns[j];
-        sorted.dur_ns[i] = e->dur_ns[j];
-        sorted.batch[i] = e->batch[j];
-        pp_slot_put_u64(sorted.hw_ns, i, e->hw_ns[j]);
-        pp_slot_put_u64(sorted.xfer_ns, i, e->xfer_ns[j]);
-        pp_slot_put_u64(sorted.id, i, e->id[j]);
-        pp_slot_put_f64(sorted.value, i, e->value[j]);
-        sorted.name[i] = e->name[j];
-        pp_slot_put_u32(sorted.stage, i, e->stage[j]);
-        sorted.track[i] = e->track[j];
-        sorted.kind[i] = e->kind[j];
-        sorted.role[i] = e->role[j];
-        pp_slot_put_u8(sorted.phase, i, e->phase[j]);
+        sorted.col.ts_ns[i] = e->col.ts_ns[j];
+        sorted.col.dur_ns[i] = e->col.dur_ns[j];
+        sorted.col.batch[i] = e->col.batch[j];
+        pp_slot_put_u64(sorted.col.hw_ns, i, e->col.hw_ns[j]);
+        pp_slot_put_u64(sorted.col.xfer_ns, i, e->col.xfer_ns[j]);
+        pp_slot_put_u64(sorted.col.id, i, e->col.id[j]);
+        pp_slot_put_f64(sorted.col.value, i, e->col.value[j]);
+        sorted.col.name[i] = e->col.name[j];
+        pp_slot_put_u32(sorted.col.stage, i, e->col.stage[j]);
+        sorted.col.track[i] = e->col.track[j];
+        sorted.col.kind[i] = e->col.kind[j];
+        sorted.col.role[i] = e->col.role[j];
+        pp_slot_put_u8(sorted.col.phase, i, e->col.phase[j]);
         /* annotations follow their event, in their original order */
         pp_model_annotations_of(m, j, &first, &count);
         for (size_t a = 0; a < count; a++) {
