@@ -12,9 +12,9 @@
  * of the join, the same step on the same copy. */
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "analyze/report.h"
+#include "core/cpus.h"
 #include "core/error.h"
 
 struct an_beside {
@@ -39,7 +39,7 @@ int an_devices_start(pp_report *r, an_beside **out, pp_error *err) {
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     b->copy = *r;
     an_scratch_forget(&b->copy);
-    b->threaded = sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+    b->threaded = pp_cpus_online() > 1 &&
                   pthread_create(&b->thread, NULL, devices_main, b) == 0;
     *out = b;
     return PP_OK;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "core/cpus.h"
 #include "core/error.h"
 #include "device/backend.h"
 #include "device/kernels.h"
@@ -273,8 +273,8 @@ static int cpu_compile(pp_compiled *c, pp_error *err) {
 static int cpu_list(const pp_device_options *opt, pp_device_list_fn fn, void *ctx, pp_error *err) {
     (void)opt, (void)err;
     char text[96];
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(text, sizeof text, "worker threads of this process (%ld cores online), OpenBLAS", cores);
+    snprintf(text, sizeof text, "worker threads of this process (%u cores online), OpenBLAS",
+             pp_cpus_online());
     fn(ctx, &(pp_device_info){.backend = "cpu", .spec = "cpu", .description = text});
     return PP_OK;
 }

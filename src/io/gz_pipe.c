@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "core/cpus.h"
 
 #define SLOTS 4
 
@@ -78,7 +79,7 @@ static void pipe_free(gz_pipe *p) {
 }
 
 gz_pipe *gz_pipe_start(gzFile gz, size_t chunk) {
-    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+    if (pp_cpus_online() < 2)
         return NULL;
     gz_pipe *p = calloc(1, sizeof *p);
     if (!p)

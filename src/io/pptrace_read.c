@@ -84,18 +84,11 @@ static int model_refused(reader *r, int rc, const char *what, size_t row) {
 /* Reads up to n bytes at file offset `from`; a short count means end of
  * file. PP_EIO on error. */
 static int read_bytes(reader *r, uint64_t from, void *dst, size_t n, size_t *got) {
-    *got = 0;
-    while (*got < n) {
-        ssize_t k = pread(r->fd, (unsigned char *)dst + *got, n - *got, (off_t)(from + *got));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
-                                (unsigned long long)(from + *got), strerror(errno));
-        if (k == 0)
-            break;
-        *got += (size_t)k;
-    }
+    long k = pptrace_pread(r->fd, dst, n, from);
+    *got = k < 0 ? 0 : (size_t)k;
+    if (k < 0)
+        return pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
+                            (unsigned long long)from, strerror(errno));
     return PP_OK;
 }
 

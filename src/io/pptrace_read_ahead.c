@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/cpus.h"
 #include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
 
@@ -50,18 +51,24 @@ struct pptrace_ahead {
     block_buf reader_buf;
 };
 
-/* Reads n bytes at `at`, all or fail. */
-static int read_exact(int fd, unsigned char *dst, size_t n, uint64_t at) {
+long pptrace_pread(int fd, void *dst, size_t n, uint64_t at) {
     size_t got = 0;
     while (got < n) {
-        ssize_t k = pread(fd, dst + got, n - got, (off_t)(at + got));
+        ssize_t k = pread(fd, (unsigned char *)dst + got, n - got, (off_t)(at + got));
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
-            return 0;
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
         got += (size_t)k;
     }
-    return 1;
+    return (long)got;
+}
+
+/* Reads n bytes at `at`, all or fail. */
+static int read_exact(int fd, unsigned char *dst, size_t n, uint64_t at) {
+    return pptrace_pread(fd, dst, n, at) == (long)n;
 }
 
 /* Decodes job j into its slots: 1 when its CRC, layout and every value
@@ -184,10 +191,8 @@ static int find_jobs(pptrace_ahead *a, uint64_t size, uint64_t at) {
 }
 
 static size_t worker_count(void) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus <= 1)
-        return 0;
-    return cpus - 1 > MAX_WORKERS ? MAX_WORKERS : (size_t)(cpus - 1);
+    size_t spare = pp_cpus_online() - 1;
+    return spare > MAX_WORKERS ? MAX_WORKERS : spare;
 }
 
 pptrace_ahead *pptrace_ahead_start(int fd, uint64_t size, uint64_t first_block,

@@ -52,6 +52,11 @@ pptrace_ahead *pptrace_ahead_start(int fd, uint64_t size, uint64_t first_block,
  * Either way no worker touches the block's slots any more. */
 long pptrace_ahead_take(pptrace_ahead *a, uint64_t block_at, size_t first_row);
 
+/* Reads up to n bytes of fd at file offset `at`, fewer only at the end of
+ * the file: the count, or -1 with errno set on a read error (the reader's
+ * and the workers' one read). */
+long pptrace_pread(int fd, void *dst, size_t n, uint64_t at);
+
 /* Stops the workers (those still decoding finish their block), waits for
  * them and frees everything; NULL is fine. Returns the end of the event
  * slots any job wrote (0: none), for a reader that stops before it commits
