@@ -61,6 +61,26 @@ static void test_columns_keep_every_value_as_they_grow(void) {
     pp_model_free(m);
 }
 
+/* Appends n events with a name and nothing else: every sparse field 0. */
+static void append_plain(pp_model *m, int n) {
+    for (int i = 0; i < n; i++) {
+        pp_event e;
+        pp_event_init(&e);
+        e.name = 1;
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+}
+
+/* Events [from, to) read zero in every sparse column. */
+static void expect_sparse_zero(const pp_model *m, size_t from, size_t to) {
+    for (size_t i = from; i < to; i++) {
+        pp_event back;
+        pp_model_event(m, i, &back);
+        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id + back.stage + back.phase, 0);
+        EXPECT(back.value == 0.0 && !signbit(back.value));
+    }
+}
+
 /* A model reused after pp_model_clear_events: an event without stage, phase,
  * hw, xfer, id or value reads 0 there although the cleared event in its
  * slot had them. */
@@ -110,16 +130,8 @@ static void test_commit_stops_at_the_first_refused_event(void) {
     pp_model_event(m, 0, &back);
     EXPECT_EQ_U64(back.hw_ns, 10);
     EXPECT(back.value == 1.5);
-    for (int i = 0; i < 2; i++) {
-        pp_event_init(&e);
-        e.name = 1;
-        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
-    }
-    for (size_t i = 1; i < 3; i++) {
-        pp_model_event(m, i, &back);
-        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id + back.stage + back.phase, 0);
-        EXPECT(back.value == 0.0);
-    }
+    append_plain(m, 2);
+    expect_sparse_zero(m, 1, 3);
     pp_model_free(m);
 }
 
@@ -136,17 +148,8 @@ static void test_unreserved_slots_read_zero(void) {
         later.hw_ns[i] = 7, later.xfer_ns[i] = 8, later.id[i] = 9, later.value[i] = 2.5,
         later.stage[i] = 1, later.phase[i] = PP_FLOW_END;
     pp_model_events_unreserve(m, 4);
-    pp_event e, back;
-    for (int i = 0; i < 4; i++) {
-        pp_event_init(&e);
-        e.name = 1;
-        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
-    }
-    for (size_t i = 0; i < 4; i++) {
-        pp_model_event(m, i, &back);
-        EXPECT_EQ_U64(back.hw_ns + back.xfer_ns + back.id + back.stage + back.phase, 0);
-        EXPECT(back.value == 0.0);
-    }
+    append_plain(m, 4);
+    expect_sparse_zero(m, 0, 4);
     pp_model_free(m);
 }
 
