@@ -111,6 +111,18 @@ static pp_plan_options options(int top, int splits) {
     return o;
 }
 
+/* pp_plan_search of p in l, expected to succeed: how many plans it found
+ * (in plans, room for o->top). */
+static size_t search_ok(const pp_lookup *l, const pp_pipeline *p, const pp_plan_options *o,
+                        pp_plan *plans) {
+    size_t n = 0;
+    pp_error err = {{0}};
+    int rc = pp_plan_search(l, p, o, plans, &n, NULL, &err);
+    if (rc != PP_OK)
+        pp_test_fail(__FILE__, __LINE__, "pp_plan_search: %s (%s)", pp_strerror(rc), err.msg);
+    return n;
+}
+
 /* s1 takes 100 us on the NPU and 300 on the GPU, s2 100 and 150. Both on
  * the NPU would give each stage 100 us but the NPU 200 us of work per
  * batch; s1 on the NPU and s2 on the GPU is best at 150 us. */
@@ -123,9 +135,7 @@ static void test_best_plan_balances_devices(void) {
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(5, 9);
     pp_plan plans[5];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 4); /* one size measured: no fit, so no data-parallel splits */
     EXPECT_EQ_I64(plans[0].cycle_ns, 150000);
     EXPECT_STR(plans[0].stages[0].devices[0], "sim:NPU");
@@ -155,9 +165,7 @@ static void test_equal_cycles_rank_by_total_work(void) {
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(2, 9);
     pp_plan plans[2];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 2);
     EXPECT_EQ_I64(plans[0].cycle_ns, 500000);
     EXPECT_EQ_I64(plans[0].work_ns, 600000);
@@ -182,9 +190,7 @@ static void test_data_parallel_split_from_fits(void) {
     pp_pipeline *p = pipeline(400, 800, 1);
     pp_plan_options o = options(3, 3);
     pp_plan plans[3];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 3);
     const pp_plan_stage *st = &plans[0].stages[0];
     EXPECT_EQ_I64(st->ndevices, 2);
@@ -201,7 +207,7 @@ static void test_data_parallel_split_from_fits(void) {
 
     /* 2000 nodes lie beyond the measured 1000: every plan says so */
     p = pipeline(2000, 4000, 1);
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    n = search_ok(l, p, &o, plans);
     EXPECT(plans[0].extrapolated);
     pp_pipeline_free(p);
     pp_lookup_free(l);
@@ -221,20 +227,18 @@ static void test_no_estimate_below_the_nearest_measurement(void) {
     pp_lookup *l = table(e, 3);
     pp_plan_options o = options(1, 9);
     pp_plan plans[1];
-    size_t n = 0;
-    pp_error err = {{0}};
     pp_pipeline *p = pipeline(50, 100, 1);
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(search_ok(l, p, &o, plans), 1);
     EXPECT_EQ_I64(plans[0].stages[0].time_ns, 200000);
     EXPECT(plans[0].stages[0].extrapolated && plans[0].extrapolated);
     pp_pipeline_free(p);
     p = pipeline(550, 1100, 1); /* halfway from 100 to 1000 nodes */
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(search_ok(l, p, &o, plans), 1);
     EXPECT_EQ_I64(plans[0].stages[0].time_ns, 250000);
     EXPECT(plans[0].stages[0].interpolated && !plans[0].extrapolated);
     pp_pipeline_free(p);
     p = pipeline(1500, 3000, 1); /* halfway from 1000 to 2000 */
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    EXPECT_EQ_U64(search_ok(l, p, &o, plans), 1);
     EXPECT_EQ_I64(plans[0].stages[0].time_ns, 900000);
     pp_pipeline_free(p);
     pp_lookup_free(l);
@@ -257,9 +261,7 @@ static void test_plans_differing_in_free_stages_collapse(void) {
     pp_pipeline *p = pipeline(100, 200, 3);
     pp_plan_options o = options(5, 9);
     pp_plan plans[5];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 5);
     EXPECT_EQ_I64(plans[0].cycle_ns, 1000000);
     EXPECT_EQ_I64(plans[0].bottleneck_stage, 0);
@@ -297,9 +299,7 @@ static void test_spread_adds_to_the_cycle(void) {
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(2, 9);
     pp_plan plans[2];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 2);
     EXPECT_STR(plans[0].stages[0].devices[0], "sim:VPU");
     EXPECT_NEAR((double)plans[0].cycle_ns, 105069.0, 2.0);
@@ -336,9 +336,7 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     pp_pipeline *p = pipeline(100, 200, 2);
     pp_plan_options o = options(4, 9);
     pp_plan plans[4];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 4);
     EXPECT_EQ_I64(plans[0].cycle_ns, 200000);
     EXPECT_STR(plans[0].stages[0].devices[0], "cpu");
@@ -364,7 +362,7 @@ static void test_devices_sharing_hardware_slow_each_other(void) {
     l = table_with(e, 4, json_pack("{s[{sss[ss]}]}", "shared", "hardware", "cores", "devices",
                                    "cpu", "openvino:CPU"),
                    NULL);
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    n = search_ok(l, p, &o, plans);
     EXPECT_EQ_I64(plans[0].cycle_ns, 200000); /* both on cpu: the cores' 100 + 100 us */
     EXPECT(plans[0].uncalibrated_sharing);
     EXPECT_EQ_I64(plans[1].cycle_ns, 210000);
@@ -395,9 +393,7 @@ static void test_slowdowns_beside_several_add_up(void) {
     pp_pipeline *p = pipeline(100, 200, 3);
     pp_plan_options o = options(1, 9);
     pp_plan plans[1];
-    size_t n = 0;
-    pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
+    size_t n = search_ok(l, p, &o, plans);
     EXPECT_EQ_U64(n, 1);
     EXPECT_NEAR(plans[0].stages[0].slowdown[0], 1.75, 1e-12);
     EXPECT_EQ_I64(plans[0].stages[0].time_ns, 175000);
@@ -444,9 +440,8 @@ static void test_unrunnable_and_unknown_stages(void) {
     pp_pipeline *p = pipeline(100, 200, 1);
     pp_plan_options o = options(5, 9);
     pp_plan plans[5];
-    size_t n = 0;
+    size_t n = search_ok(l, p, &o, plans);
     pp_error err = {{0}};
-    EXPECT_EQ_I64(pp_plan_search(l, p, &o, plans, &n, NULL, &err), PP_OK);
     EXPECT_EQ_U64(n, 1);
     EXPECT_STR(plans[0].stages[0].devices[0], "sim:GPU");
     pp_pipeline_free(p);
