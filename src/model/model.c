@@ -233,20 +233,7 @@ size_t pp_model_event_count(const pp_model *m) {
 }
 
 void pp_model_event(const pp_model *m, size_t i, pp_event *out) {
-    const event_store *e = &m->ev;
-    out->ts_ns = e->col.ts_ns[i];
-    out->dur_ns = e->col.dur_ns[i];
-    out->batch = e->col.batch[i];
-    out->hw_ns = e->col.hw_ns[i];
-    out->xfer_ns = e->col.xfer_ns[i];
-    out->id = e->col.id[i];
-    out->value = e->col.value[i];
-    out->name = e->col.name[i];
-    out->stage = e->col.stage[i];
-    out->track = e->col.track[i];
-    out->kind = e->col.kind[i];
-    out->role = e->col.role[i];
-    out->phase = e->col.phase[i];
+    pp_event_slots_get(&m->ev.col, i, out);
 }
 
 void pp_model_columns(const pp_model *m, pp_event_columns *out) {
