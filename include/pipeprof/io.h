@@ -43,6 +43,23 @@ int pp_trace_read(const char *path, pp_model **out, pp_error *err);
  * extension with no writer. */
 int pp_trace_write(const pp_model *m, const char *path, pp_error *err);
 
+/* What pp_trace_convert did. */
+typedef struct pp_convert_info {
+    uint64_t events;          /* events written */
+    uint64_t truncated_bytes; /* the output's meta.truncated_bytes: input lost to a cut */
+    uint64_t chunks;          /* how many pieces of at least 65536 events (but the last) it
+                                 read and wrote one at a time; 0: it read the whole trace */
+} pp_convert_info;
+
+/* Reads the trace `in` and writes it to `out` in the format out's
+ * extension names: the same bytes as pp_trace_read, then pp_trace_write.
+ * A .pptrace file written as .json or .pptrace goes chunk by chunk, so that
+ * memory stays a few MB whatever the trace's size; every other pair reads
+ * the whole trace first (docs/formats.md, "Converting"). On PP_ETRUNCATED
+ * (`in` was cut short) every complete part was converted, `out` is written,
+ * and err says what was lost. `info` may be NULL. */
+int pp_trace_convert(const char *in, const char *out, pp_convert_info *info, pp_error *err);
+
 int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err);
 int pp_pptrace_read(const char *path, pp_model **out, pp_error *err);
 

@@ -1,7 +1,6 @@
 /* pipeprof convert: read a trace in any readable format, write it in the
- * format the output's extension names. All the work is pp_trace_read and
- * pp_trace_write; this file turns their statuses into messages and exit
- * codes. */
+ * format the output's extension names. All the work is pp_trace_convert;
+ * this file turns its status into messages and exit codes. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -18,7 +17,10 @@ static void convert_help(FILE *out) {
             "  .pftrace   Perfetto protobuf trace (Perfetto UI; smaller, faster to load)\n"
             "OUT appears only when complete. A truncated .pptrace is converted with a\n"
             "warning saying how many bytes were lost; the output's metadata keeps that\n"
-            "figure. Exit status: 0 ok, 1 I/O failure, 2 bad input.\n\n"
+            "figure. A .pptrace converted to .json or .pptrace is read and written\n"
+            "65536 events at a time, in a few MB whatever its size; other inputs and\n"
+            ".pftrace outputs are read whole first.\n"
+            "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n\n"
             "options:\n"
             "  -h, --help   this help\n\n"
             "examples:\n"
@@ -65,25 +67,16 @@ static int convert_run(int argc, char **argv) {
         return CLI_BADINPUT;
     }
 
-    pp_model *m = NULL;
     pp_error err = {{0}};
-    int rc = pp_trace_read(in, &m, &err);
-    if (rc == PP_ETRUNCATED && m) {
-        cli_error("warning: %s (%" PRIu64 " bytes lost; converting the rest, and the output's "
-                  "metadata records the loss)", err.msg, pp_model_meta_get(m)->truncated_bytes);
-    } else if (rc != PP_OK) {
-        pp_model_free(m);
+    pp_convert_info info;
+    int rc = pp_trace_convert(in, out, &info, &err);
+    if (rc == PP_ETRUNCATED)
+        cli_error("warning: %s (%" PRIu64 " bytes lost; converted the rest, and the output's "
+                  "metadata records the loss)", err.msg, info.truncated_bytes);
+    else if (rc != PP_OK)
         return convert_fail(in, rc, &err);
-    }
-    memset(&err, 0, sizeof err);
-    rc = pp_trace_write(m, out, &err);
-    if (rc != PP_OK) {
-        pp_model_free(m);
-        return convert_fail(out, rc, &err);
-    }
-    fprintf(stderr, "pipeprof: %s -> %s: %zu events\n", in, out, pp_model_event_count(m));
+    fprintf(stderr, "pipeprof: %s -> %s: %" PRIu64 " events\n", in, out, info.events);
     cli_viewer_limits_warn(out);
-    pp_model_free(m);
     return CLI_OK;
 }
 

@@ -7,13 +7,19 @@
  * the output file in big writes. Before each event the writer reserves the
  * most bytes that event can take, so the formatting itself never checks
  * lengths. One event per line keeps the file readable and error positions
- * of readers meaningful. */
+ * of readers meaningful.
+ *
+ * The head (metadata, process and thread names) comes from a model's
+ * strings and tracks, and the events may follow in chunks of other models
+ * with the same strings and tracks (io/trace_write.h), so that a converter
+ * never holds all of them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/chrome_arg_keys.h"
 #include "io/json_emit.h"
 #include "io/outfile.h"
+#include "io/trace_write.h"
 #include "pipeprof/io.h"
 
 #define CHUNK_BYTES (1u << 20)
@@ -26,9 +32,9 @@
 
 #define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
 
-typedef struct writer {
+typedef struct chrome_file {
     pp_outfile out;
-    const pp_model *m;
+    const pp_model *m; /* strings and tracks: the head's model */
     char *buf, *p, *end;   /* chunk being filled: [buf, p) written, p..end free */
     char *quoted;          /* every model string as a quoted JSON string */
     size_t *quoted_at;     /* string id -> offset in quoted; [count] = total */
@@ -38,7 +44,8 @@ typedef struct writer {
     uint32_t *proc_track;  /* Chrome pid - 1 -> first track of that process */
     unsigned char *proc_simulated;
     int any_event; /* an event is written: the next one needs a ',' */
-} writer;
+} chrome_file;
+typedef chrome_file writer;
 
 static const char *const role_names[] = {"span", "exec", "partition", "merge",
                                          "stage", "op",   "user"};
@@ -448,11 +455,11 @@ static size_t event_max(const writer *w, const pp_event_columns *c, size_t i,
     return need;
 }
 
-static int write_events(writer *w) {
+static int write_events(writer *w, const pp_model *chunk) {
     pp_event_columns c;
     size_t nanns;
-    const pp_annotation *ann = pp_model_annotations(w->m, &nanns), *a = ann, *ann_end = ann + nanns;
-    pp_model_columns(w->m, &c);
+    const pp_annotation *ann = pp_model_annotations(chunk, &nanns), *a = ann, *ann_end = ann + nanns;
+    pp_model_columns(chunk, &c);
     for (size_t i = 0; i < c.count; i++) {
         const pp_annotation *a_end = a;
         while (a_end < ann_end && a_end->event == i)
@@ -466,7 +473,7 @@ static int write_events(writer *w) {
     return PP_OK;
 }
 
-static int write_all(writer *w) {
+static int write_head(writer *w) {
     int rc = quote_strings(w);
     if (!rc)
         rc = map_processes(w);
@@ -476,43 +483,76 @@ static int write_all(writer *w) {
         rc = write_process_metadata(w);
     if (!rc)
         rc = write_track_metadata(w);
-    if (!rc)
-        rc = write_events(w);
-    if (!rc && !(rc = reserve(w, 4)))
+    return rc;
+}
+
+static void free_file(chrome_file *w) {
+    free(w->buf);
+    free(w->quoted);
+    free(w->quoted_at);
+    free(w->proc_track);
+    free(w->proc_simulated);
+    free(w->where);
+    free(w->where_len);
+    free(w);
+}
+
+int chrome_file_open(chrome_file **out, const pp_model *head, const char *path, pp_error *err) {
+    *out = NULL;
+    /* otherData.level must read back: the reader takes -1..2 only */
+    int level = pp_model_meta_get(head)->level;
+    if (level < -1 || level > 2)
+        return pp_set_error(err, PP_EINVAL,
+                            "%s: recording level %d is not -1 (unknown), 0, 1 or 2", path, level);
+    chrome_file *w = calloc(1, sizeof *w);
+    if (!w)
+        return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
+    w->m = head;
+    int rc = pp_outfile_open(&w->out, path, err);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    w->buf = w->p = malloc(CHUNK_BYTES);
+    w->end = w->buf ? w->buf + CHUNK_BYTES : NULL;
+    rc = w->buf ? write_head(w) : PP_ENOMEM;
+    if (rc) {
+        pp_outfile_abort(&w->out);
+        free_file(w);
+        return pp_set_error(err, rc, "%s: out of memory", path);
+    }
+    *out = w;
+    return PP_OK;
+}
+
+int chrome_file_events(chrome_file *w, const pp_model *chunk, pp_error *err) {
+    int rc = write_events(w, chunk);
+    return rc ? pp_set_error(err, rc, "%s: out of memory", w->out.path) : PP_OK;
+}
+
+int chrome_file_close(chrome_file *w, int commit, pp_error *err) {
+    int rc = PP_OK;
+    if (commit && (rc = reserve(w, 4)) != PP_OK)
+        pp_set_error(err, rc, "%s: out of memory", w->out.path);
+    if (commit && rc == PP_OK) {
         PUT_LIT(w->p, "\n]}\n");
+        flush(w);
+        rc = pp_outfile_commit(&w->out, err);
+    } else {
+        pp_outfile_abort(&w->out);
+    }
+    free_file(w);
     return rc;
 }
 
 int pp_chrome_write(const pp_model *m, const char *path, pp_error *err) {
     if (!m || !path)
         return pp_set_error(err, PP_EINVAL, "pp_chrome_write: model and path are required");
-    /* otherData.level must read back: the reader takes -1..2 only */
-    int level = pp_model_meta_get(m)->level;
-    if (level < -1 || level > 2)
-        return pp_set_error(err, PP_EINVAL,
-                            "%s: recording level %d is not -1 (unknown), 0, 1 or 2", path, level);
-    writer w;
-    memset(&w, 0, sizeof w);
-    w.m = m;
-    int rc = pp_outfile_open(&w.out, path, err);
+    chrome_file *w;
+    int rc = chrome_file_open(&w, m, path, err);
     if (rc)
         return rc;
-    w.buf = w.p = malloc(CHUNK_BYTES);
-    w.end = w.buf ? w.buf + CHUNK_BYTES : NULL;
-    rc = w.buf ? write_all(&w) : PP_ENOMEM;
-    if (rc) {
-        pp_outfile_abort(&w.out);
-        pp_set_error(err, rc, "%s: out of memory", path);
-    } else {
-        flush(&w);
-        rc = pp_outfile_commit(&w.out, err);
-    }
-    free(w.buf);
-    free(w.quoted);
-    free(w.quoted_at);
-    free(w.proc_track);
-    free(w.proc_simulated);
-    free(w.where);
-    free(w.where_len);
-    return rc;
+    rc = chrome_file_events(w, m, err);
+    int closed = chrome_file_close(w, rc == PP_OK, err);
+    return rc ? rc : closed;
 }

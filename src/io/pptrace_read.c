@@ -29,6 +29,10 @@
 
 #define BLOCK_DONE 1 /* read_block: the END block was read */
 
+/* What a read keeps of the events (trace_read.h): all of them; none (their
+ * blocks are checked and counted, the rest decoded); or a chunk at a time. */
+typedef enum read_mode { READ_WHOLE, READ_SKELETON, READ_CHUNKS } read_mode;
+
 typedef struct reader {
     const char *path;
     int fd;
@@ -44,7 +48,28 @@ typedef struct reader {
     int seen_meta;
     char lost_what[80];  /* on truncation: what the lost bytes were */
     pptrace_ahead *ahead; /* the workers decoding blocks ahead, or NULL */
+    read_mode mode;
+    /* Events and annotations read before the model's first: skipped
+     * (skeleton) or handed on (chunks). Messages and checks count from 0
+     * of the file, as a whole read does. */
+    uint64_t event_base, annotation_base;
+    uint64_t events_block_first; /* skeleton: the first event of the last EVENTS block */
+    int interleaved;             /* skeleton: an ANNOTATIONS block reaches back past it */
+    size_t chunk_events;         /* chunks: hand on at least this many at a time */
+    pptrace_chunk_fn chunk;
+    void *chunk_ctx;
 } reader;
+
+/* Events and annotations of the file read so far. */
+static uint64_t events_read(const reader *r) {
+    return r->event_base + pp_model_event_count(r->m);
+}
+
+static uint64_t annotations_read(const reader *r) {
+    size_t n;
+    pp_model_annotations(r->m, &n);
+    return r->annotation_base + n;
+}
 
 /* PP_EFORMAT with "FILE: byte AT: PROBLEM". */
 static int fail(reader *r, uint64_t at, const char *fmt, ...)
@@ -311,30 +336,30 @@ static uint64_t event_field_at(reader *r, row_site *s, int c) {
 
 /* Names the first invalid field of event `e`. */
 static int bad_event(reader *r, const pp_event *e, row_site *s) {
-    size_t idx = pp_model_event_count(r->m);
+    unsigned long long idx = events_read(r);
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
     if (e->dur_ns < 0)
-        return fail(r, event_field_at(r, s, C_DUR), "event %zu: negative duration %lld ns", idx,
+        return fail(r, event_field_at(r, s, C_DUR), "event %llu: negative duration %lld ns", idx,
                     (long long)e->dur_ns);
     if (e->ts_ns == INT64_MIN) /* -INT64_MIN does not exist: no text form reads it back */
-        return fail(r, event_field_at(r, s, C_TS), "event %zu: time %lld ns is out of range (the "
+        return fail(r, event_field_at(r, s, C_TS), "event %llu: time %lld ns is out of range (the "
                     "earliest is %lld)", idx, (long long)e->ts_ns, (long long)-INT64_MAX);
     if (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
-        return fail(r, event_field_at(r, s, C_DUR), "event %zu: ends past the largest time (%lld + %lld ns)",
+        return fail(r, event_field_at(r, s, C_DUR), "event %llu: ends past the largest time (%lld + %lld ns)",
                     idx, (long long)e->ts_ns, (long long)e->dur_ns);
     if (e->track >= ntracks)
         return fail(r, event_field_at(r, s, C_TRACK),
-                    "event %zu: track index %u out of range (%zu tracks)", idx, e->track, ntracks);
+                    "event %llu: track index %u out of range (%zu tracks)", idx, e->track, ntracks);
     if (e->kind > PP_EV_REGION)
-        return fail(r, event_field_at(r, s, C_KIND), "event %zu: unknown kind %u", idx, e->kind);
+        return fail(r, event_field_at(r, s, C_KIND), "event %llu: unknown kind %u", idx, e->kind);
     if (e->role > PP_ROLE_USER)
-        return fail(r, event_field_at(r, s, C_ROLE), "event %zu: unknown role %u", idx, e->role);
+        return fail(r, event_field_at(r, s, C_ROLE), "event %llu: unknown role %u", idx, e->role);
     if (e->phase > PP_FLOW_END)
-        return fail(r, event_field_at(r, s, C_PHASE), "event %zu: unknown flow phase %u", idx,
+        return fail(r, event_field_at(r, s, C_PHASE), "event %llu: unknown flow phase %u", idx,
                     e->phase);
     const char *field = e->name >= nstrings ? "name" : "stage";
     return fail(r, event_field_at(r, s, e->name >= nstrings ? C_NAME : C_STAGE),
-                "event %zu: %s string id %u out of range (%zu strings defined before it)", idx,
+                "event %llu: %s string id %u out of range (%zu strings defined before it)", idx,
                 field, e->name >= nstrings ? e->name : e->stage, nstrings);
 }
 
@@ -423,8 +448,8 @@ static int decode_events_v2(reader *r, const unsigned char *p, uint32_t len) {
     int col = pptrace_events_decode(&d, &s, d.rows, &row);
     if (col >= 0)
         return fail(r, at(r, pptrace_events_field(&d, col, row)),
-                    "event %zu: malformed %s value (a varint that runs past its column or "
-                    "does not fit the field)", pp_model_event_count(r->m) + row,
+                    "event %llu: malformed %s value (a varint that runs past its column or "
+                    "does not fit the field)", (unsigned long long)events_read(r) + row,
                     pptrace_event_column_names[col]);
     row_site site = {.v2 = &d};
     int rc = commit_events(r, d.rows, &site);
@@ -443,26 +468,40 @@ static uint64_t annotation_field_at(reader *r, row_site *s, int c) {
 /* Names the first problem of annotation `a`, whose value field as stored
  * is `value`, which the model refused (or would). */
 static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, row_site *s) {
-    size_t idx, nevents = pp_model_event_count(r->m);
-    const pp_annotation *prev = pp_model_annotations(r->m, &idx);
-    if (a->event >= nevents)
+    size_t held;
+    const pp_annotation *prev = pp_model_annotations(r->m, &held);
+    unsigned long long idx = annotations_read(r), nevents = events_read(r);
+    unsigned long long event = r->event_base + a->event; /* as the file numbers it */
+    if (event >= nevents)
         return fail(r, annotation_field_at(r, s, PPTRACE_AN_EVENT),
-                    "annotation %zu: event index %llu out of range (%zu events)", idx,
-                    (unsigned long long)a->event, nevents);
-    if (idx && a->event < prev[idx - 1].event)
+                    "annotation %llu: event index %llu out of range (%llu events)", idx, event,
+                    nevents);
+    if (held && a->event < prev[held - 1].event)
         return fail(r, annotation_field_at(r, s, PPTRACE_AN_EVENT),
-                    "annotation %zu: event %llu is before the previous annotation's event "
-                    "%llu (annotations are sorted by event)",
-                    idx, (unsigned long long)a->event, (unsigned long long)prev[idx - 1].event);
+                    "annotation %llu: event %llu is before the previous annotation's event "
+                    "%llu (annotations are sorted by event)", idx, event,
+                    (unsigned long long)(r->event_base + prev[held - 1].event));
     if (a->type > PP_VALUE_STR)
         return fail(r, annotation_field_at(r, s, PPTRACE_AN_TYPE),
-                    "annotation %zu: unknown value type %u", idx, a->type);
+                    "annotation %llu: unknown value type %u", idx, a->type);
     size_t nstrings = pp_model_string_count(r->m);
     int bad_key = a->key >= nstrings;
     return fail(r, annotation_field_at(r, s, bad_key ? PPTRACE_AN_KEY : PPTRACE_AN_VALUE),
-                "annotation %zu: %s string id %llu out of range (%zu strings defined before "
+                "annotation %llu: %s string id %llu out of range (%zu strings defined before "
                 "it)", idx, bad_key ? "key" : "value",
                 (unsigned long long)(bad_key ? a->key : value), nstrings);
+}
+
+/* Chunks: makes the events of n annotations indices into the chunk, up to
+ * the first of an event already handed on; returns how many it made. The
+ * skeleton read found none such in the file (pptrace_read_skeleton). */
+static uint32_t to_chunk_events(const reader *r, pp_annotation *a, uint32_t n) {
+    for (uint32_t k = 0; k < n; k++) {
+        if (a[k].event < r->event_base)
+            return k;
+        a[k].event -= r->event_base;
+    }
+    return n;
 }
 
 /* Appends n annotations decoded into the model's slots, whose string values
@@ -471,7 +510,14 @@ static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, row
 static int commit_annotations(reader *r, pp_annotation *a, uint32_t n, row_site *site) {
     size_t nstrings = pp_model_string_count(r->m);
     uint32_t k = 0;
-    for (; k < n; k++) {
+    if (r->event_base && (k = to_chunk_events(r, a, n)) < n) {
+        site->row = k;
+        return fail(r, annotation_field_at(r, site, PPTRACE_AN_EVENT),
+                    "annotation %llu: event %llu was converted with an earlier block (the file "
+                    "changed while it was read)", (unsigned long long)annotations_read(r) + k,
+                    (unsigned long long)a[k].event);
+    }
+    for (k = 0; k < n; k++) {
         if (a[k].type != PP_VALUE_STR)
             continue;
         if ((uint64_t)a[k].v.i >= nstrings)
@@ -522,14 +568,13 @@ static int decode_annotations_v2(reader *r, const unsigned char *p, uint32_t len
     if (rc)
         return rc;
     if (col >= 0) {
-        size_t idx;
-        pp_model_annotations(r->m, &idx);
+        unsigned long long idx = annotations_read(r);
         site.row = row;
         if (col == PPTRACE_AN_TYPE)
             return fail(r, annotation_field_at(r, &site, col),
-                        "annotation %zu: unknown value type %u", idx, a[row].type);
+                        "annotation %llu: unknown value type %u", idx, a[row].type);
         return fail(r, annotation_field_at(r, &site, col),
-                    "annotation %zu: malformed %s value (a varint that runs past its column "
+                    "annotation %llu: malformed %s value (a varint that runs past its column "
                     "or does not fit the field)", idx, pptrace_annotation_column_names[col]);
     }
     return leftover(r, &d, PPTRACE_AN_COLUMNS, pptrace_annotation_column_names);
@@ -538,15 +583,12 @@ static int decode_annotations_v2(reader *r, const unsigned char *p, uint32_t len
 /* The totals must match what was read, and nothing may follow. */
 static int decode_end(reader *r, const unsigned char *p) {
     static const char *const what[] = {"strings", "tracks", "threads", "events", "annotations"};
-    size_t have[5];
-    have[0] = pp_model_string_count(r->m);
-    have[1] = pp_model_track_count(r->m);
-    have[2] = pp_model_thread_count(r->m);
-    have[3] = pp_model_event_count(r->m);
-    pp_model_annotations(r->m, &have[4]);
+    unsigned long long have[5] = {pp_model_string_count(r->m), pp_model_track_count(r->m),
+                                  pp_model_thread_count(r->m), events_read(r),
+                                  annotations_read(r)};
     for (int k = 0; k < 5; k++)
         if (pptrace_get64(p + 8 * k) != have[k])
-            return fail(r, at(r, p + 8 * k), "END block counts %llu %s, the file holds %zu",
+            return fail(r, at(r, p + 8 * k), "END block counts %llu %s, the file holds %llu",
                         (unsigned long long)pptrace_get64(p + 8 * k), what[k], have[k]);
     uint64_t end = r->payload_at + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN;
     if (r->size > end)
@@ -596,6 +638,59 @@ static int decode_payload(reader *r, uint32_t len) {
     }
     int rc = table_rows(r, r->buf, len, row, &rows);
     return rc ? rc : decode_rows(r, r->buf + 4, rows);
+}
+
+/* Skeleton: an EVENTS or ANNOTATIONS block is counted, not kept. An
+ * ANNOTATIONS block whose first event lies before the last EVENTS block
+ * makes the file one that chunks cannot carry (an event handed on before
+ * its annotations were read). Any fault here is left for the read that
+ * decodes the block to name. */
+static int count_rows(reader *r, uint32_t len) {
+    pptrace_decoder d;
+    uint32_t rows = 0;
+    uint64_t first = 0;
+    int rc = PP_OK;
+    int events = r->type == PPTRACE_EVENTS;
+    if (r->version >= 2) {
+        pptrace_layout_problem problem = events ? pptrace_events_open(&d, r->buf, len)
+                                                : pptrace_annotations_open(&d, r->buf, len);
+        if (problem)
+            return bad_layout(r, problem, &d, len);
+        rows = d.rows;
+        pp_annotation a = {0};
+        uint32_t row;
+        if (!events && rows && pptrace_annotations_decode(&d, &a, 1, &row) >= 0)
+            return fail(r, r->payload_at, "ANNOTATIONS block: malformed first row");
+        first = a.event;
+    } else {
+        rc = table_rows(r, r->buf, len, events ? PPTRACE_EVENT_ROW : PPTRACE_ANNOTATION_ROW,
+                        &rows);
+        first = rows ? pptrace_get64(r->buf + 4) : 0;
+    }
+    if (rc)
+        return rc;
+    if (events) {
+        r->events_block_first = r->event_base;
+        r->event_base += rows;
+    } else {
+        r->interleaved |= rows && first < r->events_block_first;
+        r->annotation_base += rows;
+    }
+    return PP_OK;
+}
+
+/* Chunks: hands the events read so far on, and empties the model, before
+ * the next EVENTS block (the annotations of those before are all read then)
+ * once there are enough, and at the end. */
+static int hand_on(reader *r, size_t at_least) {
+    size_t n = pp_model_event_count(r->m);
+    if (r->mode != READ_CHUNKS || n == 0 || n < at_least)
+        return PP_OK;
+    int rc = r->chunk(r->chunk_ctx, r->m);
+    r->event_base += n;
+    r->annotation_base = annotations_read(r);
+    pp_model_clear_events(r->m);
+    return rc;
 }
 
 /* Makes the payload buffer hold n bytes. */
@@ -662,6 +757,8 @@ static int read_block(reader *r) {
         return rc;
     r->len = len;
     r->payload_at = r->block_at + PPTRACE_BLOCK_HEAD_LEN;
+    if (r->type == PPTRACE_EVENTS && (rc = hand_on(r, r->chunk_events)))
+        return rc;
     long rows = decoded_ahead(r);
     if (rows >= 0) {
         rc = commit_decoded(r, (uint32_t)rows);
@@ -683,7 +780,10 @@ static int read_block(reader *r) {
         return fail(r, r->block_at, "%s block fails its checksum (stored 0x%08x, computed 0x%08x)",
                     name, stored, crc);
     }
-    rc = decode_payload(r, len);
+    if (r->mode == READ_SKELETON && (r->type == PPTRACE_EVENTS || r->type == PPTRACE_ANNOTATIONS))
+        rc = count_rows(r, len);
+    else
+        rc = decode_payload(r, len);
     r->block_at = end;
     return rc;
 }
@@ -736,61 +836,99 @@ static int reader_open(reader *r, int fd) {
     return pp_model_create(&r->m) ? no_memory(r) : PP_OK;
 }
 
-int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
-    if (!path || !out)
-        return pp_set_error(err, PP_EINVAL, "pp_pptrace_read: path and out are required");
-    /* O_NONBLOCK keeps a FIFO from blocking the open (reader_open refuses
-     * it); it changes nothing for regular files. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return pp_set_error(err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO, "%s: cannot open: %s",
-                            path, strerror(errno));
-    return pp_pptrace_read_fd(fd, path, out, err);
-}
-
-int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
-    *out = NULL;
-    reader r = {.path = path, .fd = -1, .err = err};
+/* Reads the file block by block in r's mode. Returns PP_OK or
+ * PP_ETRUNCATED (with its message) keeping r->m, or an error, freeing it.
+ * Takes over fd. */
+static int read_file(reader *r, int fd) {
     pptrace_ahead_room room = {0};
-    int rc = reader_open(&r, fd);
+    int rc = reader_open(r, fd);
     if (rc == PP_OK)
-        rc = read_header(&r);
-    if (rc == PP_OK)
-        reserve_from_end(&r, &room);
-    if (rc == PP_OK && r.version >= 2)
-        r.ahead = pptrace_ahead_start(r.fd, r.size, r.block_at, &room);
+        rc = read_header(r);
+    if (rc == PP_OK && r->mode == READ_WHOLE) {
+        reserve_from_end(r, &room);
+        if (r->version >= 2)
+            r->ahead = pptrace_ahead_start(r->fd, r->size, r->block_at, &room);
+    }
     while (rc == PP_OK)
-        rc = read_block(&r);
+        rc = read_block(r);
     /* Before the model is handed out or freed: no worker writes to it any
      * more. A read cut short keeps its model, and workers may have decoded
      * blocks past the cut (a file that shrank while it was read): their
      * slots past the last event must read zero again (event_slots.h). */
-    size_t written = pptrace_ahead_stop(r.ahead);
-    if (rc == PP_ETRUNCATED && written > pp_model_event_count(r.m))
-        pp_model_events_unreserve(r.m, written - pp_model_event_count(r.m));
-    if (r.fd >= 0)
-        close(r.fd);
-    free(r.buf);
+    size_t written = pptrace_ahead_stop(r->ahead);
+    if (rc == PP_ETRUNCATED && written > pp_model_event_count(r->m))
+        pp_model_events_unreserve(r->m, written - pp_model_event_count(r->m));
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->buf);
     if (rc == PP_ETRUNCATED) {
-        uint64_t lost = r.size > r.block_at ? r.size - r.block_at : 0;
-        size_t events = pp_model_event_count(r.m);
+        uint64_t lost = r->size > r->block_at ? r->size - r->block_at : 0;
+        unsigned long long events = events_read(r);
         /* META is written last but for END by the flight recorder */
-        const char *cut = r.seen_meta ? "" : "; no META block: a recording cut off before it "
+        const char *cut = r->seen_meta ? "" : "; no META block: a recording cut off before it "
                           "ended (a killed program's flight recording): its last moments and its "
                           "drop counts are not in the file";
-        pp_model_meta_mut(r.m)->truncated_bytes += lost;
+        pp_model_meta_mut(r->m)->truncated_bytes += lost;
         if (lost)
-            pp_set_error(err, rc, "%s: truncated at byte %llu: last %llu bytes (%s) could not be "
-                         "read; %zu events recovered%s", path, (unsigned long long)r.block_at,
-                         (unsigned long long)lost, r.lost_what, events, cut);
+            pp_set_error(r->err, rc, "%s: truncated at byte %llu: last %llu bytes (%s) could not "
+                         "be read; %llu events recovered%s", r->path,
+                         (unsigned long long)r->block_at, (unsigned long long)lost, r->lost_what,
+                         events, cut);
         else
-            pp_set_error(err, rc, "%s: truncated at byte %llu: %s; %zu events recovered%s", path,
-                         (unsigned long long)r.block_at, r.lost_what, events, cut);
+            pp_set_error(r->err, rc, "%s: truncated at byte %llu: %s; %llu events recovered%s",
+                         r->path, (unsigned long long)r->block_at, r->lost_what, events, cut);
     }
     if (rc == BLOCK_DONE || rc == PP_ETRUNCATED) {
-        *out = r.m;
-        return rc == BLOCK_DONE ? PP_OK : rc;
+        int handed = hand_on(r, 0);
+        if (handed == PP_OK)
+            return rc == BLOCK_DONE ? PP_OK : rc;
+        rc = handed;
     }
+    pp_model_free(r->m);
+    r->m = NULL;
+    return rc;
+}
+
+/* Opens a .pptrace at `path` and reads it in r's mode. */
+static int read_path(reader *r) {
+    /* O_NONBLOCK keeps a FIFO from blocking the open (reader_open refuses
+     * it); it changes nothing for regular files. */
+    int fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return pp_set_error(r->err, errno == ENOENT ? PP_ENOTFOUND : PP_EIO,
+                            "%s: cannot open: %s", r->path, strerror(errno));
+    return read_file(r, fd);
+}
+
+int pp_pptrace_read(const char *path, pp_model **out, pp_error *err) {
+    if (!path || !out)
+        return pp_set_error(err, PP_EINVAL, "pp_pptrace_read: path and out are required");
+    reader r = {.path = path, .fd = -1, .err = err, .mode = READ_WHOLE};
+    int rc = read_path(&r);
+    *out = r.m;
+    return rc;
+}
+
+int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
+    reader r = {.path = path, .fd = -1, .err = err, .mode = READ_WHOLE};
+    int rc = read_file(&r, fd);
+    *out = r.m;
+    return rc;
+}
+
+int pptrace_read_skeleton(const char *path, pp_model **out, int *interleaved, pp_error *err) {
+    reader r = {.path = path, .fd = -1, .err = err, .mode = READ_SKELETON};
+    int rc = read_path(&r);
+    *out = r.m;
+    *interleaved = r.interleaved;
+    return rc;
+}
+
+int pptrace_read_chunks(const char *path, size_t chunk_events, pptrace_chunk_fn chunk, void *ctx,
+                        pp_error *err) {
+    reader r = {.path = path, .fd = -1, .err = err, .mode = READ_CHUNKS,
+                .chunk_events = chunk_events, .chunk = chunk, .chunk_ctx = ctx};
+    int rc = read_path(&r);
     pp_model_free(r.m);
     return rc;
 }

@@ -7,7 +7,8 @@
  * way everything a block refers to lies before it, and a file cut anywhere
  * still reads back as every complete block. The block encoders are shared
  * with the flight recorder (pptrace_blocks.h), which writes the same blocks
- * while a program records. */
+ * while a program records. A converter writes the events in chunks
+ * (io/trace_write.h); END then states the totals of every chunk. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -16,6 +17,7 @@
 #include "io/pptrace_blocks.h"
 #include "io/pptrace_codec.h"
 #include "io/pptrace_format.h"
+#include "io/trace_write.h"
 #include "pipeprof/io.h"
 
 typedef pptrace_enc writer;
@@ -247,46 +249,83 @@ void pptrace_put_header(writer *w) {
     w->sink(w->ctx, header, sizeof header);
 }
 
-static int write_all(writer *w, const pp_model *m, const char *path, pp_error *err) {
-    size_t nanns;
-    pp_model_annotations(m, &nanns);
-    pptrace_totals totals = {pp_model_string_count(m), pp_model_track_count(m),
-                             pp_model_thread_count(m), pp_model_event_count(m), nanns};
-    pptrace_put_header(w);
-    int rc = pptrace_put_strings(w, m, 1, path, err);
-    if (rc)
+static void to_outfile(void *ctx, const void *data, size_t len) {
+    pp_outfile_write(ctx, data, len);
+}
+
+/* A .pptrace being written: the head's tables, then events in chunks. */
+struct pptrace_file {
+    pp_outfile out;
+    pptrace_enc enc;
+    pptrace_totals totals; /* events and annotations: those written so far */
+};
+
+int pptrace_file_open(pptrace_file **out, const pp_model *head, const char *path, pp_error *err) {
+    *out = NULL;
+    int level = pp_model_meta_get(head)->level;
+    if (level < -1 || level > 2) /* the reader rejects it: the writer must not produce it */
+        return pp_set_error(err, PP_EINVAL, "%s: recording level %d is not -1 (unknown), 0, 1 or 2",
+                            path, level);
+    if (pp_model_meta_get(head)->alignment_error_ns < -1)
+        return pp_set_error(err, PP_EINVAL, "%s: alignment error %lld ns is below -1 (not known)",
+                            path, (long long)pp_model_meta_get(head)->alignment_error_ns);
+    pptrace_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return pp_set_error(err, PP_ENOMEM, "%s: out of memory", path);
+    int rc = pp_outfile_open(&f->out, path, err);
+    if (rc) {
+        free(f);
         return rc;
-    if ((rc = pptrace_put_meta(w, m)) || (rc = pptrace_put_clock(w, m)) ||
-        (rc = pptrace_put_tracks(w, m, 0)) || (rc = pptrace_put_threads(w, m, 0)) ||
-        (rc = pptrace_put_events(w, m, 0)) || (rc = pptrace_put_end(w, &totals)))
-        return pp_set_error(err, rc, "%s: out of memory", path);
+    }
+    f->enc = (pptrace_enc){.sink = to_outfile, .ctx = &f->out};
+    f->totals = (pptrace_totals){pp_model_string_count(head), pp_model_track_count(head),
+                                 pp_model_thread_count(head), 0, 0};
+    pptrace_put_header(&f->enc);
+    rc = pptrace_put_strings(&f->enc, head, 1, path, err);
+    if (rc == PP_OK &&
+        ((rc = pptrace_put_meta(&f->enc, head)) || (rc = pptrace_put_clock(&f->enc, head)) ||
+         (rc = pptrace_put_tracks(&f->enc, head, 0)) || (rc = pptrace_put_threads(&f->enc, head, 0))))
+        pp_set_error(err, rc, "%s: out of memory", path);
+    if (rc) {
+        pptrace_file_close(f, 0, err);
+        return rc;
+    }
+    *out = f;
     return PP_OK;
 }
 
-static void to_outfile(void *ctx, const void *data, size_t len) {
-    pp_outfile_write(ctx, data, len);
+int pptrace_file_events(pptrace_file *f, const pp_model *chunk, pp_error *err) {
+    size_t nanns;
+    pp_model_annotations(chunk, &nanns);
+    int rc = pptrace_put_events(&f->enc, chunk, f->totals.events);
+    if (rc)
+        return pp_set_error(err, rc, "%s: out of memory", f->out.path);
+    f->totals.events += pp_model_event_count(chunk);
+    f->totals.annotations += nanns;
+    return PP_OK;
+}
+
+int pptrace_file_close(pptrace_file *f, int commit, pp_error *err) {
+    int rc = commit ? pptrace_put_end(&f->enc, &f->totals) : PP_OK;
+    if (rc)
+        pp_set_error(err, rc, "%s: out of memory", f->out.path);
+    if (commit && rc == PP_OK)
+        rc = pp_outfile_commit(&f->out, err);
+    else
+        pp_outfile_abort(&f->out);
+    pptrace_enc_free(&f->enc);
+    free(f);
+    return rc;
 }
 
 int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
     if (!m || !path)
         return pp_set_error(err, PP_EINVAL, "pp_pptrace_write: model and path are required");
-    int level = pp_model_meta_get(m)->level;
-    if (level < -1 || level > 2) /* the reader rejects it: the writer must not produce it */
-        return pp_set_error(err, PP_EINVAL, "%s: recording level %d is not -1 (unknown), 0, 1 or 2",
-                            path, level);
-    if (pp_model_meta_get(m)->alignment_error_ns < -1)
-        return pp_set_error(err, PP_EINVAL, "%s: alignment error %lld ns is below -1 (not known)",
-                            path, (long long)pp_model_meta_get(m)->alignment_error_ns);
-    pp_outfile out;
-    int rc = pp_outfile_open(&out, path, err);
+    pptrace_file *f;
+    int rc = pptrace_file_open(&f, m, path, err);
     if (rc)
         return rc;
-    writer w = {.sink = to_outfile, .ctx = &out};
-    rc = write_all(&w, m, path, err);
-    pptrace_enc_free(&w);
-    if (rc) {
-        pp_outfile_abort(&out);
-        return rc;
-    }
-    return pp_outfile_commit(&out, err);
+    rc = pptrace_file_events(f, m, err);
+    int closed = pptrace_file_close(f, rc == PP_OK, err);
+    return rc ? rc : closed;
 }

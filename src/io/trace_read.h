@@ -10,4 +10,29 @@
 int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 
+/* Reading a .pptrace without holding all of its events, for a converter
+ * that writes them as they come (io/convert.c), in two passes over the file.
+ *
+ * The skeleton read decodes everything but the events and annotations, whose
+ * blocks it checks (checksum) and counts: *out gets a model of the strings,
+ * tracks, threads, meta and clock, with no events, for a writer's head. It
+ * returns what a whole read would for a file cut short (PP_ETRUNCATED, with
+ * meta.truncated_bytes set) or damaged in any block but an EVENTS or
+ * ANNOTATIONS one. *interleaved = 1 when an ANNOTATIONS block annotates an
+ * event of an EVENTS block before the last one: such a file (valid, but not
+ * one pipeprof writes) cannot be read in chunks. */
+int pptrace_read_skeleton(const char *path, pp_model **out, int *interleaved, pp_error *err);
+
+/* Receives the next events, with their annotations (whose event indices are
+ * into `chunk`), in file order; a nonzero return ends the read with it. */
+typedef int (*pptrace_chunk_fn)(void *ctx, const pp_model *chunk);
+
+/* The chunk read decodes and checks every block as a whole read does, with
+ * the same messages, and hands the events on before an EVENTS block once
+ * it holds at least chunk_events, and at the end (also of a file cut
+ * short: PP_ETRUNCATED, after every complete block). Memory stays that of
+ * one chunk and the string and track tables. */
+int pptrace_read_chunks(const char *path, size_t chunk_events, pptrace_chunk_fn chunk, void *ctx,
+                        pp_error *err);
+
 #endif

@@ -250,7 +250,7 @@ check "no output file after a failed convert of a .pptrace" test ! -e bad_out.js
 size=$(stat -c %s basic.pptrace)
 head -c $((size - 5)) basic.pptrace >cut.pptrace
 run "$P" convert cut.pptrace cut.json
-expect "convert of a truncated .pptrace warns and succeeds" 0 "warning: cut.pptrace" "bytes lost; converting the rest" \
+expect "convert of a truncated .pptrace warns and succeeds" 0 "warning: cut.pptrace" "bytes lost; converted the rest" \
     "cut.pptrace -> cut.json:"
 lost=$(sed -nE 's/.*\(([0-9]+) bytes lost;.*/\1/p' <<<"$out")
 check "the warning names a number of bytes lost" test "${lost:-0}" -gt 0

@@ -1,0 +1,133 @@
+/* pp_trace_convert: a trace from one format to another.
+ *
+ * A .pptrace written as .json or .pptrace goes chunk by chunk: a first pass
+ * reads everything but the events (the writer's head: strings, tracks,
+ * threads, meta), a second hands the events on 65536 at a time
+ * (io/trace_read.h) to a writer that appends them (io/trace_write.h). Memory
+ * is then one chunk and the head, whatever the trace's size, and the bytes
+ * written are those of pp_trace_read + pp_trace_write. Every other pair
+ * reads the whole trace first: a .pftrace is written in start order
+ * (io/perfetto_order.h), and Chrome JSON is read whole (its begin/end pairs
+ * and flows are matched across the file). So are the .pptrace files a
+ * chunk cannot carry (an ANNOTATIONS block that reaches back past an
+ * EVENTS block), and any whose first pass fails, so that the whole read
+ * names the problem. */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "io/trace_read.h"
+#include "io/trace_write.h"
+#include "pipeprof/io.h"
+
+#define CHUNK_EVENTS 65536 /* one full EVENTS block */
+
+/* The output of a chunked conversion: one of the two writers. */
+typedef struct chunk_out {
+    chrome_file *chrome;
+    pptrace_file *pptrace;
+    uint64_t events, chunks;
+    pp_error *err;
+} chunk_out;
+
+static int write_chunk(void *ctx, const pp_model *chunk) {
+    chunk_out *o = ctx;
+    o->events += pp_model_event_count(chunk);
+    o->chunks++;
+    return o->chrome ? chrome_file_events(o->chrome, chunk, o->err)
+                     : pptrace_file_events(o->pptrace, chunk, o->err);
+}
+
+static int open_out(chunk_out *o, pp_format format, const pp_model *head, const char *path) {
+    if (format == PP_FORMAT_CHROME_JSON)
+        return chrome_file_open(&o->chrome, head, path, o->err);
+    return pptrace_file_open(&o->pptrace, head, path, o->err);
+}
+
+static int close_out(chunk_out *o, int commit, pp_error *err) {
+    return o->chrome ? chrome_file_close(o->chrome, commit, err)
+                     : pptrace_file_close(o->pptrace, commit, err);
+}
+
+/* A regular file that starts as a .pptrace does (a pipe is read whole:
+ * it can be read only once). */
+static int is_pptrace_file(const char *path) {
+    char magic[8];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+              pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+              memcmp(magic, "PPTRACE", 7) == 0;
+    close(fd);
+    return yes;
+}
+
+static int convert_whole(const char *in, const char *out, pp_convert_info *info, pp_error *err) {
+    pp_model *m = NULL;
+    int rc = pp_trace_read(in, &m, err);
+    if (rc != PP_OK && rc != PP_ETRUNCATED) {
+        pp_model_free(m);
+        return rc;
+    }
+    pp_error write_err = {{0}};
+    int wrc = pp_trace_write(m, out, &write_err);
+    info->events = pp_model_event_count(m);
+    info->truncated_bytes = pp_model_meta_get(m)->truncated_bytes;
+    pp_model_free(m);
+    if (wrc != PP_OK) {
+        *err = write_err;
+        return wrc;
+    }
+    return rc;
+}
+
+/* The chunked conversion; PP_EUNSUPPORTED (and nothing written) when the
+ * file needs the whole read. */
+static int convert_chunks(const char *in, const char *out, pp_format format,
+                          pp_convert_info *info, pp_error *err) {
+    pp_model *head = NULL;
+    pp_error head_err = {{0}};
+    int interleaved;
+    int rc = pptrace_read_skeleton(in, &head, &interleaved, &head_err);
+    if ((rc != PP_OK && rc != PP_ETRUNCATED) || interleaved) {
+        pp_model_free(head);
+        return PP_EUNSUPPORTED;
+    }
+    chunk_out o = {.err = err};
+    int opened = open_out(&o, format, head, out);
+    if (opened == PP_OK) {
+        rc = pptrace_read_chunks(in, CHUNK_EVENTS, write_chunk, &o, err);
+        pp_error close_err = {{0}};
+        int closed = close_out(&o, rc == PP_OK || rc == PP_ETRUNCATED, &close_err);
+        if (closed != PP_OK) {
+            *err = close_err;
+            rc = closed;
+        }
+        info->events = o.events;
+        info->truncated_bytes = pp_model_meta_get(head)->truncated_bytes;
+        info->chunks = o.chunks;
+    } else {
+        rc = opened;
+    }
+    pp_model_free(head);
+    return rc;
+}
+
+int pp_trace_convert(const char *in, const char *out, pp_convert_info *info, pp_error *err) {
+    pp_convert_info ignored;
+    if (!in || !out)
+        return pp_set_error(err, PP_EINVAL, "pp_trace_convert: in and out are required");
+    info = info ? info : &ignored;
+    memset(info, 0, sizeof *info);
+    pp_format format = pp_format_from_path(out);
+    if ((format == PP_FORMAT_CHROME_JSON || format == PP_FORMAT_PPTRACE) && is_pptrace_file(in)) {
+        int rc = convert_chunks(in, out, format, info, err);
+        if (rc != PP_EUNSUPPORTED)
+            return rc;
+    }
+    return convert_whole(in, out, info, err);
+}
