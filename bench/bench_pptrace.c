@@ -30,9 +30,16 @@
  *                                (its event columns and annotation table:
  *                                what any analysis of the loaded model holds;
  *                                model_bytes below)
+ *   convert_json_peak_B_per_event  `pipeprof convert` of the .pptrace to
+ *                                Chrome JSON (pp_trace_convert, 65536 events
+ *                                at a time), peak RSS / event of a child,
+ *                                baseline reading the whole model and
+ *                                writing it (pp_trace_read, pp_trace_write)
+ *   convert_json_Mevents_per_s   the same conversions' speed
  *
  * Usage: bench_pptrace [BATCHES]           (default 1000000)
- *        bench_pptrace --child TRACE       (the analysis, run by the bench) */
+ *        bench_pptrace --child TRACE       (the analysis, run by the bench)
+ *        bench_pptrace --convert TRACE OUT chunks|whole  (a conversion) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +68,47 @@ static int child(const char *path) {
     pp_report_free(r);
     pp_model_free(m);
     return 0;
+}
+
+/* Converts TRACE to OUT, in chunks or whole; prints "events seconds". */
+static int convert(const char *in, const char *out, const char *how) {
+    pp_error err = {{0}};
+    pp_convert_info info = {0};
+    double t0 = now_s();
+    int rc;
+    if (strcmp(how, "chunks") == 0) {
+        rc = pp_trace_convert(in, out, &info, &err);
+        if (rc == PP_OK && info.chunks == 0)
+            trace_die("pp_trace_convert read the trace whole");
+    } else {
+        pp_model *m = NULL;
+        rc = pp_trace_read(in, &m, &err);
+        if (rc == PP_OK)
+            rc = pp_trace_write(m, out, &err);
+        info.events = pp_model_event_count(m);
+        pp_model_free(m);
+    }
+    if (rc != PP_OK)
+        trace_die(err.msg);
+    printf("%llu %.6f\n", (unsigned long long)info.events, now_s() - t0);
+    return 0;
+}
+
+/* Runs `self --convert in out how`; returns its seconds, and its peak RSS
+ * in bytes in *peak_bytes; removes OUT. */
+static double run_convert(const char *self, const char *in, const char *out, const char *how,
+                          size_t events, double *peak_bytes) {
+    char *const argv[] = {(char *)self, "--convert", (char *)in, (char *)out, (char *)how, NULL};
+    struct rusage ru;
+    char *text = trace_run_child(argv, &ru);
+    unsigned long long n = 0;
+    double s = 0;
+    if (sscanf(text, "%llu %lf", &n, &s) != 2 || n != events)
+        trace_die("the conversion child printed no figures or converted other events");
+    free(text);
+    unlink(out);
+    *peak_bytes = (double)ru.ru_maxrss * 1024.0;
+    return s;
 }
 
 /* Runs `self --child path`; fills its figures and its peak RSS in bytes. */
@@ -149,6 +197,8 @@ static void remove_dir(void) {
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child(argv[2]);
+    if (argc == 5 && strcmp(argv[1], "--convert") == 0)
+        return convert(argv[2], argv[3], argv[4]);
     int64_t batches = argc == 2 ? atoll(argv[1]) : BATCHES;
     if (batches <= 0)
         trace_die("usage: bench_pptrace [BATCHES] (a positive count)");
@@ -157,8 +207,9 @@ int main(int argc, char **argv) {
     if (!mkdtemp(bench_dir))
         trace_die("cannot create a temporary folder");
     atexit(remove_dir);
-    char pptrace[600], pftrace[600];
+    char pptrace[600], pftrace[600], json[600];
     snprintf(pptrace, sizeof pptrace, "%s/trace.pptrace", bench_dir);
+    snprintf(json, sizeof json, "%s/trace.json", bench_dir);
     snprintf(pftrace, sizeof pftrace, "%s/trace.pftrace", bench_dir);
 
     pp_model *m = trace_build_batches(batches);
@@ -193,6 +244,12 @@ int main(int argc, char **argv) {
     if (child_events != events)
         trace_die("the analysis child read a different number of events");
 
+    double whole_peak, chunks_peak;
+    double whole_s = run_convert(argv[0], pptrace, json, "whole", events, &whole_peak);
+    double chunks_s = run_convert(argv[0], pptrace, json, "chunks", events, &chunks_peak);
+
+    printf("bench_pptrace: convert to .json: whole %.3f s, peak %.0f MB; chunks %.3f s, peak "
+           "%.0f MB\n", whole_s, whole_peak / 1e6, chunks_s, chunks_peak / 1e6);
     printf("bench_pptrace: %zu events, %zu annotations; .pptrace %.0f bytes, .pftrace %.0f bytes; "
            "read %.3f s; analyze child: load %.3f s + analyze %.3f s, peak %.0f MB\n",
            events, nanns, pp_size, pf_size, read_s, load_s, analyze_s, peak / 1e6);
@@ -206,5 +263,9 @@ int main(int argc, char **argv) {
                "Mevents/s", "read_only", (double)events / load_s / 1e6);
     bench_line("analyze_pptrace_peak_B_per_event", peak / (double)events, "B", "model",
                model_size / (double)events);
+    bench_line("convert_json_peak_B_per_event", chunks_peak / (double)events, "B",
+               "read_whole_and_write", whole_peak / (double)events);
+    bench_line("convert_json_Mevents_per_s", (double)events / chunks_s / 1e6, "Mevents/s",
+               "read_whole_and_write", (double)events / whole_s / 1e6);
     return 0;
 }
