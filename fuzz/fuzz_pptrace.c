@@ -1,6 +1,8 @@
 /* libFuzzer harness: the .pptrace reader on any bytes (pp_pptrace_read; a
  * truncated file's partial model too); the model it gives is walked and
- * must survive a round trip through Chrome JSON. Every input is read twice:
+ * must survive a round trip through Chrome JSON; and a conversion of the
+ * same bytes (in chunks of one EVENTS block where it can) must give the
+ * read's status and message, and the JSON that writing its model gives. Every input is read twice:
  * as is, and with each block's CRC recomputed, so that mutations reach the
  * block decoders instead of stopping at the checksum. */
 #include <string.h>
@@ -9,6 +11,43 @@
 #include "fuzz_input.h"
 #include "fuzz_model.h"
 #include "io/pptrace_format.h"
+#include "io/trace_write.h"
+
+static int same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int ca = 0, cb = 0;
+    while (fa && fb && (ca = getc(fa)) == (cb = getc(fb)) && ca != EOF)
+        ;
+    int same = fa && fb && ca == cb;
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* pp_trace_convert of the input against the read's status, message and
+ * model written whole. */
+static void check_convert(const char *path, int read_rc, const pp_error *read_err,
+                          const pp_model *m) {
+    char whole[96], chunks[96];
+    snprintf(whole, sizeof whole, "/dev/shm/pp-fuzz-%d-whole.json", (int)getpid());
+    snprintf(chunks, sizeof chunks, "/dev/shm/pp-fuzz-%d-chunks.json", (int)getpid());
+    pp_error err = {{0}};
+    int rc = pp_trace_convert_chunks(path, chunks, 1, NULL, &err); /* a chunk a block */
+    if (rc == PP_ENOMEM || read_rc == PP_ENOMEM)
+        return;
+    int wrote = (read_rc == PP_OK || read_rc == PP_ETRUNCATED) &&
+                pp_trace_write(m, whole, &(pp_error){{0}}) == PP_OK;
+    if (rc != read_rc || (read_rc != PP_OK && strcmp(err.msg, read_err->msg) != 0) ||
+        (wrote && !same_bytes(whole, chunks))) {
+        fprintf(stderr, "convert gave %d \"%s\", the read %d \"%s\"%s\n", rc, err.msg, read_rc,
+                read_err->msg, wrote ? " (or other JSON)" : "");
+        abort();
+    }
+    remove(whole);
+    remove(chunks);
+}
 
 static void read_once(const uint8_t *data, size_t size) {
     char path[64];
@@ -23,6 +62,8 @@ static void read_once(const uint8_t *data, size_t size) {
         if (rc == PP_OK)
             fuzz_round_trip(m, ".json");
     }
+    if (size >= 7 && memcmp(data, "PPTRACE", 7) == 0) /* else convert reads it as JSON */
+        check_convert(path, rc, &err, m);
     pp_model_free(m);
     close(fd);
 }

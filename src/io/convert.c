@@ -87,7 +87,7 @@ static int convert_whole(const char *in, const char *out, pp_convert_info *info,
 
 /* The chunked conversion; PP_EUNSUPPORTED (and nothing written) when the
  * file needs the whole read. */
-static int convert_chunks(const char *in, const char *out, pp_format format,
+static int convert_chunks(const char *in, const char *out, pp_format format, size_t chunk_events,
                           pp_convert_info *info, pp_error *err) {
     pp_model *head = NULL;
     pp_error head_err = {{0}};
@@ -100,7 +100,7 @@ static int convert_chunks(const char *in, const char *out, pp_format format,
     chunk_out o = {.err = err};
     int opened = open_out(&o, format, head, out);
     if (opened == PP_OK) {
-        rc = pptrace_read_chunks(in, CHUNK_EVENTS, write_chunk, &o, err);
+        rc = pptrace_read_chunks(in, chunk_events, write_chunk, &o, err);
         pp_error close_err = {{0}};
         int closed = close_out(&o, rc == PP_OK || rc == PP_ETRUNCATED, &close_err);
         if (closed != PP_OK) {
@@ -118,6 +118,11 @@ static int convert_chunks(const char *in, const char *out, pp_format format,
 }
 
 int pp_trace_convert(const char *in, const char *out, pp_convert_info *info, pp_error *err) {
+    return pp_trace_convert_chunks(in, out, CHUNK_EVENTS, info, err);
+}
+
+int pp_trace_convert_chunks(const char *in, const char *out, size_t chunk_events,
+                            pp_convert_info *info, pp_error *err) {
     pp_convert_info ignored;
     if (!in || !out)
         return pp_set_error(err, PP_EINVAL, "pp_trace_convert: in and out are required");
@@ -125,7 +130,7 @@ int pp_trace_convert(const char *in, const char *out, pp_convert_info *info, pp_
     memset(info, 0, sizeof *info);
     pp_format format = pp_format_from_path(out);
     if ((format == PP_FORMAT_CHROME_JSON || format == PP_FORMAT_PPTRACE) && is_pptrace_file(in)) {
-        int rc = convert_chunks(in, out, format, info, err);
+        int rc = convert_chunks(in, out, format, chunk_events, info, err);
         if (rc != PP_EUNSUPPORTED)
             return rc;
     }

@@ -649,7 +649,6 @@ static int count_rows(reader *r, uint32_t len) {
     pptrace_decoder d;
     uint32_t rows = 0;
     uint64_t first = 0;
-    int rc = PP_OK;
     int events = r->type == PPTRACE_EVENTS;
     if (r->version >= 2) {
         pptrace_layout_problem problem = events ? pptrace_events_open(&d, r->buf, len)
@@ -663,12 +662,12 @@ static int count_rows(reader *r, uint32_t len) {
             return fail(r, r->payload_at, "ANNOTATIONS block: malformed first row");
         first = a.event;
     } else {
-        rc = table_rows(r, r->buf, len, events ? PPTRACE_EVENT_ROW : PPTRACE_ANNOTATION_ROW,
-                        &rows);
+        int rc = table_rows(r, r->buf, len, events ? PPTRACE_EVENT_ROW : PPTRACE_ANNOTATION_ROW,
+                            &rows);
+        if (rc)
+            return rc;
         first = rows ? pptrace_get64(r->buf + 4) : 0;
     }
-    if (rc)
-        return rc;
     if (events) {
         r->events_block_first = r->event_base;
         r->event_base += rows;

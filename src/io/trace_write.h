@@ -13,7 +13,7 @@
 #define PP_IO_TRACE_WRITE_H
 
 #include "core/error.h"
-#include "pipeprof/model.h"
+#include "pipeprof/io.h"
 
 typedef struct chrome_file chrome_file;
 int chrome_file_open(chrome_file **out, const pp_model *head, const char *path, pp_error *err);
@@ -24,5 +24,10 @@ typedef struct pptrace_file pptrace_file;
 int pptrace_file_open(pptrace_file **out, const pp_model *head, const char *path, pp_error *err);
 int pptrace_file_events(pptrace_file *f, const pp_model *chunk, pp_error *err);
 int pptrace_file_close(pptrace_file *f, int commit, pp_error *err);
+
+/* pp_trace_convert with chunks of at least chunk_events (it uses 65536, one
+ * full EVENTS block); the fuzz harness makes every EVENTS block a chunk. */
+int pp_trace_convert_chunks(const char *in, const char *out, size_t chunk_events,
+                            pp_convert_info *info, pp_error *err);
 
 #endif
