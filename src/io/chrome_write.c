@@ -458,7 +458,8 @@ static size_t event_max(const writer *w, const pp_event_columns *c, size_t i,
 static int write_events(writer *w, const pp_model *chunk) {
     pp_event_columns c;
     size_t nanns;
-    const pp_annotation *ann = pp_model_annotations(chunk, &nanns), *a = ann, *ann_end = ann + nanns;
+    const pp_annotation *ann = pp_model_annotations(chunk, &nanns), *a = ann;
+    const pp_annotation *ann_end = ann + nanns;
     pp_model_columns(chunk, &c);
     for (size_t i = 0; i < c.count; i++) {
         const pp_annotation *a_end = a;

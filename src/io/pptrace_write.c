@@ -284,7 +284,8 @@ int pptrace_file_open(pptrace_file **out, const pp_model *head, const char *path
     rc = pptrace_put_strings(&f->enc, head, 1, path, err);
     if (rc == PP_OK &&
         ((rc = pptrace_put_meta(&f->enc, head)) || (rc = pptrace_put_clock(&f->enc, head)) ||
-         (rc = pptrace_put_tracks(&f->enc, head, 0)) || (rc = pptrace_put_threads(&f->enc, head, 0))))
+         (rc = pptrace_put_tracks(&f->enc, head, 0)) ||
+         (rc = pptrace_put_threads(&f->enc, head, 0))))
         pp_set_error(err, rc, "%s: out of memory", path);
     if (rc) {
         pptrace_file_close(f, 0, err);

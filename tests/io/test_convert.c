@@ -176,7 +176,8 @@ static void test_chunks_write_the_bytes_of_a_whole_read(void) {
 static void test_old_files_convert_in_chunks(void) {
     char path[512];
     for (int v = 1; v <= 2; v++) {
-        snprintf(path, sizeof path, "%s/tests/io/data/full_v%d.pptrace", getenv("PP_SOURCE_DIR"), v);
+        snprintf(path, sizeof path, "%s/tests/io/data/full_v%d.pptrace", getenv("PP_SOURCE_DIR"),
+                 v);
         EXPECT_EQ_I64(expect_converts_as_whole(path, 1), PP_OK); /* 21 events */
     }
 }
