@@ -1,7 +1,9 @@
 /* pipeprof export: write a trace as something else — a self-contained HTML
  * report (the analysis and a timeline, pp_report_write_html), or another
- * trace format (pp_trace_write). This file turns flags into options and
- * statuses into messages and exit codes. */
+ * trace format (pp_trace_convert for one TRACE, as `pipeprof convert`;
+ * pp_trace_write of the merged model for several). This file turns flags
+ * into options and statuses into messages and exit codes. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +180,26 @@ static int export_write(const export_args *a, const pp_model *m, const char *out
     return CLI_OK;
 }
 
+/* One TRACE to a trace format: as `pipeprof convert` does (a .pptrace to
+ * .json or .pptrace in chunks, in a few MB at any size). */
+static int export_convert(const export_args *a, const char *out) {
+    const char *in = a->traces.paths[0];
+    pp_error err = {{0}};
+    pp_convert_info info;
+    int rc = pp_trace_convert(in, out, &info, &err);
+    if (rc == PP_ETRUNCATED) {
+        cli_error("warning: %s (exporting the rest; the output's metadata states the loss)",
+                  err.msg);
+    } else if (rc != PP_OK) {
+        cli_error("export: %s", err.msg[0] ? err.msg : pp_strerror(rc));
+        return cli_exit_code(rc);
+    }
+    fprintf(stderr, "pipeprof: %s -> %s (%s): %" PRIu64 " events\n", in, out, a->to->name,
+            info.events);
+    cli_viewer_limits_warn(out);
+    return CLI_OK;
+}
+
 static int export_run(int argc, char **argv) {
     export_args a = {0};
     pp_analyze_options_init(&a.opt);
@@ -187,6 +209,13 @@ static int export_run(int argc, char **argv) {
     char *source = NULL;
     if (code == CLI_OK && !out)
         code = CLI_BADINPUT;
+    if (code == CLI_OK && a.traces.n == 1 && !a.traces.noffsets && !a.traces.sync &&
+        strcmp(a.to->name, "html") != 0) {
+        code = export_convert(&a, out);
+        free(out);
+        cli_traces_free(&a.traces);
+        return code;
+    }
     if (code == CLI_OK)
         code = cli_traces_load("export", "exporting", &a.traces, &m, &source);
     if (code == CLI_OK) {

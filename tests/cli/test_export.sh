@@ -55,6 +55,12 @@ expect "export --to pptrace converts" 0 "small.json -> small.pptrace (pptrace)"
 run "$P" export small.pptrace --to json -o again.json
 expect "export --to json converts back" 0 "small.pptrace -> again.json (json)"
 check "the converted JSON is valid JSON" "$PY" -m json.tool again.json /dev/null
+run "$P" convert small.pptrace converted.json
+check "export --to json writes what convert writes" cmp again.json converted.json
+head -c $(($(stat -c %s small.pptrace) - 20)) small.pptrace > cut.pptrace
+run "$P" export cut.pptrace --to json -o cut.json
+expect "export of a cut .pptrace warns and exports the rest" 0 "warning: cut.pptrace: truncated" \
+    "exporting the rest" "cut.pptrace -> cut.json (json)"
 run "$P" export small.pptrace --to pftrace
 expect "export --to pftrace writes Perfetto protobuf beside the trace" 0 \
     "small.pptrace -> small.pftrace (pftrace)"
