@@ -498,7 +498,7 @@ static void free_file(chrome_file *w) {
     free(w);
 }
 
-int chrome_file_open(chrome_file **out, const pp_model *head, const char *path, pp_error *err) {
+static int chrome_open(void **out, const pp_model *head, const char *path, pp_error *err) {
     *out = NULL;
     /* otherData.level must read back: the reader takes -1..2 only */
     int level = pp_model_meta_get(head)->level;
@@ -526,12 +526,14 @@ int chrome_file_open(chrome_file **out, const pp_model *head, const char *path, 
     return PP_OK;
 }
 
-int chrome_file_events(chrome_file *w, const pp_model *chunk, pp_error *err) {
+static int chrome_events(void *file, const pp_model *chunk, pp_error *err) {
+    chrome_file *w = file;
     int rc = write_events(w, chunk);
     return rc ? pp_set_error(err, rc, "%s: out of memory", w->out.path) : PP_OK;
 }
 
-int chrome_file_close(chrome_file *w, int commit, pp_error *err) {
+static int chrome_close(void *file, int commit, pp_error *err) {
+    chrome_file *w = file;
     int rc = PP_OK;
     if (commit && (rc = reserve(w, 4)) != PP_OK)
         pp_set_error(err, rc, "%s: out of memory", w->out.path);
@@ -546,14 +548,10 @@ int chrome_file_close(chrome_file *w, int commit, pp_error *err) {
     return rc;
 }
 
+const trace_writer chrome_writer = {chrome_open, chrome_events, chrome_close};
+
 int pp_chrome_write(const pp_model *m, const char *path, pp_error *err) {
     if (!m || !path)
         return pp_set_error(err, PP_EINVAL, "pp_chrome_write: model and path are required");
-    chrome_file *w;
-    int rc = chrome_file_open(&w, m, path, err);
-    if (rc)
-        return rc;
-    rc = chrome_file_events(w, m, err);
-    int closed = chrome_file_close(w, rc == PP_OK, err);
-    return rc ? rc : closed;
+    return trace_writer_write(&chrome_writer, m, path, err);
 }

@@ -24,10 +24,10 @@
 
 #define CHUNK_EVENTS 65536 /* one full EVENTS block */
 
-/* The output of a chunked conversion: one of the two writers. */
+/* The output of a chunked conversion. */
 typedef struct chunk_out {
-    chrome_file *chrome;
-    pptrace_file *pptrace;
+    const trace_writer *writer;
+    void *file;
     uint64_t events, chunks;
     pp_error *err;
 } chunk_out;
@@ -36,19 +36,7 @@ static int write_chunk(void *ctx, const pp_model *chunk) {
     chunk_out *o = ctx;
     o->events += pp_model_event_count(chunk);
     o->chunks++;
-    return o->chrome ? chrome_file_events(o->chrome, chunk, o->err)
-                     : pptrace_file_events(o->pptrace, chunk, o->err);
-}
-
-static int open_out(chunk_out *o, pp_format format, const pp_model *head, const char *path) {
-    if (format == PP_FORMAT_CHROME_JSON)
-        return chrome_file_open(&o->chrome, head, path, o->err);
-    return pptrace_file_open(&o->pptrace, head, path, o->err);
-}
-
-static int close_out(chunk_out *o, int commit, pp_error *err) {
-    return o->chrome ? chrome_file_close(o->chrome, commit, err)
-                     : pptrace_file_close(o->pptrace, commit, err);
+    return o->writer->events(o->file, chunk, o->err);
 }
 
 /* A regular file that starts as a .pptrace does (a pipe is read whole:
@@ -97,12 +85,13 @@ static int convert_chunks(const char *in, const char *out, pp_format format, siz
         pp_model_free(head);
         return PP_EUNSUPPORTED;
     }
-    chunk_out o = {.err = err};
-    int opened = open_out(&o, format, head, out);
+    chunk_out o = {.writer = format == PP_FORMAT_CHROME_JSON ? &chrome_writer : &pptrace_writer,
+                   .err = err};
+    int opened = o.writer->open(&o.file, head, out, err);
     if (opened == PP_OK) {
         rc = pptrace_read_chunks(in, chunk_events, write_chunk, &o, err);
         pp_error close_err = {{0}};
-        int closed = close_out(&o, rc == PP_OK || rc == PP_ETRUNCATED, &close_err);
+        int closed = o.writer->close(o.file, rc == PP_OK || rc == PP_ETRUNCATED, &close_err);
         if (closed != PP_OK) {
             *err = close_err;
             rc = closed;

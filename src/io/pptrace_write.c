@@ -254,13 +254,27 @@ static void to_outfile(void *ctx, const void *data, size_t len) {
 }
 
 /* A .pptrace being written: the head's tables, then events in chunks. */
-struct pptrace_file {
+typedef struct pptrace_file {
     pp_outfile out;
     pptrace_enc enc;
     pptrace_totals totals; /* events and annotations: those written so far */
-};
+} pptrace_file;
 
-int pptrace_file_open(pptrace_file **out, const pp_model *head, const char *path, pp_error *err) {
+static int pptrace_close(void *file, int commit, pp_error *err) {
+    pptrace_file *f = file;
+    int rc = commit ? pptrace_put_end(&f->enc, &f->totals) : PP_OK;
+    if (rc)
+        pp_set_error(err, rc, "%s: out of memory", f->out.path);
+    if (commit && rc == PP_OK)
+        rc = pp_outfile_commit(&f->out, err);
+    else
+        pp_outfile_abort(&f->out);
+    pptrace_enc_free(&f->enc);
+    free(f);
+    return rc;
+}
+
+static int pptrace_open(void **out, const pp_model *head, const char *path, pp_error *err) {
     *out = NULL;
     int level = pp_model_meta_get(head)->level;
     if (level < -1 || level > 2) /* the reader rejects it: the writer must not produce it */
@@ -288,14 +302,15 @@ int pptrace_file_open(pptrace_file **out, const pp_model *head, const char *path
          (rc = pptrace_put_threads(&f->enc, head, 0))))
         pp_set_error(err, rc, "%s: out of memory", path);
     if (rc) {
-        pptrace_file_close(f, 0, err);
+        pptrace_close(f, 0, err);
         return rc;
     }
     *out = f;
     return PP_OK;
 }
 
-int pptrace_file_events(pptrace_file *f, const pp_model *chunk, pp_error *err) {
+static int pptrace_events(void *file, const pp_model *chunk, pp_error *err) {
+    pptrace_file *f = file;
     size_t nanns;
     pp_model_annotations(chunk, &nanns);
     int rc = pptrace_put_events(&f->enc, chunk, f->totals.events);
@@ -306,27 +321,10 @@ int pptrace_file_events(pptrace_file *f, const pp_model *chunk, pp_error *err) {
     return PP_OK;
 }
 
-int pptrace_file_close(pptrace_file *f, int commit, pp_error *err) {
-    int rc = commit ? pptrace_put_end(&f->enc, &f->totals) : PP_OK;
-    if (rc)
-        pp_set_error(err, rc, "%s: out of memory", f->out.path);
-    if (commit && rc == PP_OK)
-        rc = pp_outfile_commit(&f->out, err);
-    else
-        pp_outfile_abort(&f->out);
-    pptrace_enc_free(&f->enc);
-    free(f);
-    return rc;
-}
+const trace_writer pptrace_writer = {pptrace_open, pptrace_events, pptrace_close};
 
 int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err) {
     if (!m || !path)
         return pp_set_error(err, PP_EINVAL, "pp_pptrace_write: model and path are required");
-    pptrace_file *f;
-    int rc = pptrace_file_open(&f, m, path, err);
-    if (rc)
-        return rc;
-    rc = pptrace_file_events(f, m, err);
-    int closed = pptrace_file_close(f, rc == PP_OK, err);
-    return rc ? rc : closed;
+    return trace_writer_write(&pptrace_writer, m, path, err);
 }

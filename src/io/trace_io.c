@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "io/trace_read.h"
+#include "io/trace_write.h"
 #include "pipeprof/io.h"
 
 static int ends_with(const char *s, const char *suffix) {
@@ -112,6 +113,16 @@ int pp_trace_read(const char *path, pp_model **out, pp_error *err) {
                             "the .pptrace or .json it was written from)", path);
     }
     return pp_chrome_read_fd(fd, path, out, err);
+}
+
+int trace_writer_write(const trace_writer *w, const pp_model *m, const char *path, pp_error *err) {
+    void *file;
+    int rc = w->open(&file, m, path, err);
+    if (rc)
+        return rc;
+    rc = w->events(file, m, err);
+    int closed = w->close(file, rc == PP_OK, err);
+    return rc ? rc : closed;
 }
 
 int pp_trace_write(const pp_model *m, const char *path, pp_error *err) {

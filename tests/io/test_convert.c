@@ -144,9 +144,10 @@ static blocks parse(const unsigned char *data, size_t len) {
 }
 
 /* Writes the header and the blocks of `data` in the order `order` (block
- * numbers, -1 ends it) to `path`. */
-static void write_reordered(const char *path, const unsigned char *data, const blocks *b,
-                            const int *order) {
+ * numbers, -1 ends it) as the file `name`, frees data, and checks that it
+ * converts in `chunks` chunks (0: read whole) to what a whole read gives. */
+static void expect_reordered_converts(const char *name, unsigned char *data, const blocks *b,
+                                      const int *order, uint64_t chunks) {
     size_t len = 16;
     unsigned char *out = malloc(b->at[b->n]);
     memcpy(out, data, 16);
@@ -155,8 +156,11 @@ static void write_reordered(const char *path, const unsigned char *data, const b
         memcpy(out + len, data + b->at[*order], n);
         len += n;
     }
+    const char *path = pp_test_path(name);
     EXPECT_EQ_I64(pp_test_write_file(path, out, len), 0);
     free(out);
+    free(data);
+    EXPECT_EQ_I64(expect_converts_as_whole(path, chunks), PP_OK);
 }
 
 static const char *write_trace(void) {
@@ -196,10 +200,7 @@ static void test_recorder_block_order_converts(void) {
                 order[n++] = (int)i;
         }
     order[n] = -1;
-    const char *path = pp_test_path("recorder.pptrace");
-    write_reordered(path, data, &b, order);
-    free(data);
-    EXPECT_EQ_I64(expect_converts_as_whole(path, 3), PP_OK);
+    expect_reordered_converts("recorder.pptrace", data, &b, order, 3);
 }
 
 /* Annotations of the first EVENTS block after the second: valid, sorted,
@@ -221,10 +222,7 @@ static void test_annotations_behind_their_block_read_whole(void) {
     }
     order[n] = -1;
     EXPECT(swapped && b.type[first_events + 1] == 6);
-    const char *path = pp_test_path("behind.pptrace");
-    write_reordered(path, data, &b, order);
-    free(data);
-    EXPECT_EQ_I64(expect_converts_as_whole(path, 0), PP_OK);
+    expect_reordered_converts("behind.pptrace", data, &b, order, 0);
 }
 
 /* A file cut inside its third EVENTS block and one cut at a block boundary
