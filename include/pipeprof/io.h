@@ -1,6 +1,6 @@
 /* pipeprof/io.h — reading and writing trace files.
  *
- * Formats are chosen by extension (docs/formats.md):
+ * Formats are chosen by extension (docs/cli.md, `pipeprof convert`):
  *   .pptrace   native: versioned, little-endian, block-framed (read + write)
  *   .json      Chrome Trace Event JSON (read + write); .json.gz read
  *   .pftrace   Perfetto protobuf trace (write; docs/format-perfetto.md)
@@ -47,15 +47,16 @@ int pp_trace_write(const pp_model *m, const char *path, pp_error *err);
 typedef struct pp_convert_info {
     uint64_t events;          /* events written */
     uint64_t truncated_bytes; /* the output's meta.truncated_bytes: input lost to a cut */
-    uint64_t chunks;          /* how many pieces of at least 65536 events (but the last) it
-                                 read and wrote one at a time; 0: it read the whole trace */
+    uint64_t chunks;          /* pieces read and written one at a time (65536 events or
+                                 more each, the last maybe fewer; after a failure, those
+                                 written before it); 0: it read the whole trace first */
 } pp_convert_info;
 
 /* Reads the trace `in` and writes it to `out` in the format out's
  * extension names: the same bytes as pp_trace_read, then pp_trace_write.
  * A .pptrace file written as .json or .pptrace goes chunk by chunk, so that
  * memory stays a few MB whatever the trace's size; every other pair reads
- * the whole trace first (docs/formats.md, "Converting"). On PP_ETRUNCATED
+ * the whole trace first (docs/cli.md, `pipeprof convert`). On PP_ETRUNCATED
  * (`in` was cut short) every complete part was converted, `out` is written,
  * and err says what was lost. `info` may be NULL. */
 int pp_trace_convert(const char *in, const char *out, pp_convert_info *info, pp_error *err);

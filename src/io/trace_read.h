@@ -17,8 +17,9 @@ int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
  * blocks it checks (checksum) and counts: *out gets a model of the strings,
  * tracks, threads, meta and clock, with no events, for a writer's head. It
  * returns what a whole read would for a file cut short (PP_ETRUNCATED, with
- * meta.truncated_bytes set) or damaged in any block but an EVENTS or
- * ANNOTATIONS one. *interleaved = 1 when an ANNOTATIONS block annotates an
+ * meta.truncated_bytes set), and fails on a bad checksum or layout anywhere
+ * and on bad fields outside the rows of EVENTS and ANNOTATIONS blocks (a
+ * bad row is found by the chunk read). *interleaved = 1 when an ANNOTATIONS block annotates an
  * event of an EVENTS block before the last one: such a file (valid, but not
  * one pipeprof writes) cannot be read in chunks. */
 int pptrace_read_skeleton(const char *path, pp_model **out, int *interleaved, pp_error *err);

@@ -8,6 +8,7 @@
  * payload, u32 CRC over head and payload). */
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "pipeprof/io.h"
 #include "testutil.h"
@@ -243,30 +244,53 @@ static void test_cut_files_convert_what_is_complete(void) {
     free(data);
 }
 
-/* A bad checksum in the third EVENTS block is found after two chunks were
- * written: the whole read's message, and neither OUT nor its temporary. */
+/* Damage to the third EVENTS block: a bad checksum, which the first pass
+ * finds (nothing is written; the whole read names it), and a track index
+ * out of range under a good checksum, which only decoding finds, after two
+ * chunks were written. Either way the whole read's message, and neither
+ * OUT nor its temporary file. */
 static void test_damage_in_a_later_chunk_leaves_no_output(void) {
-    size_t len;
-    unsigned char *data = slurp(write_trace(), &len);
-    blocks b = parse(data, len);
-    for (size_t i = 0, events = 0; i < b.n; i++)
-        if (b.type[i] == 5 && ++events == 3)
-            data[b.at[i] + 40] ^= 0x5a;
-    const char *path = pp_test_path("damaged.pptrace");
-    EXPECT_EQ_I64(pp_test_write_file(path, data, len), 0);
-    free(data);
-    pp_model *m = NULL;
-    pp_error read_err = {{0}}, err = {{0}};
-    EXPECT_EQ_I64(pp_trace_read(path, &m, &read_err), PP_EFORMAT);
-    EXPECT_CONTAINS(read_err.msg, "fails its checksum");
-    char out[512], tmp[600];
-    snprintf(out, sizeof out, "%s", pp_test_path("damaged.json"));
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
-    unlink(out);
-    EXPECT_EQ_I64(pp_trace_convert(path, out, NULL, &err), PP_EFORMAT);
-    EXPECT_STR(err.msg, read_err.msg);
-    EXPECT(access(out, F_OK) != 0);
-    EXPECT(access(tmp, F_OK) != 0);
+    static const char *const found[2] = {"fails its checksum", "track index 127 out of range"};
+    for (int k = 0; k < 2; k++) {
+        size_t len;
+        unsigned char *data = slurp(write_trace(), &len);
+        blocks b = parse(data, len);
+        for (size_t i = 0, events = 0; i < b.n; i++) {
+            if (b.type[i] != 5 || ++events != 3)
+                continue;
+            unsigned char *payload = data + b.at[i] + 8;
+            uint32_t plen = get32(data + b.at[i] + 4);
+            if (k == 0) {
+                payload[40] ^= 0x5a;
+                continue;
+            }
+            /* version 2: row count, 11 column lengths, then the columns;
+             * track is the 10th; its first varint becomes 127, one byte */
+            size_t at = 48;
+            for (int c = 0; c < 9; c++)
+                at += get32(payload + 4 + 4 * c);
+            payload[at] = 127;
+            uint32_t crc = (uint32_t)crc32(0L, data + b.at[i], (uInt)(8 + plen));
+            for (int j = 0; j < 4; j++)
+                payload[plen + (size_t)j] = (unsigned char)(crc >> 8 * j);
+        }
+        const char *path = pp_test_path("damaged.pptrace");
+        EXPECT_EQ_I64(pp_test_write_file(path, data, len), 0);
+        free(data);
+        pp_model *m = NULL;
+        pp_error read_err = {{0}}, err = {{0}};
+        EXPECT_EQ_I64(pp_trace_read(path, &m, &read_err), PP_EFORMAT);
+        EXPECT_CONTAINS(read_err.msg, found[k]);
+        char out[512], tmp[600];
+        snprintf(out, sizeof out, "%s", pp_test_path("damaged.json"));
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+        pp_convert_info info;
+        EXPECT_EQ_I64(pp_trace_convert(path, out, &info, &err), PP_EFORMAT);
+        EXPECT_STR(err.msg, read_err.msg);
+        EXPECT_EQ_U64(info.chunks, k == 0 ? 0 : 2);
+        EXPECT(access(out, F_OK) != 0);
+        EXPECT(access(tmp, F_OK) != 0);
+    }
 }
 
 static void test_unwritable_output_is_named(void) {
