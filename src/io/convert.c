@@ -77,19 +77,18 @@ static int convert_whole(const char *in, const char *out, pp_convert_info *info,
  * file needs the whole read. */
 static int convert_chunks(const char *in, const char *out, pp_format format, size_t chunk_events,
                           pp_convert_info *info, pp_error *err) {
-    pp_model *head = NULL;
+    pptrace_skeleton head;
     pp_error head_err = {{0}};
-    int interleaved;
-    int rc = pptrace_read_skeleton(in, &head, &interleaved, &head_err);
-    if ((rc != PP_OK && rc != PP_ETRUNCATED) || interleaved) {
-        pp_model_free(head);
+    int rc = pptrace_read_skeleton(in, &head, &head_err);
+    if ((rc != PP_OK && rc != PP_ETRUNCATED) || head.interleaved) {
+        pp_model_free(head.model);
         return PP_EUNSUPPORTED;
     }
     chunk_out o = {.writer = format == PP_FORMAT_CHROME_JSON ? &chrome_writer : &pptrace_writer,
                    .err = err};
-    int opened = o.writer->open(&o.file, head, out, err);
+    int opened = o.writer->open(&o.file, head.model, out, err);
     if (opened == PP_OK) {
-        rc = pptrace_read_chunks(in, chunk_events, write_chunk, &o, err);
+        rc = pptrace_read_chunks(in, &head, chunk_events, write_chunk, &o, err);
         pp_error close_err = {{0}};
         int closed = o.writer->close(o.file, rc == PP_OK || rc == PP_ETRUNCATED, &close_err);
         if (closed != PP_OK) {
@@ -97,12 +96,12 @@ static int convert_chunks(const char *in, const char *out, pp_format format, siz
             rc = closed;
         }
         info->events = o.events;
-        info->truncated_bytes = pp_model_meta_get(head)->truncated_bytes;
+        info->truncated_bytes = pp_model_meta_get(head.model)->truncated_bytes;
         info->chunks = o.chunks;
     } else {
         rc = opened;
     }
-    pp_model_free(head);
+    pp_model_free(head.model);
     return rc;
 }
 

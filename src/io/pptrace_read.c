@@ -300,6 +300,10 @@ static int hand_on(reader *r, size_t at_least) {
     size_t n = pp_model_event_count(r->m);
     if (r->mode != READ_CHUNKS || n == 0 || n < at_least)
         return PP_OK;
+    if (pp_model_string_count(r->m) > pp_model_string_count(r->skeleton->model) ||
+        pp_model_track_count(r->m) > pp_model_track_count(r->skeleton->model))
+        return pp_set_error(r->err, PP_EFORMAT, "%s: the file changed while it was read: it "
+                            "defines more strings or tracks than its first read found", r->path);
     int rc = r->chunk(r->chunk_ctx, r->m);
     r->event_base += n;
     r->annotation_base = annotations_read(r);
@@ -434,6 +438,8 @@ static int reader_open(reader *r, int fd) {
     }
     r->fd = fd;
     r->size = (uint64_t)st.st_size;
+    if (r->skeleton && r->size > r->skeleton->bytes) /* a recording still being written */
+        r->size = r->skeleton->bytes;
     return pp_model_create(&r->m) ? rd_no_memory(r) : PP_OK;
 }
 
@@ -517,18 +523,18 @@ int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err) 
     return rc;
 }
 
-int pptrace_read_skeleton(const char *path, pp_model **out, int *interleaved, pp_error *err) {
+int pptrace_read_skeleton(const char *path, pptrace_skeleton *out, pp_error *err) {
     reader r = {.path = path, .fd = -1, .err = err, .mode = READ_SKELETON};
     int rc = read_path(&r);
-    *out = r.m;
-    *interleaved = r.interleaved;
+    *out = (pptrace_skeleton){r.m, r.size, r.interleaved};
     return rc;
 }
 
-int pptrace_read_chunks(const char *path, size_t chunk_events, pptrace_chunk_fn chunk, void *ctx,
-                        pp_error *err) {
+int pptrace_read_chunks(const char *path, const pptrace_skeleton *skeleton, size_t chunk_events,
+                        pptrace_chunk_fn chunk, void *ctx, pp_error *err) {
     reader r = {.path = path, .fd = -1, .err = err, .mode = READ_CHUNKS,
-                .chunk_events = chunk_events, .chunk = chunk, .chunk_ctx = ctx};
+                .chunk_events = chunk_events, .skeleton = skeleton, .chunk = chunk,
+                .chunk_ctx = ctx};
     int rc = read_path(&r);
     pp_model_free(r.m);
     return rc;

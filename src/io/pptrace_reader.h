@@ -41,6 +41,7 @@ typedef struct reader {
     uint64_t events_block_first; /* skeleton: the first event of the last EVENTS block */
     int interleaved;             /* skeleton: an ANNOTATIONS block reaches back past it */
     size_t chunk_events;         /* chunks: hand on at least this many at a time */
+    const pptrace_skeleton *skeleton; /* chunks: what the first pass saw */
     pptrace_chunk_fn chunk;
     void *chunk_ctx;
 } reader;

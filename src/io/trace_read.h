@@ -19,10 +19,16 @@ int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
  * returns what a whole read would for a file cut short (PP_ETRUNCATED, with
  * meta.truncated_bytes set), and fails on a bad checksum or layout anywhere
  * and on bad fields outside the rows of EVENTS and ANNOTATIONS blocks (a
- * bad row is found by the chunk read). *interleaved = 1 when an ANNOTATIONS block annotates an
- * event of an EVENTS block before the last one: such a file (valid, but not
- * one pipeprof writes) cannot be read in chunks. */
-int pptrace_read_skeleton(const char *path, pp_model **out, int *interleaved, pp_error *err);
+ * bad row is found by the chunk read). `interleaved` is 1 when an
+ * ANNOTATIONS block annotates an event of an EVENTS block before the last
+ * one: such a file (valid, but not one pipeprof writes) cannot be read in
+ * chunks. */
+typedef struct pptrace_skeleton {
+    pp_model *model; /* strings, tracks, threads, meta and clock; no events */
+    uint64_t bytes;  /* the file's size when read */
+    int interleaved;
+} pptrace_skeleton;
+int pptrace_read_skeleton(const char *path, pptrace_skeleton *out, pp_error *err);
 
 /* Receives the next events, with their annotations (whose event indices are
  * into `chunk`), in file order; a nonzero return ends the read with it. */
@@ -32,8 +38,11 @@ typedef int (*pptrace_chunk_fn)(void *ctx, const pp_model *chunk);
  * the same messages, and hands the events on before an EVENTS block once
  * it holds at least chunk_events, and at the end (also of a file cut
  * short: PP_ETRUNCATED, after every complete block). Memory stays that of
- * one chunk and the string and track tables. */
-int pptrace_read_chunks(const char *path, size_t chunk_events, pptrace_chunk_fn chunk, void *ctx,
-                        pp_error *err);
+ * one chunk and the string and track tables. It reads only the bytes the
+ * skeleton read saw (a recording still being written has grown since), and
+ * fails (PP_EFORMAT) when the file defines more strings or tracks than the
+ * skeleton has (it was rewritten since): a chunk's ids are the skeleton's. */
+int pptrace_read_chunks(const char *path, const pptrace_skeleton *skeleton, size_t chunk_events,
+                        pptrace_chunk_fn chunk, void *ctx, pp_error *err);
 
 #endif

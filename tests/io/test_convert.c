@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "io/trace_read.h"
 #include "pipeprof/io.h"
 #include "testutil.h"
 
@@ -293,6 +294,74 @@ static void test_damage_in_a_later_chunk_leaves_no_output(void) {
     }
 }
 
+static int count_chunk(void *ctx, const pp_model *chunk) {
+    *(uint64_t *)ctx += pp_model_event_count(chunk);
+    return 0;
+}
+
+/* A recording still being written grows between the two passes: the chunk
+ * read stops where the first pass stopped, so both agree on what was
+ * complete (and on the head they wrote). */
+static void test_grown_file_reads_what_the_first_pass_saw(void) {
+    size_t len;
+    unsigned char *data = slurp(write_trace(), &len);
+    blocks b = parse(data, len);
+    size_t cut = 0;
+    for (size_t i = 0, events = 0; i < b.n; i++)
+        if (b.type[i] == 5 && ++events == 3)
+            cut = b.at[i] + 100;
+    char path[1024];
+    snprintf(path, sizeof path, "%s", pp_test_path("growing.pptrace"));
+    EXPECT_EQ_I64(pp_test_write_file(path, data, cut), 0);
+    pp_model *whole = NULL;
+    pp_error err = {{0}}, whole_err = {{0}};
+    EXPECT_EQ_I64(pp_trace_read(path, &whole, &whole_err), PP_ETRUNCATED);
+    pptrace_skeleton head;
+    EXPECT_EQ_I64(pptrace_read_skeleton(path, &head, &err), PP_ETRUNCATED);
+    EXPECT_EQ_U64(head.bytes, cut);
+    EXPECT_EQ_I64(pp_test_write_file(path, data, len), 0); /* the rest arrives */
+    uint64_t events = 0;
+    EXPECT_EQ_I64(pptrace_read_chunks(path, &head, 65536, count_chunk, &events, &err),
+                  PP_ETRUNCATED);
+    EXPECT_STR(err.msg, whole_err.msg);
+    EXPECT_EQ_U64(events, pp_model_event_count(whole));
+    pp_model_free(whole);
+    pp_model_free(head.model);
+    free(data);
+}
+
+/* A file rewritten between the passes with more strings and tracks than
+ * the first found: its chunks would name what the head lacks. */
+static void test_rewritten_file_is_refused(void) {
+    pp_model *m;
+    EXPECT_EQ_I64(pp_model_create(&m), PP_OK);
+    uint32_t track = add_track(m, PP_TRACK_KIND_THREAD, "app", "main");
+    for (size_t i = 0; i < 300000; i++) {
+        pp_event e;
+        pp_event_init(&e);
+        e.ts_ns = (int64_t)i, e.dur_ns = 1, e.track = track, e.name = 1;
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s", pp_test_path("rewritten.pptrace"));
+    pp_error err = {{0}};
+    EXPECT_EQ_I64(pp_pptrace_write(m, path, &err), PP_OK);
+    pp_model_free(m);
+    pptrace_skeleton head;
+    EXPECT_EQ_I64(pptrace_read_skeleton(path, &head, &err), PP_OK);
+    size_t len;
+    unsigned char *data = slurp(write_trace(), &len);
+    EXPECT(len <= head.bytes); /* read whole under the first pass's size */
+    EXPECT_EQ_I64(pp_test_write_file(path, data, len), 0);
+    uint64_t events = 0;
+    EXPECT_EQ_I64(pptrace_read_chunks(path, &head, 65536, count_chunk, &events, &err),
+                  PP_EFORMAT);
+    EXPECT_CONTAINS(err.msg, "the file changed while it was read");
+    EXPECT_EQ_U64(events, 0);
+    pp_model_free(head.model);
+    free(data);
+}
+
 static void test_unwritable_output_is_named(void) {
     pp_error err = {{0}};
     pp_convert_info info;
@@ -308,6 +377,8 @@ int main(void) {
     RUN(test_annotations_behind_their_block_read_whole);
     RUN(test_cut_files_convert_what_is_complete);
     RUN(test_damage_in_a_later_chunk_leaves_no_output);
+    RUN(test_grown_file_reads_what_the_first_pass_saw);
+    RUN(test_rewritten_file_is_refused);
     RUN(test_unwritable_output_is_named);
     return pp_test_finish();
 }
