@@ -4,7 +4,9 @@
  * tracks appended (process ids that an earlier input already used are
  * renumbered, so each process stays its own group; a device group that two
  * inputs share is named after its input's process so the viewer shows whose
- * it is, while the device name the analysis keys on is kept), its events
+ * it is, while the device name the analysis keys on is kept, unless the
+ * inputs were recorded on different hosts: then both are two devices, and
+ * each keeps its host in its name, "GPU.0@alpha"), its events
  * shifted by its clock offset, its annotations and threads carried along.
  * Batch ids pass unchanged (they are global); range and region ids are made
  * unique per input; flow ids are global, and a flow whose steps lie in
@@ -55,13 +57,56 @@ static int input_has_pid(const pp_model *m, int64_t pid) {
     return 0;
 }
 
-/* 1 when an input before `k` has a device group named `process`. */
-static int group_seen_before(const merger *g, size_t k, const char *process) {
+/* The host input k was recorded on; "" when not known (a foreign trace). */
+static const char *host_of(const merger *g, size_t k) {
+    const pp_model *m = g->in[k].model;
+    return pp_model_string(m, pp_model_meta_get(m)->host);
+}
+
+/* What the analysis calls a device track's device: its device name, else
+ * its group's. */
+static const char *device_of(const pp_model *m, const pp_track_info *t) {
+    return pp_model_string(m, t->device ? t->device : t->process);
+}
+
+/* 1 when an input recorded on a known host other than input k's has a
+ * device track of the same device as `t` of input k: two hosts' GPU.0 are
+ * two GPUs. */
+static int device_on_other_host(const merger *g, size_t k, const pp_track_info *t) {
+    const char *host = host_of(g, k), *device = device_of(g->in[k].model, t);
+    for (size_t j = 0; *host && j < g->n; j++) {
+        const pp_model *m = g->in[j].model;
+        if (!*host_of(g, j) || strcmp(host_of(g, j), host) == 0)
+            continue;
+        for (uint32_t i = 0; i < pp_model_track_count(m); i++) {
+            const pp_track_info *ti = pp_model_track(m, i);
+            if (ti->kind == PP_TRACK_KIND_DEVICE && strcmp(device_of(m, ti), device) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The name `text` (a device name, or a device track's group) of device
+ * track `t` of input k: "text@host" when another host has its device. */
+static const char *on_host(const merger *g, size_t k, const pp_track_info *t, const char *text,
+                           char *buf, size_t cap) {
+    if (t->kind != PP_TRACK_KIND_DEVICE || !device_on_other_host(g, k, t))
+        return text;
+    snprintf(buf, cap, "%s@%s", text, host_of(g, k));
+    return buf;
+}
+
+/* 1 when an input before `k` has a device group named `group` (as merged). */
+static int group_seen_before(const merger *g, size_t k, const char *group) {
+    char buf[512];
     for (size_t j = 0; j < k; j++) {
         const pp_model *m = g->in[j].model;
         for (uint32_t t = 0; t < pp_model_track_count(m); t++) {
             const pp_track_info *ti = pp_model_track(m, t);
-            if (ti->kind == PP_TRACK_KIND_DEVICE && strcmp(pp_model_string(m, ti->process), process) == 0)
+            if (ti->kind == PP_TRACK_KIND_DEVICE &&
+                strcmp(on_host(g, j, ti, pp_model_string(m, ti->process), buf, sizeof buf),
+                       group) == 0)
                 return 1;
         }
     }
@@ -91,16 +136,20 @@ static void copy_tracks(merger *g, size_t k, int32_t sort_base) {
     const char *pname = pp_model_string(src, pp_model_meta_get(src)->process_name);
     for (uint32_t t = 0; t < nt && !g->rc; t++) {
         pp_track_info ti = *pp_model_track(src, t);
-        const char *group = pp_model_string(src, ti.process);
+        char group_buf[512], device_buf[512], label[1100];
+        const char *group = on_host(g, k, &ti, pp_model_string(src, ti.process), group_buf,
+                                    sizeof group_buf);
+        const char *device = on_host(g, k, &ti, pp_model_string(src, ti.device), device_buf,
+                                     sizeof device_buf);
         if (ti.kind == PP_TRACK_KIND_DEVICE && *pname && group_seen_before(g, k, group)) {
-            char label[512];
             snprintf(label, sizeof label, "%s (%s)", group, pname);
             ti.process = intern_text(g, label);
         } else {
-            ti.process = map_string(g, src, ti.process);
+            ti.process = group == group_buf ? intern_text(g, group) : map_string(g, src, ti.process);
         }
         ti.name = map_string(g, src, ti.name);
-        ti.device = map_string(g, src, ti.device);
+        ti.device = device == device_buf && ti.device ? intern_text(g, device)
+                                                      : map_string(g, src, ti.device);
         ti.pid = map_pid(g, k, ti.pid, from, to, &nmap);
         ti.sort_index = sort_base + ti.sort_index;
         if (!g->rc)

@@ -219,6 +219,55 @@ static void test_batches_cross_processes(void) {
     pp_model_free(c);
 }
 
+/* Two processes with a device GPU.0 each, execs [0, 100) and [50, 150):
+ * recorded on one host they share one GPU (one device, busy for the union
+ * of their execs, the second process's group labeled with its name);
+ * recorded on two hosts they are two GPUs, each named with its host. */
+static void test_one_device_name_on_two_hosts_is_two_devices(void) {
+    for (int two_hosts = 0; two_hosts < 2; two_hosts++) {
+        pp_model *a = trace_on("boot-a", "alpha");
+        pp_model *b = two_hosts ? trace_on("boot-b", "beta") : trace_on("boot-a", "alpha");
+        pp_model_meta_mut(a)->process_name = b_str(a, "producer");
+        pp_model_meta_mut(b)->process_name = b_str(b, "consumer");
+        b_exec(a, b_device(a, "GPU.0", 0, 0), "Infer", 0, 0, 100, 100, 0);
+        b_exec(b, b_device(b, "GPU.0", 0, 0), "Infer", 1, 50, 150, 100, 0);
+        pp_merge_input in[] = {{a, "a", 0, 0}, {b, "b", 1, 0}};
+        pp_model *m = NULL;
+        pp_error err = {{0}};
+        EXPECT_EQ_I64(pp_model_merge(in, 2, NULL, &m, &err), PP_OK);
+        pp_report *r = NULL;
+        if (m)
+            EXPECT_EQ_I64(pp_report_build(m, NULL, &r, &err), PP_OK);
+        if (!r) {
+            pp_model_free(m);
+            continue;
+        }
+        const pp_track_info *t0 = pp_model_track(m, 0), *t1 = pp_model_track(m, 1);
+        size_t nd = 0;
+        const pp_device_stats *d = pp_report_devices(r, &nd);
+        if (two_hosts) {
+            EXPECT_STR(pp_model_string(m, t0->process), "GPU.0@alpha");
+            EXPECT_STR(pp_model_string(m, t1->process), "GPU.0@beta");
+            EXPECT_EQ_U64(nd, 2);
+            for (size_t i = 0; i < nd; i++) {
+                EXPECT_STR(d[i].name, i == 0 ? "GPU.0@alpha" : "GPU.0@beta");
+                EXPECT_EQ_I64(d[i].busy_ns, 100);
+            }
+        } else {
+            EXPECT_STR(pp_model_string(m, t0->process), "GPU.0");
+            EXPECT_STR(pp_model_string(m, t1->process), "GPU.0 (consumer)");
+            EXPECT_STR(pp_model_string(m, t1->device), "GPU.0");
+            EXPECT_EQ_U64(nd, 1);
+            if (nd == 1)
+                EXPECT_EQ_I64(d[0].busy_ns, 150);
+        }
+        pp_report_free(r);
+        pp_model_free(m);
+        pp_model_free(a);
+        pp_model_free(b);
+    }
+}
+
 /* An offset that moves events past the time range is refused, naming the
  * input. */
 static void test_offset_out_of_range_is_refused(void) {
@@ -240,6 +289,7 @@ int main(void) {
     RUN(test_same_boot_shares_the_clock_and_offsets_win);
     RUN(test_no_common_clock_is_refused);
     RUN(test_batches_cross_processes);
+    RUN(test_one_device_name_on_two_hosts_is_two_devices);
     RUN(test_offset_out_of_range_is_refused);
     return pp_test_finish();
 }
