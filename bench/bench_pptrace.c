@@ -77,7 +77,7 @@ static int convert(const char *in, const char *out, const char *how) {
     double t0 = now_s();
     int rc;
     if (strcmp(how, "chunks") == 0) {
-        rc = pp_trace_convert(in, out, &info, &err);
+        rc = pp_trace_convert(in, out, NULL, &info, &err);
         if (rc == PP_OK && info.chunks == 0)
             trace_die("pp_trace_convert read the trace whole");
     } else {

@@ -34,7 +34,7 @@ static void check_convert(const char *path, int read_rc, const pp_error *read_er
     snprintf(whole, sizeof whole, "/dev/shm/pp-fuzz-%d-whole.json", (int)getpid());
     snprintf(chunks, sizeof chunks, "/dev/shm/pp-fuzz-%d-chunks.json", (int)getpid());
     pp_error err = {{0}};
-    int rc = pp_trace_convert_chunks(path, chunks, 1, NULL, &err); /* a chunk a block */
+    int rc = pp_trace_convert_chunks(path, chunks, 1, NULL, NULL, &err); /* a chunk a block */
     if (rc == PP_ENOMEM || read_rc == PP_ENOMEM)
         return;
     int wrote = (read_rc == PP_OK || read_rc == PP_ETRUNCATED) &&

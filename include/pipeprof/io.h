@@ -43,9 +43,19 @@ int pp_trace_read(const char *path, pp_model **out, pp_error *err);
  * extension with no writer. */
 int pp_trace_write(const pp_model *m, const char *path, pp_error *err);
 
+/* What pp_trace_convert keeps; zero-initialized (or NULL): everything. A
+ * window keeps the events that overlap [from_ns, to_ns) in trace
+ * nanoseconds (a span that starts before to_ns and ends after from_ns; an
+ * event of no duration at from_ns <= ts < to_ns) with their annotations,
+ * and every string, track, thread and the metadata. */
+typedef struct pp_convert_options {
+    int has_from, has_to;
+    int64_t from_ns, to_ns;
+} pp_convert_options;
+
 /* What pp_trace_convert did. */
 typedef struct pp_convert_info {
-    uint64_t events;          /* events written */
+    uint64_t events;          /* events written (inside the window, when one was given) */
     uint64_t truncated_bytes; /* the output's meta.truncated_bytes: input lost to a cut */
     uint64_t chunks;          /* pieces read and written one at a time (65536 events or
                                  more each, the last maybe fewer; after a failure, those
@@ -58,8 +68,9 @@ typedef struct pp_convert_info {
  * memory stays a few MB whatever the trace's size; every other pair reads
  * the whole trace first (docs/cli.md, `pipeprof convert`). On PP_ETRUNCATED
  * (`in` was cut short) every complete part was converted, `out` is written,
- * and err says what was lost. `info` may be NULL. */
-int pp_trace_convert(const char *in, const char *out, pp_convert_info *info, pp_error *err);
+ * and err says what was lost. `opt` and `info` may be NULL. */
+int pp_trace_convert(const char *in, const char *out, const pp_convert_options *opt,
+                     pp_convert_info *info, pp_error *err);
 
 int pp_pptrace_write(const pp_model *m, const char *path, pp_error *err);
 int pp_pptrace_read(const char *path, pp_model **out, pp_error *err);

@@ -50,6 +50,12 @@ void cli_viewer_limits_warn(const char *path);
 /* Prints "<cmd>: unknown option ..." and returns CLI_BADINPUT. */
 int cli_unknown_option(const char *cmd, const char *arg);
 
+/* --from NS / --to NS (trace nanoseconds, 0 to INT64_MAX) at argv[*i]: 1
+ * when it was one (its value stored and its flag set), 0 when not, -1
+ * after printing an error. */
+int cli_range_option(int argc, char **argv, int *i, int *has_from, int64_t *from_ns,
+                     int *has_to, int64_t *to_ns);
+
 struct pp_analyze_options;
 /* The window options analyze, export and report share: --region,
  * --exclude-region, --from, --to and the name patterns (--batch-pattern,

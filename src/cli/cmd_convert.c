@@ -9,7 +9,7 @@
 
 static void convert_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof convert IN OUT\n\n"
+            "usage: pipeprof convert IN OUT [--from NS] [--to NS]\n\n"
             "Reads the trace IN (.pptrace, Chrome JSON .json or .json.gz, found by\n"
             "content) and writes it to OUT in the format OUT's extension names:\n"
             "  .pptrace   native, compact, block-framed\n"
@@ -22,10 +22,15 @@ static void convert_help(FILE *out) {
             ".pftrace outputs are read whole first.\n"
             "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n\n"
             "options:\n"
-            "  -h, --help   this help\n\n"
+            "  --from NS, --to NS   keep only the events that overlap [NS, NS) in trace\n"
+            "                       nanoseconds (every track and string is kept): cut a\n"
+            "                       trace too large to analyze in memory down to the part\n"
+            "                       to analyze\n"
+            "  -h, --help           this help\n\n"
             "examples:\n"
             "  pipeprof convert trace.pptrace trace.json      # open it in ui.perfetto.dev\n"
             "  pipeprof convert trace.pptrace trace.pftrace\n"
+            "  pipeprof convert hour.pptrace minute.pptrace --from 600000000000 --to 660000000000\n"
             "  pipeprof convert pytorch_trace.json.gz trace.pptrace\n");
 }
 
@@ -42,7 +47,14 @@ static int convert_fail(const char *path, int rc, const pp_error *err) {
 static int convert_run(int argc, char **argv) {
     const char *paths[2];
     int npaths = 0;
+    pp_convert_options opt = {0};
     for (int i = 1; i < argc; i++) {
+        int got = cli_range_option(argc, argv, &i, &opt.has_from, &opt.from_ns, &opt.has_to,
+                                   &opt.to_ns);
+        if (got < 0)
+            return CLI_BADINPUT;
+        if (got > 0)
+            continue;
         if (argv[i][0] == '-' && argv[i][1] != '\0')
             return cli_unknown_option(argv[0], argv[i]);
         if (npaths == 2) {
@@ -66,10 +78,15 @@ static int convert_run(int argc, char **argv) {
         cli_error("convert: %s: unknown output format (use .pptrace, .json or .pftrace)", out);
         return CLI_BADINPUT;
     }
+    if (opt.has_from && opt.has_to && opt.from_ns >= opt.to_ns) {
+        cli_error("convert: --from %lld is not before --to %lld", (long long)opt.from_ns,
+                  (long long)opt.to_ns);
+        return CLI_BADINPUT;
+    }
 
     pp_error err = {{0}};
     pp_convert_info info;
-    int rc = pp_trace_convert(in, out, &info, &err);
+    int rc = pp_trace_convert(in, out, &opt, &info, &err);
     if (rc == PP_ETRUNCATED)
         cli_error("warning: %s (%" PRIu64 " bytes lost; converted the rest, and the output's "
                   "metadata records the loss)", err.msg, info.truncated_bytes);

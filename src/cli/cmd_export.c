@@ -186,7 +186,7 @@ static int export_convert(const export_args *a, const char *out) {
     const char *in = a->traces.paths[0];
     pp_error err = {{0}};
     pp_convert_info info;
-    int rc = pp_trace_convert(in, out, &info, &err);
+    int rc = pp_trace_convert(in, out, NULL, &info, &err);
     if (rc == PP_ETRUNCATED) {
         cli_error("warning: %s (exporting the rest; the output's metadata states the loss)",
                   err.msg);

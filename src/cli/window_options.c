@@ -4,11 +4,11 @@
 #include "cli/cli.h"
 #include "pipeprof/analyze.h"
 
-/* --from NS / --to NS: a clip of W in trace nanoseconds. */
-static int range_option(int argc, char **argv, int *i, pp_analyze_options *opt) {
+int cli_range_option(int argc, char **argv, int *i, int *has_from, int64_t *from_ns,
+                     int *has_to, int64_t *to_ns) {
     static const char *const names[] = {"--from", "--to"};
-    int *has[] = {&opt->has_from, &opt->has_to};
-    int64_t *at[] = {&opt->from_ns, &opt->to_ns};
+    int *has[] = {has_from, has_to};
+    int64_t *at[] = {from_ns, to_ns};
     for (size_t k = 0; k < 2; k++) {
         const char *v = NULL;
         uint64_t ns;
@@ -25,7 +25,8 @@ static int range_option(int argc, char **argv, int *i, pp_analyze_options *opt) 
 }
 
 int cli_window_option(int argc, char **argv, int *i, pp_analyze_options *opt) {
-    int range = range_option(argc, argv, i, opt);
+    int range = cli_range_option(argc, argv, i, &opt->has_from, &opt->from_ns, &opt->has_to,
+                                 &opt->to_ns);
     if (range != 0)
         return range;
     static const char *const names[] = {"--region",        "--exclude-region",

@@ -30,6 +30,6 @@ int trace_writer_write(const trace_writer *w, const pp_model *m, const char *pat
 /* pp_trace_convert with chunks of at least chunk_events (it uses 65536, one
  * full EVENTS block); the fuzz harness makes every EVENTS block a chunk. */
 int pp_trace_convert_chunks(const char *in, const char *out, size_t chunk_events,
-                            pp_convert_info *info, pp_error *err);
+                            const pp_convert_options *opt, pp_convert_info *info, pp_error *err);
 
 #endif

@@ -219,6 +219,15 @@ expect "convert .json back to .pptrace" 0 "a.json -> b.pptrace:"
 run "$P" convert b.pptrace c.json
 expect "and to .json again" 0 "b.pptrace -> c.json:"
 check "pptrace -> json -> pptrace -> json loses nothing (same JSON twice)" cmp -s a.json c.json
+run "$P" convert basic.pptrace all.json --from 0
+expect "a window from 0 keeps the whole trace" 0 "basic.pptrace -> all.json:"
+check "the same JSON as without a window" cmp -s a.json all.json
+run "$P" convert basic.pptrace none.json --from 0 --to 1
+expect "a window before the trace keeps no event" 0 "basic.pptrace -> none.json: 0 events"
+run "$P" convert basic.pptrace x.json --from 5 --to 5
+expect "an empty window is bad input" 2 "convert: --from 5 is not before --to 5"
+run "$P" convert basic.pptrace x.json --from soon
+expect "a window bound that is not a number is bad input" 2 "--from"
 
 run "$P" convert a.json
 expect "convert with one path" 2 "convert: expected IN OUT"

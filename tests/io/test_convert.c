@@ -34,8 +34,9 @@ static uint32_t add_track(pp_model *m, uint8_t kind, const char *process, const 
 }
 
 /* Spans, counters and flows on three tracks, with stages, and annotations
- * of every type at strides that fall on both sides of each chunk boundary. */
-static pp_model *trace_of_chunks(void) {
+ * of every type at strides that fall on both sides of each chunk boundary;
+ * of those, the events whose time [ts, ts + max(dur, 1)) meets [from, to). */
+static pp_model *trace_in(int64_t from, int64_t to) {
     pp_model *m;
     EXPECT_EQ_I64(pp_model_create(&m), PP_OK);
     uint32_t tracks[3] = {add_track(m, PP_TRACK_KIND_DEVICE, "GPU.0", "stream 0"),
@@ -58,8 +59,10 @@ static pp_model *trace_of_chunks(void) {
         e.hw_ns = i % 3 == 0 ? i : 0;
         e.value = e.kind == PP_EV_COUNTER ? (double)i / 8 : 0;
         e.id = e.kind == PP_EV_FLOW ? i : 0;
+        if (e.ts_ns >= to || e.ts_ns + (e.dur_ns ? e.dur_ns : 1) <= from)
+            continue;
         EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
-        pp_annotation a = {.event = i};
+        pp_annotation a = {.event = pp_model_event_count(m) - 1};
         if (i % 7 == 0) {
             a.key = seq, a.type = PP_VALUE_INT, a.v.i = -(int64_t)i;
             EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
@@ -111,7 +114,7 @@ static int expect_converts_as_whole(const char *in_path, uint64_t chunks) {
         EXPECT(read_rc == PP_OK || read_rc == PP_ETRUNCATED);
         EXPECT_EQ_I64(pp_trace_write(m, whole_path, &err), PP_OK);
         pp_convert_info info;
-        status = pp_trace_convert(in, chunk_path, &info, &err);
+        status = pp_trace_convert(in, chunk_path, NULL, &info, &err);
         EXPECT_EQ_I64(status, read_rc);
         EXPECT_STR(err.msg, read_err.msg);
         EXPECT_EQ_U64(info.chunks, chunks);
@@ -146,10 +149,10 @@ static blocks parse(const unsigned char *data, size_t len) {
 }
 
 /* Writes the header and the blocks of `data` in the order `order` (block
- * numbers, -1 ends it) as the file `name`, frees data, and checks that it
- * converts in `chunks` chunks (0: read whole) to what a whole read gives. */
-static void expect_reordered_converts(const char *name, unsigned char *data, const blocks *b,
-                                      const int *order, uint64_t chunks) {
+ * numbers, -1 ends it) as the file `name`, whose path goes to `path`, and
+ * frees data. */
+static void write_reordered(const char *name, unsigned char *data, const blocks *b,
+                            const int *order, char path[1024]) {
     size_t len = 16;
     unsigned char *out = malloc(b->at[b->n]);
     memcpy(out, data, 16);
@@ -158,15 +161,14 @@ static void expect_reordered_converts(const char *name, unsigned char *data, con
         memcpy(out + len, data + b->at[*order], n);
         len += n;
     }
-    const char *path = pp_test_path(name);
+    snprintf(path, 1024, "%s", pp_test_path(name));
     EXPECT_EQ_I64(pp_test_write_file(path, out, len), 0);
     free(out);
     free(data);
-    EXPECT_EQ_I64(expect_converts_as_whole(path, chunks), PP_OK);
 }
 
 static const char *write_trace(void) {
-    pp_model *m = trace_of_chunks();
+    pp_model *m = trace_in(INT64_MIN, INT64_MAX);
     pp_error err = {{0}};
     const char *path = pp_test_path("chunks.pptrace");
     EXPECT_EQ_I64(pp_pptrace_write(m, path, &err), PP_OK);
@@ -202,12 +204,15 @@ static void test_recorder_block_order_converts(void) {
                 order[n++] = (int)i;
         }
     order[n] = -1;
-    expect_reordered_converts("recorder.pptrace", data, &b, order, 3);
+    char path[1024];
+    write_reordered("recorder.pptrace", data, &b, order, path);
+    EXPECT_EQ_I64(expect_converts_as_whole(path, 3), PP_OK);
 }
 
 /* Annotations of the first EVENTS block after the second: valid, sorted,
- * but a chunk of the first block's events is written before they come. */
-static void test_annotations_behind_their_block_read_whole(void) {
+ * but a chunk of the first block's events is written before they come.
+ * The file's path goes to `path`. */
+static void write_annotations_behind(char path[1024]) {
     size_t len;
     unsigned char *data = slurp(write_trace(), &len);
     blocks b = parse(data, len);
@@ -224,7 +229,13 @@ static void test_annotations_behind_their_block_read_whole(void) {
     }
     order[n] = -1;
     EXPECT(swapped && b.type[first_events + 1] == 6);
-    expect_reordered_converts("behind.pptrace", data, &b, order, 0);
+    write_reordered("behind.pptrace", data, &b, order, path);
+}
+
+static void test_annotations_behind_their_block_read_whole(void) {
+    char path[1024];
+    write_annotations_behind(path);
+    EXPECT_EQ_I64(expect_converts_as_whole(path, 0), PP_OK);
 }
 
 /* A file cut inside its third EVENTS block and one cut at a block boundary
@@ -286,12 +297,40 @@ static void test_damage_in_a_later_chunk_leaves_no_output(void) {
         snprintf(out, sizeof out, "%s", pp_test_path("damaged.json"));
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
         pp_convert_info info;
-        EXPECT_EQ_I64(pp_trace_convert(path, out, &info, &err), PP_EFORMAT);
+        EXPECT_EQ_I64(pp_trace_convert(path, out, NULL, &info, &err), PP_EFORMAT);
         EXPECT_STR(err.msg, read_err.msg);
         EXPECT_EQ_U64(info.chunks, k == 0 ? 0 : 2);
         EXPECT(access(out, F_OK) != 0);
         EXPECT(access(tmp, F_OK) != 0);
     }
+}
+
+/* A window across the first chunk boundary (event 65536 starts at 655360
+ * ns) whose start cuts span 60007 ([600070, 600082)) and falls on counter
+ * 60008 (at 600080), both kept: chunked, and read whole (the file whose
+ * annotations lie behind their block), both keep what the window meets. */
+static void test_window_keeps_what_it_meets(void) {
+    pp_convert_options opt = {.has_from = 1, .has_to = 1, .from_ns = 600080, .to_ns = 1000000};
+    pp_model *want = trace_in(opt.from_ns, opt.to_ns);
+    char in[2][1024];
+    snprintf(in[0], sizeof in[0], "%s", write_trace());
+    write_annotations_behind(in[1]);
+    for (int k = 0; k < 2; k++) {
+        char out[1024];
+        snprintf(out, sizeof out, "%s", pp_test_path("window.pptrace"));
+        pp_convert_info info;
+        pp_error err = {{0}};
+        EXPECT_EQ_I64(pp_trace_convert(in[k], out, &opt, &info, &err), PP_OK);
+        EXPECT_EQ_U64(info.chunks, k == 0 ? 3 : 0);
+        EXPECT_EQ_U64(info.events, pp_model_event_count(want));
+        pp_model *got = NULL;
+        EXPECT_EQ_I64(pp_trace_read(out, &got, &err), PP_OK);
+        char why[256] = "";
+        if (got && !pp_test_models_equal(want, got, why, sizeof why))
+            pp_test_fail(__FILE__, __LINE__, "%s windowed: %s", in[k], why);
+        pp_model_free(got);
+    }
+    pp_model_free(want);
 }
 
 static int count_chunk(void *ctx, const pp_model *chunk) {
@@ -365,9 +404,9 @@ static void test_rewritten_file_is_refused(void) {
 static void test_unwritable_output_is_named(void) {
     pp_error err = {{0}};
     pp_convert_info info;
-    EXPECT_EQ_I64(pp_trace_convert(write_trace(), "/nonexistent-dir/x.json", &info, &err), PP_EIO);
+    EXPECT_EQ_I64(pp_trace_convert(write_trace(), "/nonexistent-dir/x.json", NULL, &info, &err), PP_EIO);
     EXPECT_CONTAINS(err.msg, "/nonexistent-dir/x.json");
-    EXPECT_EQ_I64(pp_trace_convert(NULL, "x.json", NULL, &err), PP_EINVAL);
+    EXPECT_EQ_I64(pp_trace_convert(NULL, "x.json", NULL, NULL, &err), PP_EINVAL);
 }
 
 int main(void) {
@@ -377,6 +416,7 @@ int main(void) {
     RUN(test_annotations_behind_their_block_read_whole);
     RUN(test_cut_files_convert_what_is_complete);
     RUN(test_damage_in_a_later_chunk_leaves_no_output);
+    RUN(test_window_keeps_what_it_meets);
     RUN(test_grown_file_reads_what_the_first_pass_saw);
     RUN(test_rewritten_file_is_refused);
     RUN(test_unwritable_output_is_named);
