@@ -2,7 +2,8 @@
  * truncated file's partial model too); the model it gives is walked and
  * must survive a round trip through Chrome JSON; and a conversion of the
  * same bytes (in chunks of one EVENTS block where it can) must give the
- * read's status and message, and the JSON that writing its model gives. Every input is read twice:
+ * read's status and message, and the JSON that writing its model gives,
+ * and a window of it must keep the events it meets. Every input is read twice:
  * as is, and with each block's CRC recomputed, so that mutations reach the
  * block decoders instead of stopping at the checksum. */
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "fuzz_model.h"
 #include "io/pptrace_format.h"
 #include "io/trace_write.h"
+#include "model/window_copy.h"
 
 static int same_bytes(const char *a, const char *b) {
     FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
@@ -46,6 +48,26 @@ static void check_convert(const char *path, int read_rc, const pp_error *read_er
         abort();
     }
     remove(whole);
+    /* a window from the middle event on keeps the events it meets */
+    size_t n = m ? pp_model_event_count(m) : 0, inside = 0;
+    pp_event mid;
+    remove(chunks);
+    if (n == 0 || rc != PP_OK)
+        return;
+    pp_model_event(m, n / 2, &mid);
+    pp_convert_options opt = {.has_from = 1, .from_ns = mid.ts_ns};
+    for (size_t i = 0; i < n; i++) {
+        pp_event e;
+        pp_model_event(m, i, &e);
+        inside += pp_in_window(e.ts_ns, e.dur_ns, mid.ts_ns, INT64_MAX);
+    }
+    pp_convert_info info;
+    rc = pp_trace_convert_chunks(path, chunks, 1, &opt, &info, &err);
+    if (rc != PP_OK || info.events != inside) {
+        fprintf(stderr, "a window kept %llu events of %zu inside (%d \"%s\")\n",
+                (unsigned long long)info.events, inside, rc, err.msg);
+        abort();
+    }
     remove(chunks);
 }
 
