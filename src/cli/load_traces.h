@@ -32,6 +32,11 @@ extern const char cli_traces_help[];
 int cli_traces_option(int argc, char **argv, int *i, cli_traces *t);
 /* Adds a TRACE argument; 0, or CLI_FAIL after a message (no memory). */
 int cli_traces_add(cli_traces *t, const char *path);
+/* Warns when reading and analyzing the traces would take more memory than
+ * this process can have (memory_check.c); `verb` names what the command
+ * does with them ("analyzing"). cli_traces_load calls it first. */
+void cli_memory_check(const char *verb, const cli_traces *t);
+
 /* Reads the traces (a truncated one with a warning that `verb`s the rest,
  * e.g. "analyzing") and merges them when there are several. *out receives
  * the model, *source (malloc'd) the names for a report's header ("a.pptrace

@@ -393,6 +393,35 @@ static int read_block(reader *r) {
     return rc;
 }
 
+/* The event and annotation totals of the END block that ends a file of
+ * `size` bytes at fd; 0 when the file does not end in a sound one. */
+static int end_totals(int fd, uint64_t size, uint64_t *events, uint64_t *annotations) {
+    unsigned char b[PPTRACE_BLOCK_HEAD_LEN + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN];
+    if (size < PPTRACE_HEADER_LEN + sizeof b ||
+        pread(fd, b, sizeof b, (off_t)(size - sizeof b)) != (ssize_t)sizeof b ||
+        pptrace_get32(b) != PPTRACE_END || pptrace_get32(b + 4) != PPTRACE_END_LEN ||
+        pptrace_get32(b + sizeof b - PPTRACE_BLOCK_TAIL_LEN) !=
+            (uint32_t)crc32(0L, b, sizeof b - PPTRACE_BLOCK_TAIL_LEN))
+        return 0;
+    *events = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 24);
+    *annotations = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 32);
+    return 1;
+}
+
+int pptrace_peek_totals(const char *path, uint64_t *events, uint64_t *annotations) {
+    unsigned char magic[PPTRACE_MAGIC_LEN];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ok = 0;
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+        memcmp(magic, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN) == 0)
+        ok = end_totals(fd, (uint64_t)st.st_size, events, annotations);
+    close(fd);
+    return ok;
+}
+
 /* Sizes the model's event columns and annotation table for the totals the
  * END block states, when the file ends in one, so that reading fills them
  * once instead of regrowing them, and states that room in *room (none: 0
@@ -402,15 +431,9 @@ static int read_block(reader *r) {
  * annotation 4; version-1 rows their fixed sizes), and a file without a
  * readable END block is read all the same. */
 static void reserve_from_end(reader *r, pptrace_ahead_room *room) {
-    unsigned char b[PPTRACE_BLOCK_HEAD_LEN + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN];
-    if (r->size < PPTRACE_HEADER_LEN + sizeof b ||
-        pread(r->fd, b, sizeof b, (off_t)(r->size - sizeof b)) != (ssize_t)sizeof b ||
-        pptrace_get32(b) != PPTRACE_END || pptrace_get32(b + 4) != PPTRACE_END_LEN ||
-        pptrace_get32(b + sizeof b - PPTRACE_BLOCK_TAIL_LEN) !=
-            (uint32_t)crc32(0L, b, sizeof b - PPTRACE_BLOCK_TAIL_LEN))
+    uint64_t events, annotations;
+    if (!end_totals(r->fd, r->size, &events, &annotations))
         return;
-    uint64_t events = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 24);
-    uint64_t annotations = pptrace_get64(b + PPTRACE_BLOCK_HEAD_LEN + 32);
     int v2 = r->version >= 2;
     uint64_t min_event = v2 ? PPTRACE_EV_COLUMNS : PPTRACE_EVENT_ROW;
     uint64_t min_annotation = v2 ? PPTRACE_AN_COLUMNS : PPTRACE_ANNOTATION_ROW;

@@ -10,6 +10,12 @@
 int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 
+/* The events and annotations the END block of the .pptrace at `path`
+ * states, read from its last bytes alone: 1, or 0 when it is no .pptrace or
+ * does not end in a sound END block (a recording cut short). For a
+ * caller that wants to know what a read will hold before it reads. */
+int pptrace_peek_totals(const char *path, uint64_t *events, uint64_t *annotations);
+
 /* Reading a .pptrace without holding all of its events, for a converter
  * that writes them as they come (io/convert.c), in two passes over the file.
  *

@@ -229,6 +229,15 @@ expect "an empty window is bad input" 2 "convert: --from 5 is not before --to 5"
 run "$P" convert basic.pptrace x.json --from soon
 expect "a window bound that is not a number is bad input" 2 "--from"
 
+# A trace larger than the memory there is: a warning names it, its size and
+# what to do, and the analysis goes on.
+PIPEPROF_MEM_AVAILABLE=1000 run "$P" analyze basic.pptrace
+expect "analyze warns of a trace larger than the memory available" 0 \
+    "warning: basic.pptrace holds" "events: analyzing them takes up to about" \
+    "and about 0 MB is available" "pipeprof convert TRACE PART.pptrace --from NS --to NS"
+PIPEPROF_MEM_AVAILABLE=100000000000 run "$P" analyze basic.pptrace
+check "no warning when it fits" test "${out#*warning: basic.pptrace holds}" = "$out"
+
 run "$P" convert a.json
 expect "convert with one path" 2 "convert: expected IN OUT"
 run "$P" convert a.json b.json c.json
