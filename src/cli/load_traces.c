@@ -187,6 +187,7 @@ int cli_traces_load(const char *cmd, const char *verb, const cli_traces *t, pp_m
         cli_error("%s: --offset and --sync align several traces; %zu given", cmd, t->n);
         return CLI_BADINPUT;
     }
+    cli_memory_check(verb, t);
     pp_model **models = calloc(t->n ? t->n : 1, sizeof *models);
     pp_merge_input *in = calloc(t->n ? t->n : 1, sizeof *in);
     int code = models && in && (*source = joined_names(t)) ? 0 : CLI_FAIL;
