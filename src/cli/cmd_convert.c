@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/load_traces.h"
 #include "pipeprof/io.h"
 
 static void convert_help(FILE *out) {
@@ -84,6 +85,10 @@ static int convert_run(int argc, char **argv) {
         return CLI_BADINPUT;
     }
 
+    if (pp_format_from_path(out) == PP_FORMAT_PERFETTO) { /* read whole: io/convert.c */
+        cli_traces whole = {.paths = &in, .n = 1};
+        cli_memory_check("converting", &whole);
+    }
     pp_error err = {{0}};
     pp_convert_info info;
     int rc = pp_trace_convert(in, out, &opt, &info, &err);

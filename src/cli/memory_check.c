@@ -81,8 +81,8 @@ void cli_memory_check(const char *verb, const cli_traces *t) {
     format_bytes(avail_text, sizeof avail_text, (double)avail);
     cli_error("warning: %s %s %" PRIu64 " events: %s them takes up to about %s of memory and "
               "about %s is available, so the system may stop pipeprof for lack of it; "
-              "`pipeprof convert TRACE PART.pptrace --from NS --to NS` cuts out a part to "
-              "analyze, in a few MB",
+              "`pipeprof convert TRACE PART.pptrace --from NS --to NS` cuts out a part in a "
+              "few MB",
               t->n > 1 ? "the traces" : t->paths[0], t->n > 1 ? "hold" : "holds", events, verb,
               need_text, avail_text);
 }

@@ -234,9 +234,15 @@ expect "a window bound that is not a number is bad input" 2 "--from"
 PIPEPROF_MEM_AVAILABLE=1000 run "$P" analyze basic.pptrace
 expect "analyze warns of a trace larger than the memory available" 0 \
     "warning: basic.pptrace holds" "events: analyzing them takes up to about" \
-    "and about 0 MB is available" "pipeprof convert TRACE PART.pptrace --from NS --to NS"
+    "and about 0 MB is available" "pipeprof convert TRACE PART.pptrace --from NS --to NS" \
+    "cuts out a part in a few MB"
 PIPEPROF_MEM_AVAILABLE=100000000000 run "$P" analyze basic.pptrace
 check "no warning when it fits" test "${out#*warning: basic.pptrace holds}" = "$out"
+PIPEPROF_MEM_AVAILABLE=1000 run "$P" convert basic.pptrace mem.pftrace
+expect "convert to .pftrace, which reads whole, warns the same way" 0 \
+    "warning: basic.pptrace holds" "converting them takes up to about"
+PIPEPROF_MEM_AVAILABLE=1000 run "$P" convert basic.pptrace mem.json
+check "convert to .json, in chunks, does not" test "${out#*warning:}" = "$out"
 
 run "$P" convert a.json
 expect "convert with one path" 2 "convert: expected IN OUT"
