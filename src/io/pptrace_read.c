@@ -27,24 +27,10 @@
 #include "model/event_slots.h"
 #include "pipeprof/io.h"
 
-int rd_fail(reader *r, uint64_t at, const char *fmt, ...) {
-    char problem[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(problem, sizeof problem, fmt, ap);
-    va_end(ap);
-    return pp_set_error(r->err, PP_EFORMAT, "%s: byte %llu: %s", r->path, (unsigned long long)at,
-                        problem);
-}
-
 /* Ends the read at the current block: everything before it is kept. */
 static int truncated(reader *r, const char *what) {
     snprintf(r->lost_what, sizeof r->lost_what, "%s", what);
     return PP_ETRUNCATED;
-}
-
-int rd_no_memory(reader *r) {
-    return pp_set_error(r->err, PP_ENOMEM, "%s: out of memory", r->path);
 }
 
 /* A pp_model_add_* call failed after our own checks passed: out of memory,
@@ -54,15 +40,6 @@ static int model_refused(reader *r, int rc, const char *what, size_t row) {
         return rd_no_memory(r);
     return pp_set_error(r->err, PP_EFORMAT, "%s: byte %llu: %s %zu refused by the model: %s",
                         r->path, (unsigned long long)r->block_at, what, row, pp_strerror(rc));
-}
-
-int rd_read_bytes(reader *r, uint64_t from, void *dst, size_t n, size_t *got) {
-    long k = pptrace_pread(r->fd, dst, n, from);
-    *got = k < 0 ? 0 : (size_t)k;
-    if (k < 0)
-        return pp_set_error(r->err, PP_EIO, "%s: byte %llu: read failed: %s", r->path,
-                            (unsigned long long)from, strerror(errno));
-    return PP_OK;
 }
 
 static int read_header(reader *r) {
@@ -77,10 +54,12 @@ static int read_header(reader *r) {
         return truncated(r, "an incomplete file header");
     uint32_t version = pptrace_get32(h + 8), flags = pptrace_get32(h + 12);
     if (version < PPTRACE_OLDEST_VERSION || version > PPTRACE_VERSION)
-        return rd_fail(r, 8, "unsupported .pptrace version %u (this pipeprof reads versions %u to %u)",
-                    version, PPTRACE_OLDEST_VERSION, PPTRACE_VERSION);
+        return rd_fail(r, 8,
+                       "unsupported .pptrace version %u (this pipeprof reads versions %u to %u)",
+                       version, PPTRACE_OLDEST_VERSION, PPTRACE_VERSION);
     if (flags != 0)
-        return rd_fail(r, 12, "unknown header flags 0x%x (version %u defines none)", flags, version);
+        return rd_fail(r, 12, "unknown header flags 0x%x (version %u defines none)", flags,
+                       version);
     r->version = version;
     r->block_at = PPTRACE_HEADER_LEN;
     return PP_OK;
@@ -96,8 +75,9 @@ static int check_string(reader *r, const unsigned char *q, const char *what, siz
     if (id < n)
         return PP_OK;
     snprintf(where, sizeof where, row == NO_ROW ? "%s" : "%s %zu", what, row);
-    return rd_fail(r, rd_at(r, q), "%s: %s string id %llu out of range (%zu strings defined before it)",
-                where, field, (unsigned long long)id, n);
+    return rd_fail(r, rd_at(r, q),
+                   "%s: %s string id %llu out of range (%zu strings defined before it)", where,
+                   field, (unsigned long long)id, n);
 }
 
 static int decode_strings(reader *r, const unsigned char *p, uint32_t len) {
@@ -107,14 +87,15 @@ static int decode_strings(reader *r, const unsigned char *p, uint32_t len) {
     uint32_t first = pptrace_get32(p), count = pptrace_get32(p + 4);
     if (first != pp_model_string_count(r->m))
         return rd_fail(r, rd_at(r, p), "STRINGS block starts at string id %u, expected %zu", first,
-                    pp_model_string_count(r->m));
+                       pp_model_string_count(r->m));
     if (count > PPTRACE_ROWS_PER_BLOCK)
-        return rd_fail(r, rd_at(r, p + 4), "STRINGS block holds %u strings (at most %u allowed)", count,
-                    PPTRACE_ROWS_PER_BLOCK);
+        return rd_fail(r, rd_at(r, p + 4), "STRINGS block holds %u strings (at most %u allowed)",
+                       count, PPTRACE_ROWS_PER_BLOCK);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t want = first + i, id;
         if (end - q < 4 || pptrace_get32(q) > (size_t)(end - q) - 4)
-            return rd_fail(r, rd_at(r, q), "string %u runs past the end of its STRINGS block", want);
+            return rd_fail(r, rd_at(r, q), "string %u runs past the end of its STRINGS block",
+                           want);
         uint32_t slen = pptrace_get32(q);
         int rc = pp_model_intern(r->m, (const char *)q + 4, slen, &id);
         if (rc == PP_EINVAL)
@@ -123,12 +104,12 @@ static int decode_strings(reader *r, const unsigned char *p, uint32_t len) {
             return rd_no_memory(r);
         if (id != want)
             return rd_fail(r, rd_at(r, q), "string %u repeats string %u (each text is stored once)",
-                        want, id);
+                           want, id);
         q += 4 + slen;
     }
     if (q != end)
         return rd_fail(r, rd_at(r, q), "%zu bytes after the last string of the STRINGS block",
-                    (size_t)(end - q));
+                       (size_t)(end - q));
     return PP_OK;
 }
 
@@ -138,7 +119,8 @@ static int decode_meta(reader *r, const unsigned char *p) {
     r->seen_meta = 1;
     int32_t level = (int32_t)pptrace_get32(p);
     if (level < -1 || level > 2)
-        return rd_fail(r, rd_at(r, p), "recording level %d is not -1 (unknown), 0, 1 or 2", (int)level);
+        return rd_fail(r, rd_at(r, p), "recording level %d is not -1 (unknown), 0, 1 or 2",
+                       (int)level);
     int rc = check_string(r, p + 4, "META", NO_ROW, "process_name", pptrace_get32(p + 4));
     if (rc)
         return rc;
@@ -157,7 +139,7 @@ static int decode_clock(reader *r, const unsigned char *p, uint32_t len) {
     static const char *const fields[] = {"clock", "host", "boot_id", "alignment"};
     if (len != PPTRACE_CLOCK_LEN)
         return rd_fail(r, r->block_at + 4, "CLOCK block length %u (it must be %u)", len,
-                    PPTRACE_CLOCK_LEN);
+                       PPTRACE_CLOCK_LEN);
     for (int k = 0; k < 4; k++) {
         int rc = check_string(r, p + 4 * k, "CLOCK", NO_ROW, fields[k], pptrace_get32(p + 4 * k));
         if (rc)
@@ -165,28 +147,15 @@ static int decode_clock(reader *r, const unsigned char *p, uint32_t len) {
     }
     int64_t error_ns = (int64_t)pptrace_get64(p + 16);
     if (error_ns < -1)
-        return rd_fail(r, rd_at(r, p + 16), "CLOCK: alignment error %lld ns is below -1 (not known)",
-                    (long long)error_ns);
+        return rd_fail(r, rd_at(r, p + 16),
+                       "CLOCK: alignment error %lld ns is below -1 (not known)",
+                       (long long)error_ns);
     pp_model_meta *meta = pp_model_meta_mut(r->m);
     meta->clock = pptrace_get32(p);
     meta->host = pptrace_get32(p + 4);
     meta->boot_id = pptrace_get32(p + 8);
     meta->alignment = pptrace_get32(p + 12);
     meta->alignment_error_ns = error_ns;
-    return PP_OK;
-}
-
-int rd_table_rows(reader *r, const unsigned char *p, uint32_t len, uint32_t row, uint32_t *n) {
-    if (len < 4)
-        return rd_fail(r, r->block_at + 4, "%s block length %u is below its 4-byte row count",
-                    pptrace_block_name(r->type), len);
-    *n = pptrace_get32(p);
-    if (*n > PPTRACE_ROWS_PER_BLOCK)
-        return rd_fail(r, rd_at(r, p), "%s block holds %u rows (at most %u allowed)",
-                    pptrace_block_name(r->type), *n, PPTRACE_ROWS_PER_BLOCK);
-    if (len != 4 + (uint64_t)*n * row)
-        return rd_fail(r, r->block_at + 4, "%s block length %u does not match its %u rows of %u bytes",
-                    pptrace_block_name(r->type), len, *n, row);
     return PP_OK;
 }
 
@@ -242,10 +211,11 @@ static int decode_end(reader *r, const unsigned char *p) {
     for (int k = 0; k < 5; k++)
         if (pptrace_get64(p + 8 * k) != have[k])
             return rd_fail(r, rd_at(r, p + 8 * k), "END block counts %llu %s, the file holds %llu",
-                        (unsigned long long)pptrace_get64(p + 8 * k), what[k], have[k]);
+                           (unsigned long long)pptrace_get64(p + 8 * k), what[k], have[k]);
     uint64_t end = r->payload_at + PPTRACE_END_LEN + PPTRACE_BLOCK_TAIL_LEN;
     if (r->size > end)
-        return rd_fail(r, end, "%llu bytes after the END block", (unsigned long long)(r->size - end));
+        return rd_fail(r, end, "%llu bytes after the END block",
+                       (unsigned long long)(r->size - end));
     return RD_BLOCK_DONE;
 }
 
@@ -285,7 +255,9 @@ static int decode_payload(reader *r, uint32_t len) {
             return rd_annotations_v2(r, r->buf, len);
         decode_rows = rd_annotations_v1, row = PPTRACE_ANNOTATION_ROW;
         break;
-    case PPTRACE_TRACKS: decode_rows = decode_tracks, row = PPTRACE_TRACK_ROW; break;
+    case PPTRACE_TRACKS:
+        decode_rows = decode_tracks, row = PPTRACE_TRACK_ROW;
+        break;
     case PPTRACE_THREADS: decode_rows = decode_threads, row = PPTRACE_THREAD_ROW; break;
     default: return PP_OK; /* an optional block this version does not know */
     }
@@ -353,7 +325,7 @@ static int read_block(reader *r) {
         return rd_fail(r, r->block_at, "unknown block type %u", r->type);
     if (len > max || ((r->type == PPTRACE_META || r->type == PPTRACE_END) && len != max))
         return rd_fail(r, r->block_at + 4, "%s block length %u (%s %u)", name, len,
-                    len > max ? "the maximum is" : "it must be", max);
+                       len > max ? "the maximum is" : "it must be", max);
     uint64_t end = r->block_at + PPTRACE_BLOCK_HEAD_LEN + len + PPTRACE_BLOCK_TAIL_LEN;
     snprintf(what, sizeof what, "an incomplete %s block", name);
     if (end > r->size)
@@ -382,8 +354,9 @@ static int read_block(reader *r) {
         snprintf(what, sizeof what, "a final %s block that fails its checksum", name);
         if (end == r->size)
             return truncated(r, what);
-        return rd_fail(r, r->block_at, "%s block fails its checksum (stored 0x%08x, computed 0x%08x)",
-                    name, stored, crc);
+        return rd_fail(r, r->block_at,
+                       "%s block fails its checksum (stored 0x%08x, computed 0x%08x)", name, stored,
+                       crc);
     }
     if (r->mode == READ_SKELETON && (r->type == PPTRACE_EVENTS || r->type == PPTRACE_ANNOTATIONS))
         rc = rd_count_rows(r, len);

@@ -61,28 +61,33 @@ static int bad_event(reader *r, const pp_event *e, row_site *s) {
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
     if (e->dur_ns < 0)
         return rd_fail(r, event_field_at(r, s, C_DUR), "event %llu: negative duration %lld ns", idx,
-                    (long long)e->dur_ns);
+                       (long long)e->dur_ns);
     if (e->ts_ns == INT64_MIN) /* -INT64_MIN does not exist: no text form reads it back */
-        return rd_fail(r, event_field_at(r, s, C_TS), "event %llu: time %lld ns is out of range (the "
-                    "earliest is %lld)", idx, (long long)e->ts_ns, (long long)-INT64_MAX);
+        return rd_fail(r, event_field_at(r, s, C_TS),
+                       "event %llu: time %lld ns is out of range (the "
+                       "earliest is %lld)",
+                       idx, (long long)e->ts_ns, (long long)-INT64_MAX);
     if (e->ts_ns > 0 && e->dur_ns > INT64_MAX - e->ts_ns)
         return rd_fail(r, event_field_at(r, s, C_DUR),
-                    "event %llu: ends past the largest time (%lld + %lld ns)", idx,
-                    (long long)e->ts_ns, (long long)e->dur_ns);
+                       "event %llu: ends past the largest time (%lld + %lld ns)", idx,
+                       (long long)e->ts_ns, (long long)e->dur_ns);
     if (e->track >= ntracks)
         return rd_fail(r, event_field_at(r, s, C_TRACK),
-                    "event %llu: track index %u out of range (%zu tracks)", idx, e->track, ntracks);
+                       "event %llu: track index %u out of range (%zu tracks)", idx, e->track,
+                       ntracks);
     if (e->kind > PP_EV_REGION)
-        return rd_fail(r, event_field_at(r, s, C_KIND), "event %llu: unknown kind %u", idx, e->kind);
+        return rd_fail(r, event_field_at(r, s, C_KIND), "event %llu: unknown kind %u", idx,
+                       e->kind);
     if (e->role > PP_ROLE_USER)
-        return rd_fail(r, event_field_at(r, s, C_ROLE), "event %llu: unknown role %u", idx, e->role);
+        return rd_fail(r, event_field_at(r, s, C_ROLE), "event %llu: unknown role %u", idx,
+                       e->role);
     if (e->phase > PP_FLOW_END)
         return rd_fail(r, event_field_at(r, s, C_PHASE), "event %llu: unknown flow phase %u", idx,
-                    e->phase);
+                       e->phase);
     const char *field = e->name >= nstrings ? "name" : "stage";
     return rd_fail(r, event_field_at(r, s, e->name >= nstrings ? C_NAME : C_STAGE),
-                "event %llu: %s string id %u out of range (%zu strings defined before it)", idx,
-                field, e->name >= nstrings ? e->name : e->stage, nstrings);
+                   "event %llu: %s string id %u out of range (%zu strings defined before it)", idx,
+                   field, e->name >= nstrings ? e->name : e->stage, nstrings);
 }
 
 /* Appends the n events decoded into the model's slots; names the first
@@ -133,17 +138,23 @@ static int bad_layout(reader *r, pptrace_layout_problem problem, const pptrace_d
     const char *name = pptrace_block_name(r->type);
     switch (problem) {
     case PPTRACE_LAYOUT_SHORT:
-        return rd_fail(r, r->block_at + 4, "%s block length %u is below its row count and column "
-                    "directory", name, len);
+        return rd_fail(r, r->block_at + 4,
+                       "%s block length %u is below its row count and column "
+                       "directory",
+                       name, len);
     case PPTRACE_LAYOUT_ROWS:
-        return rd_fail(r, r->payload_at, "%s block holds %u rows (at most %u allowed)", name, d->rows,
-                    PPTRACE_ROWS_PER_BLOCK);
+        return rd_fail(r, r->payload_at, "%s block holds %u rows (at most %u allowed)", name,
+                       d->rows, PPTRACE_ROWS_PER_BLOCK);
     case PPTRACE_LAYOUT_BYTES:
-        return rd_fail(r, r->payload_at, "%s block: its %s column does not hold one byte per row "
-                    "(%u rows)", name, r->type == PPTRACE_EVENTS ? "flags" : "type", d->rows);
+        return rd_fail(r, r->payload_at,
+                       "%s block: its %s column does not hold one byte per row "
+                       "(%u rows)",
+                       name, r->type == PPTRACE_EVENTS ? "flags" : "type", d->rows);
     default:
-        return rd_fail(r, r->payload_at + 4, "%s block: its column lengths do not add up to its "
-                    "length %u", name, len);
+        return rd_fail(r, r->payload_at + 4,
+                       "%s block: its column lengths do not add up to its "
+                       "length %u",
+                       name, len);
     }
 }
 
@@ -152,8 +163,9 @@ static int leftover(reader *r, const pptrace_decoder *d, int ncols, const char *
     int k = pptrace_decoder_leftover(d, ncols);
     if (k < 0)
         return PP_OK;
-    return rd_fail(r, rd_at(r, d->at[k]), "%s block: %zu bytes after the last value of its %s column",
-                pptrace_block_name(r->type), (size_t)(d->end[k] - d->at[k]), names[k]);
+    return rd_fail(r, rd_at(r, d->at[k]),
+                   "%s block: %zu bytes after the last value of its %s column",
+                   pptrace_block_name(r->type), (size_t)(d->end[k] - d->at[k]), names[k]);
 }
 
 /* Version 2: columns of varints (pptrace_codec.h), decoded straight into
@@ -170,9 +182,9 @@ int rd_events_v2(reader *r, const unsigned char *p, uint32_t len) {
     int col = pptrace_events_decode(&d, &s, d.rows, &row);
     if (col >= 0)
         return rd_fail(r, rd_at(r, pptrace_events_field(&d, col, row)),
-                    "event %llu: malformed %s value (a varint that runs past its column or "
-                    "does not fit the field)", (unsigned long long)events_read(r) + row,
-                    pptrace_event_column_names[col]);
+                       "event %llu: malformed %s value (a varint that runs past its column or "
+                       "does not fit the field)",
+                       (unsigned long long)events_read(r) + row, pptrace_event_column_names[col]);
     row_site site = {.v2 = &d};
     int rc = commit_events(r, d.rows, &site);
     return rc ? rc : leftover(r, &d, PPTRACE_EV_COLUMNS, pptrace_event_column_names);
@@ -196,22 +208,23 @@ static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, row
     unsigned long long event = r->event_base + a->event; /* as the file numbers it */
     if (event >= nevents)
         return rd_fail(r, annotation_field_at(r, s, PPTRACE_AN_EVENT),
-                    "annotation %llu: event index %llu out of range (%llu events)", idx, event,
-                    nevents);
+                       "annotation %llu: event index %llu out of range (%llu events)", idx, event,
+                       nevents);
     if (held && a->event < prev[held - 1].event)
         return rd_fail(r, annotation_field_at(r, s, PPTRACE_AN_EVENT),
-                    "annotation %llu: event %llu is before the previous annotation's event "
-                    "%llu (annotations are sorted by event)", idx, event,
-                    (unsigned long long)(r->event_base + prev[held - 1].event));
+                       "annotation %llu: event %llu is before the previous annotation's event "
+                       "%llu (annotations are sorted by event)",
+                       idx, event, (unsigned long long)(r->event_base + prev[held - 1].event));
     if (a->type > PP_VALUE_STR)
         return rd_fail(r, annotation_field_at(r, s, PPTRACE_AN_TYPE),
-                    "annotation %llu: unknown value type %u", idx, a->type);
+                       "annotation %llu: unknown value type %u", idx, a->type);
     size_t nstrings = pp_model_string_count(r->m);
     int bad_key = a->key >= nstrings;
     return rd_fail(r, annotation_field_at(r, s, bad_key ? PPTRACE_AN_KEY : PPTRACE_AN_VALUE),
-                "annotation %llu: %s string id %llu out of range (%zu strings defined before "
-                "it)", idx, bad_key ? "key" : "value",
-                (unsigned long long)(bad_key ? a->key : value), nstrings);
+                   "annotation %llu: %s string id %llu out of range (%zu strings defined before "
+                   "it)",
+                   idx, bad_key ? "key" : "value", (unsigned long long)(bad_key ? a->key : value),
+                   nstrings);
 }
 
 /* Chunks: makes the events of n annotations indices into the chunk, up to
@@ -235,9 +248,9 @@ static int commit_annotations(reader *r, pp_annotation *a, uint32_t n, row_site 
     if (r->event_base && (k = to_chunk_events(r, a, n)) < n) {
         site->row = k;
         return rd_fail(r, annotation_field_at(r, site, PPTRACE_AN_EVENT),
-                    "annotation %llu: event %llu was converted with an earlier block (the file "
-                    "changed while it was read)", (unsigned long long)annotations_read(r) + k,
-                    (unsigned long long)a[k].event);
+                       "annotation %llu: event %llu was converted with an earlier block (the file "
+                       "changed while it was read)",
+                       (unsigned long long)annotations_read(r) + k, (unsigned long long)a[k].event);
     }
     for (k = 0; k < n; k++) {
         if (a[k].type != PP_VALUE_STR)
@@ -294,10 +307,11 @@ int rd_annotations_v2(reader *r, const unsigned char *p, uint32_t len) {
         site.row = row;
         if (col == PPTRACE_AN_TYPE)
             return rd_fail(r, annotation_field_at(r, &site, col),
-                        "annotation %llu: unknown value type %u", idx, a[row].type);
+                           "annotation %llu: unknown value type %u", idx, a[row].type);
         return rd_fail(r, annotation_field_at(r, &site, col),
-                    "annotation %llu: malformed %s value (a varint that runs past its column "
-                    "or does not fit the field)", idx, pptrace_annotation_column_names[col]);
+                       "annotation %llu: malformed %s value (a varint that runs past its column "
+                       "or does not fit the field)",
+                       idx, pptrace_annotation_column_names[col]);
     }
     return leftover(r, &d, PPTRACE_AN_COLUMNS, pptrace_annotation_column_names);
 }
@@ -338,7 +352,7 @@ int rd_count_rows(reader *r, uint32_t len) {
         first = a.event;
     } else {
         int rc = rd_table_rows(r, r->buf, len, events ? PPTRACE_EVENT_ROW : PPTRACE_ANNOTATION_ROW,
-                            &rows);
+                               &rows);
         if (rc)
             return rc;
         first = rows ? pptrace_get64(r->buf + 4) : 0;
