@@ -1,7 +1,8 @@
-/* pptrace_reader.h — the .pptrace reader's state, shared by its two files
- * (not public): pptrace_read.c reads the file block by block and decodes
- * the small tables; pptrace_read_rows.c decodes and checks the rows of
- * EVENTS and ANNOTATIONS blocks. */
+/* pptrace_reader.h — the .pptrace reader's state, shared by its files (not
+ * public): pptrace_read.c reads the file block by block and decodes the
+ * small tables; pptrace_read_rows.c decodes and checks the rows of EVENTS
+ * and ANNOTATIONS blocks; pptrace_reader.c holds what both use (messages,
+ * reads, a table's row count). */
 #ifndef PP_IO_PPTRACE_READER_H
 #define PP_IO_PPTRACE_READER_H
 
@@ -23,7 +24,7 @@ typedef struct reader {
     int fd;
     pp_error *err;
     pp_model *m;
-    uint64_t size;       /* file size when opened */
+    uint64_t size;       /* file size when opened (chunks: at most the skeleton's) */
     uint64_t block_at;   /* offset of the block being read */
     uint64_t payload_at; /* offset of its payload, which lies in buf */
     uint32_t type, len;  /* of the block being read */
