@@ -3,8 +3,10 @@
 #ifndef PP_TESTS_ANALYZE_BUILDER_H
 #define PP_TESTS_ANALYZE_BUILDER_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pipeprof/analyze.h"
 #include "pipeprof/model.h"
@@ -100,6 +102,20 @@ static inline pp_report *b_report(const pp_model *m, const pp_analyze_options *o
     if (rc != PP_OK)
         pp_test_fail(__FILE__, __LINE__, "pp_report_build: %s (%s)", pp_strerror(rc), err.msg);
     return r;
+}
+
+/* The file `file` of the CSV tables of r, written into a fresh folder
+ * `dir` under the test tmp dir (malloc'd; NULL, and a failed check, when
+ * it cannot be written). */
+static inline char *b_csv(const pp_report *r, const char *dir, const char *file) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s", pp_test_path(dir));
+    if (mkdir(path, 0777) != 0 || pp_report_write_csv(r, path, NULL) != PP_OK) {
+        pp_test_fail(__FILE__, __LINE__, "cannot write the CSV tables into %s", path);
+        return NULL;
+    }
+    snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", file);
+    return pp_test_read_file(path, NULL);
 }
 
 static inline const pp_device_stats *b_find_device(const pp_report *r, const char *name) {

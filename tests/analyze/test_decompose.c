@@ -252,13 +252,7 @@ static void test_clock_alignment_is_reported(void) {
     free(text);
     pp_report_json_free(json);
 
-    const char *dir = pp_test_path("decompose_csv");
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    EXPECT_EQ_I64(system(cmd), 0);
-    EXPECT_EQ_I64(pp_report_write_csv(r, dir, NULL), PP_OK);
-    snprintf(cmd, sizeof cmd, "%s/decomposition.csv", dir);
-    char *csv = pp_test_read_file(cmd, NULL);
+    char *csv = b_csv(r, "decompose_csv", "decomposition.csv");
     EXPECT_CONTAINS(csv, "stage,device,simulated,execs,split_execs,wall_ns,submit_ns,queue_ns,"
                          "device_ns,xfer_ns,completion_ns,unattributed_ns,contention_ns\n"
                          "\"A\",\"GPU\",0,1,1,1000,100,200,600,0,100,0,\n");

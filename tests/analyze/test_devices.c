@@ -208,13 +208,7 @@ static void test_gaps_csv_keeps_every_bubble_exactly(void) {
     b_exec(m, cpu, NULL, -1, t0 + 100, t0 + 200, 0, 0);
     b_exec(m, cpu, NULL, -1, t0 + 300, t0 + 400, 0, 0);
     pp_report *r = b_report(m, NULL);
-    const char *dir = pp_test_path("devices_gaps_csv");
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    EXPECT_EQ_I64(system(cmd), 0);
-    EXPECT_EQ_I64(pp_report_write_csv(r, dir, NULL), PP_OK);
-    snprintf(cmd, sizeof cmd, "%s/gaps.csv", dir);
-    char *csv = pp_test_read_file(cmd, NULL);
+    char *csv = b_csv(r, "devices_gaps_csv", "gaps.csv");
     /* devices in the order their first execs come */
     EXPECT_STR(csv, "device,start_ns,end_ns,gap_ns\n"
                     "\"GPU\",1700000000000000128,1700000000000000129,1\n"

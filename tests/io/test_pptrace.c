@@ -94,6 +94,11 @@ static const char *write_model(const pp_model *m, const char *name) {
     return path;
 }
 
+/* The bytes of `m` written as the file `name`. */
+static unsigned char *written_bytes(const pp_model *m, const char *name, size_t *len) {
+    return (unsigned char *)pp_test_read_file(write_model(m, name), len);
+}
+
 static uint32_t str(pp_model *m, const char *text) {
     uint32_t id = 0;
     EXPECT_EQ_I64(pp_model_intern(m, text, strlen(text), &id), PP_OK);
@@ -528,7 +533,7 @@ static void test_writer_writes_the_version_2_bytes(void) {
     pp_model *m = full_model();
     size_t want_len, got_len;
     unsigned char *want = data_file(2, &want_len);
-    unsigned char *got = (unsigned char *)pp_test_read_file(write_model(m, "v2.pptrace"), &got_len);
+    unsigned char *got = written_bytes(m, "v2.pptrace", &got_len);
     EXPECT_EQ_U64(got_len, want_len);
     EXPECT(want && got && got_len == want_len && memcmp(got, want, got_len) == 0);
     free(want);
@@ -671,8 +676,7 @@ static void test_damaged_v2_fields_are_refused(void) {
 static void test_damage_in_a_later_block_is_named(void) {
     pp_model *m = many_events(200000);
     size_t len = 0;
-    const char *path = write_model(m, "damaged_later.pptrace");
-    unsigned char *data = (unsigned char *)pp_test_read_file(path, &len);
+    unsigned char *data = written_bytes(m, "damaged_later.pptrace", &len);
     pp_model_free(m);
     block ev1 = find_block(data, len, T_EVENTS, 1), ev2 = find_block(data, len, T_EVENTS, 2);
     block an2 = find_block(data, len, T_ANNOTATIONS, 2);
