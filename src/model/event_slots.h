@@ -80,6 +80,8 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused);
 void pp_model_events_unreserve(pp_model *m, size_t n);
 /* Slot i as an event. */
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out);
+/* Writes event `ev` into slot i, whose sparse columns read zero. */
+void pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev);
 
 /* The same for annotations: room for n more, then append those that
  * pp_model_add_annotation would accept, up to the first it would refuse. */

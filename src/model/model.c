@@ -177,20 +177,7 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     int rc = event_store_make_room(e, 1);
     if (rc)
         return rc;
-    size_t i = e->count++;
-    e->col.ts_ns[i] = ev->ts_ns;
-    e->col.dur_ns[i] = ev->dur_ns;
-    e->col.batch[i] = ev->batch;
-    pp_slot_put_u64(e->col.hw_ns, i, ev->hw_ns);
-    pp_slot_put_u64(e->col.xfer_ns, i, ev->xfer_ns);
-    pp_slot_put_u64(e->col.id, i, ev->id);
-    pp_slot_put_f64(e->col.value, i, ev->value);
-    e->col.name[i] = ev->name;
-    pp_slot_put_u32(e->col.stage, i, ev->stage);
-    e->col.track[i] = ev->track;
-    e->col.kind[i] = ev->kind;
-    e->col.role[i] = ev->role;
-    pp_slot_put_u8(e->col.phase, i, ev->phase);
+    pp_event_slots_put(&e->col, e->count++, ev);
     return PP_OK;
 }
 
@@ -220,6 +207,22 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
 
 void pp_model_events_unreserve(pp_model *m, size_t n) {
     clear_sparse(&m->ev, m->ev.count, m->ev.count + n);
+}
+
+void pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
+    s->ts_ns[i] = ev->ts_ns;
+    s->dur_ns[i] = ev->dur_ns;
+    s->batch[i] = ev->batch;
+    pp_slot_put_u64(s->hw_ns, i, ev->hw_ns);
+    pp_slot_put_u64(s->xfer_ns, i, ev->xfer_ns);
+    pp_slot_put_u64(s->id, i, ev->id);
+    pp_slot_put_f64(s->value, i, ev->value);
+    s->name[i] = ev->name;
+    pp_slot_put_u32(s->stage, i, ev->stage);
+    s->track[i] = ev->track;
+    s->kind[i] = ev->kind;
+    s->role[i] = ev->role;
+    pp_slot_put_u8(s->phase, i, ev->phase);
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
@@ -404,19 +407,9 @@ int pp_model_sort_by_time(pp_model *m) {
     size_t nanns = 0;
     for (size_t i = 0; i < n; i++) {
         size_t j = idx[i], first, count;
-        sorted.col.ts_ns[i] = e->col.ts_ns[j];
-        sorted.col.dur_ns[i] = e->col.dur_ns[j];
-        sorted.col.batch[i] = e->col.batch[j];
-        pp_slot_put_u64(sorted.col.hw_ns, i, e->col.hw_ns[j]);
-        pp_slot_put_u64(sorted.col.xfer_ns, i, e->col.xfer_ns[j]);
-        pp_slot_put_u64(sorted.col.id, i, e->col.id[j]);
-        pp_slot_put_f64(sorted.col.value, i, e->col.value[j]);
-        sorted.col.name[i] = e->col.name[j];
-        pp_slot_put_u32(sorted.col.stage, i, e->col.stage[j]);
-        sorted.col.track[i] = e->col.track[j];
-        sorted.col.kind[i] = e->col.kind[j];
-        sorted.col.role[i] = e->col.role[j];
-        pp_slot_put_u8(sorted.col.phase, i, e->col.phase[j]);
+        pp_event ev;
+        pp_event_slots_get(&e->col, j, &ev);
+        pp_event_slots_put(&sorted.col, i, &ev);
         /* annotations follow their event, in their original order */
         pp_model_annotations_of(m, j, &first, &count);
         for (size_t a = 0; a < count; a++) {
