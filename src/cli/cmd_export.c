@@ -3,12 +3,14 @@
  * trace format (pp_trace_convert for one TRACE, as `pipeprof convert`;
  * pp_trace_write of the merged model for several). This file turns flags
  * into options and statuses into messages and exit codes. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/load_traces.h"
+#include "model/window_copy.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/io.h"
 
@@ -26,6 +28,7 @@ static const struct target {
 static void export_help(FILE *out) {
     fprintf(out,
             "usage: pipeprof export TRACE... --to html|pptrace|json|pftrace [-o OUT]\n"
+            "                       [--from NS] [--to NS]\n"
             "                       [--region NAME | --exclude-region NAME]\n"
             "                       [--batch-pattern REGEX]\n"
             "                       [--offset TRACE=TIME]... [--sync NAME]\n\n"
@@ -39,11 +42,14 @@ static void export_help(FILE *out) {
             "OUT appears only when complete. Several TRACEs are merged first, as\n"
             "`pipeprof merge` does (then -o is required).\n\n"
             "options:\n"
-            "  --to FORMAT            html, pptrace, json or pftrace\n"
+            "  --to FORMAT            html, pptrace, json or pftrace (a name; --to with a\n"
+            "                         number is the window's end, below)\n"
             "  -o, --output OUT       the file (default: TRACE with the format's extension)\n"
             "  --region NAME          html: window = the hull of the regions named NAME\n"
             "  --exclude-region NAME  html: window = from the end of the last region NAME\n"
-            "  --from NS, --to NS     html: clip the window to trace nanoseconds [NS, NS)\n"
+            "  --from NS, --to NS     a window in trace nanoseconds [NS, NS): html clips\n"
+            "                         the analysis to it; a trace format keeps the events\n"
+            "                         that overlap it (as pipeprof convert --from --to)\n"
             "  --batch-pattern REGEX, --stage-pattern REGEX, --partition-pattern REGEX,\n"
             "  --merge-pattern REGEX  html: label a foreign trace (pipeprof analyze --help)\n"
             "%s"
@@ -54,6 +60,7 @@ static void export_help(FILE *out) {
             "  pipeprof export trace.pptrace --to html -o report.html\n"
             "  pipeprof export trace.json --to html --exclude-region \"warm up\"\n"
             "  pipeprof export trace.pptrace --to pftrace\n"
+            "  pipeprof export trace.pptrace --to pftrace --from 4000000000 --to 5000000000\n"
             "  pipeprof export producer.pptrace consumer.pptrace --to html -o both.html\n",
             cli_traces_help);
 }
@@ -70,8 +77,21 @@ static int export_parse(int argc, char **argv, export_args *a) {
         const char *v = NULL;
         int got;
         if ((got = cli_option(argc, argv, &i, "--to", &v)) != 0) {
+            uint64_t ns;
             if (got < 0)
                 return CLI_BADINPUT;
+            if (isdigit((unsigned char)v[0])) { /* --to NS, the window's end: formats are names */
+                if (cli_parse_u64(argv[0], "--to", v, 0, INT64_MAX, &ns) != 0)
+                    return CLI_BADINPUT;
+                a->opt.has_to = 1;
+                a->opt.to_ns = (int64_t)ns;
+                continue;
+            }
+            if (a->to) {
+                cli_error("export: --to \"%s\": the format is given twice (--to %s)", v,
+                          a->to->name);
+                return CLI_BADINPUT;
+            }
             for (size_t k = 0; k < NTARGETS && !a->to; k++)
                 if (strcmp(v, targets[k].name) == 0)
                     a->to = &targets[k];
@@ -101,6 +121,19 @@ static int export_parse(int argc, char **argv, export_args *a) {
     }
     if (cli_window_check(argv[0], &a->opt) != 0)
         return CLI_BADINPUT;
+    const pp_analyze_options *o = &a->opt;
+    if (strcmp(a->to->name, "html") != 0 &&
+        (o->region || o->exclude_region || o->batch_pattern || o->stage_pattern ||
+         o->partition_pattern || o->merge_pattern)) {
+        cli_error("export: --region, --exclude-region and the name patterns are for --to html; "
+                  "a trace format takes --from and --to only");
+        return CLI_BADINPUT;
+    }
+    if (o->has_from && o->has_to && o->from_ns >= o->to_ns) {
+        cli_error("export: --from %lld is not before --to %lld", (long long)o->from_ns,
+                  (long long)o->to_ns);
+        return CLI_BADINPUT;
+    }
     return CLI_OK;
 }
 
@@ -154,10 +187,29 @@ static char *output_path(const export_args *a) {
     return out;
 }
 
+/* The window of --from and --to, as pp_trace_convert takes it. */
+static pp_convert_options convert_window(const export_args *a) {
+    return (pp_convert_options){a->opt.has_from, a->opt.has_to, a->opt.from_ns, a->opt.to_ns};
+}
+
 static int export_write(const export_args *a, const pp_model *m, const char *out,
                         const char *source) {
     pp_error err = {{0}};
+    pp_model *cut = NULL;
     int rc;
+    pp_convert_options w = convert_window(a);
+    if (strcmp(a->to->name, "html") != 0 && (w.has_from || w.has_to)) {
+        rc = pp_model_copy_head(m, &cut);
+        if (rc == PP_OK)
+            rc = pp_model_append_window(cut, m, w.has_from ? w.from_ns : INT64_MIN,
+                                        w.has_to ? w.to_ns : INT64_MAX);
+        if (rc != PP_OK) {
+            pp_model_free(cut);
+            cli_error("export: out of memory");
+            return CLI_FAIL;
+        }
+        m = cut;
+    }
     if (strcmp(a->to->name, "html") != 0) {
         rc = pp_trace_write(m, out, &err);
     } else {
@@ -170,12 +222,13 @@ static int export_write(const export_args *a, const pp_model *m, const char *out
         rc = pp_report_write_html(r, m, out, &err);
         pp_report_free(r);
     }
+    size_t events = pp_model_event_count(m);
+    pp_model_free(cut);
     if (rc != PP_OK) {
         cli_error("export: %s", err.msg[0] ? err.msg : pp_strerror(rc));
         return cli_exit_code(rc);
     }
-    fprintf(stderr, "pipeprof: %s -> %s (%s): %zu events\n", source, out, a->to->name,
-            pp_model_event_count(m));
+    fprintf(stderr, "pipeprof: %s -> %s (%s): %zu events\n", source, out, a->to->name, events);
     cli_viewer_limits_warn(out);
     return CLI_OK;
 }
@@ -186,7 +239,8 @@ static int export_convert(const export_args *a, const char *out) {
     const char *in = a->traces.paths[0];
     pp_error err = {{0}};
     pp_convert_info info;
-    int rc = pp_trace_convert(in, out, NULL, &info, &err);
+    pp_convert_options w = convert_window(a);
+    int rc = pp_trace_convert(in, out, &w, &info, &err);
     if (rc == PP_ETRUNCATED) {
         cli_error("warning: %s (exporting the rest; the output's metadata states the loss)",
                   err.msg);

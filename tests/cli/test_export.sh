@@ -57,6 +57,19 @@ expect "export --to json converts back" 0 "small.pptrace -> again.json (json)"
 check "the converted JSON is valid JSON" "$PY" -m json.tool again.json /dev/null
 run "$P" convert small.pptrace converted.json
 check "export --to json writes what convert writes" cmp again.json converted.json
+run "$P" convert small.pptrace window.json --from 100000 --to 400000
+run "$P" export small.pptrace --to json --from 100000 --to 400000 -o window-export.json
+expect "export to a trace format keeps a window (--to with a number ends it)" 0 \
+    "small.pptrace -> window-export.json (json)"
+check "the window convert keeps" cmp window.json window-export.json
+check "which is not the whole trace" test "$(stat -c %s window.json)" -lt "$(stat -c %s again.json)"
+run "$P" export small.json --to json --region warm -o x.json
+expect "--region with a trace format is bad input" 2 \
+    "export: --region, --exclude-region and the name patterns are for --to html"
+run "$P" export small.json --to html --to json -o x.html
+expect "a second format is bad input" 2 'export: --to "json": the format is given twice (--to html)'
+run "$P" export small.json --to json --from 5 --to 5 -o x.json
+expect "an empty window is bad input" 2 "export: --from 5 is not before --to 5"
 head -c $(($(stat -c %s small.pptrace) - 20)) small.pptrace > cut.pptrace
 run "$P" export cut.pptrace --to json -o cut.json
 expect "export of a cut .pptrace warns and exports the rest" 0 "warning: cut.pptrace: truncated" \

@@ -74,6 +74,11 @@ run "$P" merge a.json b.json --offset b.json=+500.25us -o offset.pptrace
 expect "an --offset is taken as given" 0 "b.json: offset +500.250 us given by the user (error not known)"
 run "$P" export a.json b.json --offset "$tmp/b.json=+0.5ms" --to html -o ab.html
 expect "export merges several traces (--offset by path)" 0 "a.json + b.json -> ab.html (html)"
+run "$P" export a.json b.json --to json -o ab-window.json --from 1300000 --to 1400000
+expect "export of merged traces to a trace format keeps a window" 0 \
+    "a.json + b.json -> ab-window.json (json)"
+check "only the events that overlap it (1300 .. 1400 us)" test "$(json_get ab-window.json \
+    'all(e["ts"] < 1400 and e["ts"] + e.get("dur", 0) >= 1300 for e in d["traceEvents"] if e["ph"] != "M") and len([e for e in d["traceEvents"] if e["ph"] != "M"]) > 0')" = True
 check "the HTML report carries the alignment" grep -q "offset +500.000 us given by the user" ab.html
 
 run "$P" merge a.json nosync.json -o never.json
