@@ -45,8 +45,13 @@ static uint64_t memory_available(void) {
     static const char *const limits[] = {"/sys/fs/cgroup/memory.max",
                                          "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
     const char *env = getenv("PIPEPROF_MEM_AVAILABLE");
-    if (env && *env)
-        return strtoull(env, NULL, 10);
+    if (env && *env) {
+        char *end;
+        unsigned long long bytes = strtoull(env, &end, 10);
+        if (*end == '\0' && env[0] >= '0' && env[0] <= '9')
+            return bytes;
+        cli_error("warning: PIPEPROF_MEM_AVAILABLE=\"%s\" is not a number of bytes; ignored", env);
+    }
     uint64_t avail = number_in_file("/proc/meminfo", "MemAvailable:") * 1024;
     for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
         uint64_t limit = number_in_file(limits[k], NULL);

@@ -238,6 +238,9 @@ expect "analyze warns of a trace larger than the memory available" 0 \
     "cuts out a part in a few MB"
 PIPEPROF_MEM_AVAILABLE=100000000000 run "$P" analyze basic.pptrace
 check "no warning when it fits" test "${out#*warning: basic.pptrace holds}" = "$out"
+PIPEPROF_MEM_AVAILABLE=lots run "$P" analyze basic.pptrace
+expect "PIPEPROF_MEM_AVAILABLE that is no number is named and ignored" 0 \
+    'warning: PIPEPROF_MEM_AVAILABLE="lots" is not a number of bytes; ignored'
 PIPEPROF_MEM_AVAILABLE=1000 run "$P" convert basic.pptrace mem.pftrace
 expect "convert to .pftrace, which reads whole, warns the same way" 0 \
     "warning: basic.pptrace holds" "converting them takes up to about"
