@@ -13,10 +13,7 @@
  * across the file). So are the .pptrace files a chunk cannot carry (an
  * ANNOTATIONS block that reaches back past an EVENTS block), and any whose
  * first pass fails, so that the whole read names the problem. */
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/error.h"
 #include "io/trace_read.h"
@@ -57,21 +54,6 @@ static int write_chunk(void *ctx, const pp_model *chunk) {
     o->events += pp_model_event_count(chunk);
     o->chunks++;
     return o->writer->events(o->file, chunk, o->err);
-}
-
-/* A regular file that starts as a .pptrace does (a pipe is read whole:
- * it can be read only once). */
-static int is_pptrace_file(const char *path) {
-    char magic[8];
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    int yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-              pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
-              memcmp(magic, "PPTRACE", 7) == 0;
-    close(fd);
-    return yes;
 }
 
 static int convert_whole(const char *in, const char *out, const pp_convert_options *opt,
@@ -152,7 +134,7 @@ int pp_trace_convert_chunks(const char *in, const char *out, size_t chunk_events
     info = info ? info : &ignored;
     memset(info, 0, sizeof *info);
     pp_format format = pp_format_from_path(out);
-    if ((format == PP_FORMAT_CHROME_JSON || format == PP_FORMAT_PPTRACE) && is_pptrace_file(in)) {
+    if ((format == PP_FORMAT_CHROME_JSON || format == PP_FORMAT_PPTRACE) && pptrace_is_file(in)) {
         int rc = convert_chunks(in, out, format, chunk_events, opt, info, err);
         if (rc != PP_EUNSUPPORTED)
             return rc;

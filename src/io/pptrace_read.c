@@ -381,17 +381,37 @@ static int end_totals(int fd, uint64_t size, uint64_t *events, uint64_t *annotat
     return 1;
 }
 
-int pptrace_peek_totals(const char *path, uint64_t *events, uint64_t *annotations) {
+/* The descriptor of `path` when it is a regular file that starts as a
+ * .pptrace does, its size in *size; else -1. */
+static int open_pptrace_file(const char *path, uint64_t *size) {
     unsigned char magic[PPTRACE_MAGIC_LEN];
     struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ok = 0;
-    if (fd < 0)
-        return 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
         pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
-        memcmp(magic, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN) == 0)
-        ok = end_totals(fd, (uint64_t)st.st_size, events, annotations);
-    close(fd);
+        memcmp(magic, PPTRACE_MAGIC, PPTRACE_MAGIC_LEN) == 0) {
+        *size = (uint64_t)st.st_size;
+        return fd;
+    }
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+int pptrace_is_file(const char *path) {
+    uint64_t size;
+    int fd = open_pptrace_file(path, &size);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
+int pptrace_peek_totals(const char *path, uint64_t *events, uint64_t *annotations) {
+    uint64_t size;
+    int fd = open_pptrace_file(path, &size);
+    int ok = fd >= 0 && end_totals(fd, size, events, annotations);
+    if (fd >= 0)
+        close(fd);
     return ok;
 }
 

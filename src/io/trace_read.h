@@ -10,6 +10,10 @@
 int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 
+/* 1 when `path` is a regular file that starts as a .pptrace does (a pipe
+ * is not: it can be read only once). */
+int pptrace_is_file(const char *path);
+
 /* The events and annotations the END block of the .pptrace at `path`
  * states, read from its last bytes alone: 1, or 0 when it is no .pptrace or
  * does not end in a sound END block (a recording cut short). For a
