@@ -65,6 +65,30 @@ wait_run() {
     out=$(cat "$2")
 }
 
+# kill_mid_way FILE N TOTAL CMD [ARGS...]: runs CMD in the background and
+# SIGKILLs it once FILE (a line per finished unit of work) has N lines, to
+# test that its work resumes. A loaded machine can see the N-th line late:
+# a run that finished all TOTAL lines before the kill is run again, up to
+# three times, with FILE's folder cleared. Sets killed_lines.
+kill_mid_way() {
+    local file=$1 n=$2 total=$3 attempt _ pid
+    shift 3
+    for attempt in 1 2 3; do
+        rm -rf "$(dirname "$file")"
+        "$@" >/dev/null 2>&1 &
+        pid=$!
+        for _ in $(seq 1 3000); do
+            [[ -f $file ]] && (($(wc -l <"$file") >= n)) && break
+            sleep 0.01
+        done
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        killed_lines=$(wc -l <"$file" 2>/dev/null || echo 0)
+        ((killed_lines < total)) && return 0
+        echo "note: attempt $attempt finished before its kill; again"
+    done
+}
+
 # skip_part WHY: a part of the test that cannot run here; said, and counted.
 skip_part() {
     skipped+=("$1")

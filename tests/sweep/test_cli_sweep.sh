@@ -44,18 +44,10 @@ fi
 check "the report labels simulated devices" grep -q "16,32,sim:A,mm (simulated)" "$tmp/whole/report.txt"
 
 # 1000 iterations make the whole sweep take seconds (simulated devices sleep
-# in real time), so that however late this loop sees the fifth line on a
-# loaded machine, the kill still comes mid-way.
-"$PP_CLI" sweep "$tmp/sweep.json" --out "$tmp/killed" >"$tmp/killed.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 3000); do
-    [[ -f $tmp/killed/raw.jsonl ]] && (($(wc -l <"$tmp/killed/raw.jsonl") >= 5)) && break
-    sleep 0.01
-done
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
-lines=$(wc -l <"$tmp/killed/raw.jsonl")
-check "SIGKILL stopped the sweep mid-way ($lines of 24 lines)" test "$lines" -ge 5 -a "$lines" -lt 24
+# in real time), so that the kill after the fifth line comes mid-way.
+kill_mid_way "$tmp/killed/raw.jsonl" 5 24 "$PP_CLI" sweep "$tmp/sweep.json" --out "$tmp/killed"
+lines=$killed_lines
+check "SIGKILL stopped the sweep mid-way ($lines of 24 lines)" test "$lines" -ge 1 -a "$lines" -lt 24
 printf '{"index":%d,"key":"cut by' "$lines" >>"$tmp/killed/raw.jsonl"
 run "$PP_CLI" sweep "$tmp/sweep.json" --out "$tmp/killed"
 expect "a directory holding a sweep needs --resume" 2 "already holds a sweep" "--resume continues it"

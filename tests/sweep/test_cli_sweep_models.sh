@@ -197,16 +197,9 @@ check "the reason names the model's inputs" grep -q "has 2 inputs; the stage des
 # killed mid-way and resumed: the finished combinations are kept, the rest
 # measured, and the exported files are there for every size
 sed 's/"iterations": 3/"iterations": 400/' sweep.json >slow.json
-"$P" sweep slow.json --out k >k.log 2>&1 &
-pid=$!
-for _ in $(seq 1 3000); do
-    [[ -f k/raw.jsonl ]] && (($(wc -l <k/raw.jsonl) >= 4)) && break
-    sleep 0.01
-done
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
-lines=$(wc -l <k/raw.jsonl)
-check "SIGKILL stopped the model sweep mid-way ($lines of 18 lines)" test "$lines" -ge 4 -a "$lines" -lt 18
+kill_mid_way k/raw.jsonl 4 18 "$P" sweep slow.json --out k
+lines=$killed_lines
+check "SIGKILL stopped the model sweep mid-way ($lines of 18 lines)" test "$lines" -ge 1 -a "$lines" -lt 18
 run "$P" sweep slow.json --out k --resume
 expect "the killed model sweep resumes to the end" 0 "18 of 18 combinations recorded in k ($lines resumed"
 check "every size's static model is there after the resume" \
