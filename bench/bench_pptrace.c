@@ -30,6 +30,12 @@
  *                                (its event columns and annotation table:
  *                                what any analysis of the loaded model holds;
  *                                model_bytes below)
+ *   analyze_pptrace_fault_floor_s  the same child's read + analysis in
+ *                                seconds, baseline a child that only faults
+ *                                in as many bytes of fresh memory as its
+ *                                peak RSS (one write a page): what holding
+ *                                that much costs on this machine before any
+ *                                work (ratio: how far above it)
  *   convert_json_peak_B_per_event  `pipeprof convert` of the .pptrace to
  *                                Chrome JSON (pp_trace_convert, 65536 events
  *                                at a time), peak RSS / event of a child,
@@ -39,11 +45,13 @@
  *
  * Usage: bench_pptrace [BATCHES]           (default 1000000)
  *        bench_pptrace --child TRACE       (the analysis, run by the bench)
- *        bench_pptrace --convert TRACE OUT chunks|whole  (a conversion) */
+ *        bench_pptrace --convert TRACE OUT chunks|whole  (a conversion)
+ *        bench_pptrace --fault BYTES          (the fault floor) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -108,6 +116,35 @@ static double run_convert(const char *self, const char *in, const char *out, con
     free(text);
     unlink(out);
     *peak_bytes = (double)ru.ru_maxrss * 1024.0;
+    return s;
+}
+
+/* Faults in `bytes` of fresh anonymous memory, a write a page, and prints
+ * the seconds it took. */
+static int fault_in(const char *bytes_arg) {
+    size_t bytes = (size_t)strtoull(bytes_arg, NULL, 10), page = (size_t)sysconf(_SC_PAGESIZE);
+    double t0 = now_s();
+    volatile char *p =
+        mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        trace_die("cannot map the fault floor's memory");
+    for (size_t i = 0; i < bytes; i += page)
+        p[i] = 1;
+    printf("%.6f\n", now_s() - t0);
+    return 0;
+}
+
+/* Runs `self --fault BYTES`; returns its seconds. */
+static double run_fault_floor(const char *self, double bytes) {
+    char arg[32];
+    snprintf(arg, sizeof arg, "%.0f", bytes);
+    char *const argv[] = {(char *)self, "--fault", arg, NULL};
+    struct rusage ru;
+    char *out = trace_run_child(argv, &ru);
+    double s = 0;
+    if (sscanf(out, "%lf", &s) != 1)
+        trace_die("the fault-floor child printed no figure");
+    free(out);
     return s;
 }
 
@@ -197,6 +234,8 @@ static void remove_dir(void) {
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--fault") == 0)
+        return fault_in(argv[2]);
     if (argc == 5 && strcmp(argv[1], "--convert") == 0)
         return convert(argv[2], argv[3], argv[4]);
     int64_t batches = argc == 2 ? atoll(argv[1]) : BATCHES;
@@ -243,6 +282,7 @@ int main(int argc, char **argv) {
     run_child(argv[0], pptrace, &child_events, &load_s, &analyze_s, &peak);
     if (child_events != events)
         trace_die("the analysis child read a different number of events");
+    double fault_s = run_fault_floor(argv[0], peak);
 
     double whole_peak, chunks_peak;
     double whole_s = run_convert(argv[0], pptrace, json, "whole", events, &whole_peak);
@@ -251,8 +291,9 @@ int main(int argc, char **argv) {
     printf("bench_pptrace: convert to .json: whole %.3f s, peak %.0f MB; chunks %.3f s, peak "
            "%.0f MB\n", whole_s, whole_peak / 1e6, chunks_s, chunks_peak / 1e6);
     printf("bench_pptrace: %zu events, %zu annotations; .pptrace %.0f bytes, .pftrace %.0f bytes; "
-           "read %.3f s; analyze child: load %.3f s + analyze %.3f s, peak %.0f MB\n",
-           events, nanns, pp_size, pf_size, read_s, load_s, analyze_s, peak / 1e6);
+           "read %.3f s; analyze child: load %.3f s + analyze %.3f s, peak %.0f MB (faulting that "
+           "much in alone: %.3f s)\n",
+           events, nanns, pp_size, pf_size, read_s, load_s, analyze_s, peak / 1e6, fault_s);
     bench_line("pptrace_bytes_per_event", pp_size / (double)events, "B", "pftrace",
                pf_size / (double)events);
     bench_line("pptrace_read_GBps", row_bytes / read_s / 1e9, "GB/s", "memcpy",
@@ -263,6 +304,7 @@ int main(int argc, char **argv) {
                "Mevents/s", "read_only", (double)events / load_s / 1e6);
     bench_line("analyze_pptrace_peak_B_per_event", peak / (double)events, "B", "model",
                model_size / (double)events);
+    bench_line("analyze_pptrace_fault_floor_s", load_s + analyze_s, "s", "fault_in_peak", fault_s);
     bench_line("convert_json_peak_B_per_event", chunks_peak / (double)events, "B",
                "read_whole_and_write", whole_peak / (double)events);
     bench_line("convert_json_Mevents_per_s", (double)events / chunks_s / 1e6, "Mevents/s",
