@@ -200,26 +200,32 @@ static void memcpy_s(size_t bytes, double *wall, double *cpu) {
     free(dst);
 }
 
-/* The bytes the model holds: 34 an event in its dense columns (ts, dur,
- * batch 8 each; name, track 4; kind, role 1), for each sparse column with a
- * nonzero value its width (stage 4, phase 1; hw_ns, xfer_ns, id, value 8:
- * one that is zero throughout is never written and takes no memory), and
- * its annotation table. */
+/* The bytes the model holds: 26 an event in its dense columns (ts 8; dur,
+ * batch, name, track 4; kind, role 1), for each sparse column with a
+ * nonzero value its width (stage, hw_ns, xfer_ns 4, phase 1; id, value 8:
+ * one that is zero throughout is never written and takes no memory), 16
+ * for each value too wide for its 32-bit column (src/model/columns.h),
+ * and its annotation table. */
 static double model_bytes(const pp_model *m) {
     pp_event_columns c;
-    pp_model_columns(m, &c);
-    uint64_t stage = 0, phase = 0, hw = 0, xfer = 0, id = 0, value = 0;
+    if (pp_model_columns(m, &c) != PP_OK)
+        trace_die("no memory for the model's columns");
+    uint64_t stage = 0, phase = 0, hw = 0, xfer = 0, id = 0, value = 0, wide = 0;
     for (size_t i = 0; i < c.count; i++) {
         uint64_t bits;
         memcpy(&bits, &c.value[i], sizeof bits);
         stage |= c.stage[i], phase |= c.phase[i];
         hw |= c.hw_ns[i], xfer |= c.xfer_ns[i], id |= c.id[i], value |= bits;
+        wide += ((uint64_t)c.dur_ns[i] >= UINT32_MAX) + (c.batch[i] <= INT32_MIN) +
+                (c.batch[i] > INT32_MAX) + (c.hw_ns[i] >= UINT32_MAX) +
+                (c.xfer_ns[i] >= UINT32_MAX);
     }
-    double per_event = 34.0 + 4.0 * (stage != 0) + 1.0 * (phase != 0) +
-                       8.0 * ((hw != 0) + (xfer != 0) + (id != 0) + (value != 0));
+    double per_event = 26.0 + 4.0 * ((stage != 0) + (hw != 0) + (xfer != 0)) +
+                       1.0 * (phase != 0) + 8.0 * ((id != 0) + (value != 0));
     size_t nanns;
     pp_model_annotations(m, &nanns);
-    return per_event * (double)c.count + (double)(nanns * sizeof(pp_annotation));
+    return per_event * (double)c.count + 16.0 * (double)wide +
+           (double)(nanns * sizeof(pp_annotation));
 }
 
 static char bench_dir[512];

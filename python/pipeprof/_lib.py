@@ -181,7 +181,7 @@ pp_model_string = _proto("pp_model_string", c_char_p, M, c_uint32)
 pp_model_string_count = _proto("pp_model_string_count", c_size_t, M)
 pp_model_track_count = _proto("pp_model_track_count", c_size_t, M)
 pp_model_track = _proto("pp_model_track", POINTER(TrackInfo), M, c_uint32)
-pp_model_columns = _proto("pp_model_columns", None, M, POINTER(EventColumns))
+pp_model_columns = _proto("pp_model_columns", c_int, M, POINTER(EventColumns))
 pp_model_annotations = _proto("pp_model_annotations", POINTER(Annotation), M, POINTER(c_size_t))
 pp_model_meta_get = _proto("pp_model_meta_get", POINTER(ModelMeta), M)
 

@@ -198,7 +198,7 @@ class Trace:
     def _events(self, m, pd):
         import numpy as np
         c = _lib.EventColumns()
-        _lib.pp_model_columns(m, ctypes.byref(c))
+        check(_lib.pp_model_columns(m, ctypes.byref(c)), "to_dataframe")
         n = c.count
         i64, u64, u32, u8 = ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint8
         strings = _strings(m)

@@ -156,7 +156,7 @@ int an_bandwidth_compute(pp_report *r, pp_error *err) {
         exec_bytes(r, x, &k, &at, &in, &out);
         if (in == 0 && out == 0)
             continue;
-        int64_t xfer = x->host ? 0 : an_hw_of(r->c.xfer_ns[x->event]);
+        int64_t xfer = x->host ? 0 : an_hw_of(pp_cols_xfer(&r->c, x->event));
         add_exec(&r->devices[an_exec_device(r, x)].bandwidth, in, out, xfer);
         if (row_of[an_exec_track(r, x)] != AN_NONE)
             add_exec(&r->tracks[row_of[an_exec_track(r, x)]].bandwidth, in, out, xfer);

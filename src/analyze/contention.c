@@ -34,7 +34,7 @@ int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *e
         uint64_t n = 0, total = 0;
         for (size_t k = 0; k < r->nexecs; k++) {
             const an_exec *e = &r->execs[k];
-            uint64_t hw = r->c.hw_ns[e->event];
+            uint64_t hw = pp_cols_hw(&r->c, e->event);
             if (e->inside && e->stage == s && an_exec_device(r, e) == d && hw != 0) {
                 n++;
                 total += hw;

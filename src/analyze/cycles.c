@@ -26,21 +26,21 @@ static inline void widen(const pp_report *r, int64_t batch, int64_t start, int64
  * the stage step's batch index; those of batches without stage times are
  * filled but not read. */
 static void end_to_end(pp_report *r, int64_t *first, int64_t *last) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     for (size_t i = 0; i < r->bmap.count; i++)
         first[i] = INT64_MAX, last[i] = INT64_MIN;
     for (size_t i = 0; i < c->count; i++)
-        if (c->batch[i] >= 0 && an_inside(r, c->ts_ns[i], c->dur_ns[i]))
-            widen(r, c->batch[i], c->ts_ns[i], c->ts_ns[i] + c->dur_ns[i], first, last);
+        if (pp_cols_batch(c, i) >= 0 && an_inside(r, c->ts_ns[i], pp_cols_dur(c, i)))
+            widen(r, pp_cols_batch(c, i), c->ts_ns[i], pp_cols_end(c, i), first, last);
     for (size_t i = 0; r->exec_batch && i < r->nexecs; i++) { /* else every batch is c's */
         const an_exec *x = &r->execs[i];
         int64_t batch = r->exec_batch[i];
-        if (x->inside && batch >= 0 && batch != c->batch[x->event])
+        if (x->inside && batch >= 0 && batch != pp_cols_batch(c, x->event))
             widen(r, batch, an_start(r, x->event), an_end(r, x->event), first, last);
     }
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->inside && h->batch != c->batch[h->event])
+        if (h->inside && h->batch != pp_cols_batch(c, h->event))
             widen(r, h->batch, an_start(r, h->event), an_end(r, h->event), first, last);
     }
 }

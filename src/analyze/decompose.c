@@ -52,9 +52,9 @@ static int64_t take(int64_t want, int64_t *left) {
 
 /* The parts of the exec at model event `event` with wall `wall` (a real
  * exec's duration). */
-static void split(const pp_model *m, const pp_event_columns *c, const keys *k, size_t event,
+static void split(const pp_model *m, const pp_cols *c, const keys *k, size_t event,
                   int64_t wall, int64_t isolated, pp_wall_parts *p, int *was_split) {
-    uint64_t hw = c->hw_ns[event], xfer = c->xfer_ns[event];
+    uint64_t hw = pp_cols_hw(c, event), xfer = pp_cols_xfer(c, event);
     int64_t left = wall;
     *p = (pp_wall_parts){.wall_ns = left};
     p->device_ns = take(hw > (uint64_t)left ? left : (int64_t)hw, &left);
@@ -260,7 +260,7 @@ int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *er
         pp_decomp_stats *c = &t.cells[cell];
         pp_wall_parts parts;
         int was_split;
-        split(r->m, &r->c, &k, x->event, r->c.dur_ns[x->event], t.iso[cell], &parts,
+        split(r->m, &r->c, &k, x->event, pp_cols_dur(&r->c, x->event), t.iso[cell], &parts,
               &was_split);
         c->execs++;
         c->split += (uint64_t)was_split;
@@ -321,8 +321,8 @@ int an_decompose_findings(pp_report *r) {
  * again in event order, each with its cell, and go to their cell's place
  * (a counting sort: the cells hold their execs in order). */
 static int exec_parts_build(pp_report *r) {
-    pp_event_columns c;
-    pp_model_columns(r->model, &c);
+    pp_cols c;
+    pp_model_cols(r->model, &c);
     keys k = keys_of(r->model);
     r->exec_parts = an_alloc(r->npart_cells, sizeof *r->exec_parts);
     size_t *at = malloc((r->ndecomp ? r->ndecomp : 1) * sizeof *at);
@@ -334,14 +334,14 @@ static int exec_parts_build(pp_report *r) {
         at[i] = sum;
     for (size_t event = 0, j = 0; event < c.count && j < r->npart_cells; event++) {
         if (c.kind[event] != PP_EV_SPAN || c.role[event] != PP_ROLE_EXEC ||
-            !an_inside(r, c.ts_ns[event], c.dur_ns[event]))
+            !an_inside(r, c.ts_ns[event], pp_cols_dur(&c, event)))
             continue;
         uint32_t cell = r->part_cells[j++];
         pp_exec_parts *x = &r->exec_parts[at[cell]++];
         int was_split;
         *x = (pp_exec_parts){.event = event, .stage = r->decomp[cell].stage,
                              .device = r->decomp[cell].device};
-        split(r->model, &c, &k, event, c.dur_ns[event], r->decomp_iso[cell], &x->parts,
+        split(r->model, &c, &k, event, pp_cols_dur(&c, event), r->decomp_iso[cell], &x->parts,
               &was_split);
     }
     free(at);

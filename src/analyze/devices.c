@@ -90,12 +90,12 @@ static void groups_order(const pp_report *r, size_t ntracks, exec_groups *g) {
 
 /* The one pass over the execs: intervals, sums and penalties. */
 static void groups_fill(const pp_report *r, exec_groups *g) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         uint32_t track = an_exec_track(r, x), device = r->track_device[track];
         size_t k = g->group_of[track];
-        int64_t start = c->ts_ns[x->event], wall = c->dur_ns[x->event];
+        int64_t start = c->ts_ns[x->event], wall = pp_cols_dur(c, x->event);
         g->spans[g->at[k] + g->n[k]++] = (an_span){start, start + wall};
         if (!x->inside)
             continue;
@@ -105,7 +105,7 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
             s->host++;
             continue;
         }
-        int64_t hw = an_hw_of(c->hw_ns[x->event]);
+        int64_t hw = an_hw_of(pp_cols_hw(c, x->event));
         if (hw == 0) {
             s->unknown++;
             continue;
@@ -113,7 +113,7 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
         s->above += hw > wall;
         s->same += hw == wall;
         s->hw = an_sat_add(s->hw, hw);
-        s->xfer = an_sat_add(s->xfer, an_hw_of(c->xfer_ns[x->event]));
+        s->xfer = an_sat_add(s->xfer, an_hw_of(pp_cols_xfer(c, x->event)));
         s->wall_known = an_sat_add(s->wall_known, wall);
         g->pen[g->at[g->device_at[device]] + g->npen[device]++] =
             wall - hw; /* both in [0, INT64_MAX]: no overflow */

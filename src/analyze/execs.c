@@ -55,12 +55,12 @@ uint32_t an_stage_of_new_string(pp_report *r, uint32_t id) {
     return r->stage_of_string[id];
 }
 
-static int is_exec(const pp_event_columns *c, size_t i) {
+static int is_exec(const pp_cols *c, size_t i) {
     return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_EXEC);
 }
 
 int an_execs_collect(pp_report *r, pp_error *err) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     size_t ntracks = pp_model_track_count(r->m), nstrings = pp_model_string_count(r->m);
     r->track_device = malloc((ntracks ? ntracks : 1) * sizeof *r->track_device);
     r->stage_of_string = malloc((nstrings ? nstrings : 1) * sizeof *r->stage_of_string);
@@ -87,7 +87,7 @@ int an_execs_collect(pp_report *r, pp_error *err) {
             continue;
         an_exec *x = &r->execs[r->nexecs++];
         *x = (an_exec){.event = i, .stage = an_stage_of_string(r, c->stage[i]),
-                       .inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i])};
+                       .inside = (uint8_t)an_inside(r, c->ts_ns[i], pp_cols_dur(c, i))};
         if (device_of_track(r, c->track[i]) == AN_NONE || (c->stage[i] != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
@@ -115,13 +115,13 @@ int an_execs_grow(pp_report *r, size_t more) {
 
 int an_exec_batch_set(pp_report *r, size_t i, int64_t batch) {
     if (!r->exec_batch) {
-        if (batch == r->c.batch[r->execs[i].event])
+        if (batch == pp_cols_batch(&r->c, r->execs[i].event))
             return PP_OK;
         r->exec_batch = an_alloc(r->exec_cap, sizeof *r->exec_batch);
         if (!r->exec_batch)
             return PP_ENOMEM;
         for (size_t k = 0; k < r->nexecs; k++)
-            r->exec_batch[k] = r->c.batch[r->execs[k].event];
+            r->exec_batch[k] = pp_cols_batch(&r->c, r->execs[k].event);
     }
     r->exec_batch[i] = batch;
     return PP_OK;
@@ -203,7 +203,7 @@ static void host_compact(pp_report *r) {
     size_t k = 0;
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->role != PP_ROLE_STAGE || (h->inside && h->batch != r->c.batch[h->event]))
+        if (h->role != PP_ROLE_STAGE || (h->inside && h->batch != pp_cols_batch(&r->c, h->event)))
             r->host[k++] = *h;
     }
     if (k == 0) {

@@ -83,7 +83,7 @@ static void escape(const char *text, char *out, size_t len) {
 int an_pattern_hint(pp_report *r) {
     if (r->patterns || r->hint)
         return PP_OK;
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     size_t nstr = pp_model_string_count(r->m), nseen = 0;
     uint8_t *used = calloc(nstr ? nstr : 1, 1);
     tail_seen *seen = calloc(MAX_TAILS, sizeof *seen);

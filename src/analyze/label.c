@@ -127,7 +127,7 @@ static int cmp_corr(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static int candidate(const pp_event_columns *c, size_t i, const name_label *nl) {
+static int candidate(const pp_cols *c, size_t i, const name_label *nl) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
            nl[c->name[i]].matched && !an_labeled_by_fields(c, i);
 }
@@ -181,7 +181,7 @@ static uint32_t stage_of_label(pp_report *r, const label_span *l, size_t from,
 static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name_label *nl,
                        corr *cs) {
     const pp_model *m = r->m;
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     size_t nc = 0, nann;
     const pp_annotation *a = pp_model_annotations(m, &nann);
     uint32_t key = pp_model_find_string(m, "correlation");
@@ -202,7 +202,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
             const corr *launch = bsearch(&want, cs, nc, sizeof *cs, cmp_corr);
             if (launch) {
                 size_t e = launch->event;
-                hit = enclosing(l, nl_, c->track[e], c->ts_ns[e], c->ts_ns[e] + c->dur_ns[e]);
+                hit = enclosing(l, nl_, c->track[e], c->ts_ns[e], pp_cols_end(c, e));
             }
         }
         if (hit == SIZE_MAX)
@@ -234,15 +234,15 @@ static int host_add(pp_report *r, size_t *cap, const an_host *h) {
 
 static an_host host_of_event(const pp_report *r, size_t i, uint8_t role, uint32_t stage,
                              int64_t batch) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     return (an_host){.batch = batch, .event = i, .stage = stage, .role = role,
-                     .inside = (uint8_t)an_inside(r, c->ts_ns[i], c->dur_ns[i])};
+                     .inside = (uint8_t)an_inside(r, c->ts_ns[i], pp_cols_dur(c, i))};
 }
 
 /* The spans that label themselves: user and unlabeled roles count as stage
  * spans. an_execs_collect counted them: the table is made at its size. */
 static int hosts_from_fields(pp_report *r, size_t *cap) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     r->host = an_alloc(r->nfield_hosts, sizeof *r->host);
     if (!r->host)
         return PP_ENOMEM;
@@ -256,7 +256,7 @@ static int hosts_from_fields(pp_report *r, size_t *cap) {
         uint32_t s = an_stage_of_string(r, c->stage[i]);
         if (s == AN_NONE)
             return PP_ENOMEM;
-        r->host[r->nhost++] = host_of_event(r, i, role, s, c->batch[i]);
+        r->host[r->nhost++] = host_of_event(r, i, role, s, pp_cols_batch(c, i));
     }
     return PP_OK;
 }
@@ -288,7 +288,7 @@ static int hosts_from_patterns(pp_report *r, size_t *cap, const label_span *l, s
 
 static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
     const pp_model *m = r->m;
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     size_t nstr = pp_model_string_count(m), nann, n = 0;
     pp_model_annotations(m, &nann);
     name_label *nl = malloc((nstr ? nstr : 1) * sizeof *nl);
@@ -302,7 +302,7 @@ static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
     int rc = l && cs ? PP_OK : PP_ENOMEM;
     for (size_t i = 0, k = 0; rc == PP_OK && i < c->count; i++)
         if (candidate(c, i, nl))
-            l[k++] = (label_span){.start = c->ts_ns[i], .end = c->ts_ns[i] + c->dur_ns[i],
+            l[k++] = (label_span){.start = c->ts_ns[i], .end = pp_cols_end(c, i),
                                   .event = i, .track = c->track[i], .name = c->name[i]};
     if (rc == PP_OK) {
         qsort(l, n, sizeof *l, cmp_label);

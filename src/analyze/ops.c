@@ -111,15 +111,15 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
 }
 
 static int is_op(const pp_report *r, size_t i) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     return an_is_op_span(c, i) && r->track_device[c->track[i]] != AN_NONE &&
-           an_inside(r, c->ts_ns[i], c->dur_ns[i]);
+           an_inside(r, c->ts_ns[i], pp_cols_dur(c, i));
 }
 
 /* One pass: every op's duration and groups; *n ops. */
 static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
                        op_groups *typed) {
-    const pp_event_columns *c = &r->c;
+    const pp_cols *c = &r->c;
     const ann_keys keys = {pp_model_find_string(r->m, "type"),
                            pp_model_find_string(r->m, "exec_type"),
                            pp_model_find_string(r->m, "cpu_ns")};
@@ -144,7 +144,7 @@ static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
         size_t g2 = named->g[g1].typed;
         group_add(&named->g[g1], has_cpu, cpu);
         group_add(&typed->g[g2], has_cpu, cpu);
-        it[m++] = (op_item){c->dur_ns[i], (uint32_t)g1, (uint32_t)g2};
+        it[m++] = (op_item){pp_cols_dur(c, i), (uint32_t)g1, (uint32_t)g2};
     }
     *n = m;
     return PP_OK;

@@ -28,7 +28,7 @@ typedef struct row {
 typedef struct tl {
     const pp_report *r;
     const pp_model *m;
-    pp_event_columns c;
+    pp_cols c;
     int64_t w0, w1;
     uint32_t *row_of;  /* model track -> row, UINT32_MAX = not drawn */
     uint32_t *dev;     /* model track -> report device, AN_NONE = a host track */
@@ -46,7 +46,7 @@ static int drawn(const tl *t, size_t i) {
     uint8_t k = t->c.kind[i];
     if (k != PP_EV_SPAN && k != PP_EV_RANGE && k != PP_EV_REGION)
         return 0;
-    int64_t s = t->c.ts_ns[i], e = s + t->c.dur_ns[i];
+    int64_t s = t->c.ts_ns[i], e = s + pp_cols_dur(&t->c, i);
     return e > t->w0 && s < t->w1 && (e > s || s >= t->w0);
 }
 
@@ -105,7 +105,7 @@ static void scan(tl *t) {
         size_t b = fine_bin(t, t->c.ts_ns[i]);
         t->starts[b]++;
         if (t->c.kind[i] == PP_EV_SPAN && t->c.role[i] == PP_ROLE_EXEC)
-            t->weight[b] += t->c.dur_ns[i];
+            t->weight[b] += pp_cols_dur(&t->c, i);
         t->row_of[t->c.track[i]] = 0;
     }
     for (uint32_t k = 0; k < ntracks; k++) {
@@ -183,9 +183,9 @@ static void spans(tl *t, pp_outfile *o) {
                            : role < sizeof role_names / sizeof *role_names ? role_names[role] : "";
         hj_raw(o, shown++ ? ",\n[" : "\n[");
         hj_i64(o, t->row_of[t->c.track[i]]);
-        int64_t v[] = {t->c.ts_ns[i] - t->w0, t->c.dur_ns[i], page_str(t, t->c.name[i]),
-                       page_str(t, t->c.stage[i]), t->c.batch[i], (int64_t)t->c.hw_ns[i],
-                       (int64_t)t->c.xfer_ns[i]};
+        int64_t v[] = {t->c.ts_ns[i] - t->w0, pp_cols_dur(&t->c, i), page_str(t, t->c.name[i]),
+                       page_str(t, t->c.stage[i]), pp_cols_batch(&t->c, i), (int64_t)pp_cols_hw(&t->c, i),
+                       (int64_t)pp_cols_xfer(&t->c, i)};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
             hj_raw(o, ",");
             hj_i64(o, v[k]);
@@ -222,7 +222,7 @@ static int buckets(tl *t, pp_outfile *o, pp_error *err) {
     for (size_t i = 0; i < t->c.count; i++) {
         if (!drawn(t, i))
             continue;
-        int64_t s = t->c.ts_ns[i] - t->w0, e = s + t->c.dur_ns[i];
+        int64_t s = t->c.ts_ns[i] - t->w0, e = s + pp_cols_dur(&t->c, i);
         s = s < 0 ? 0 : s;
         e = e > t->w1 - t->w0 ? t->w1 - t->w0 : e;
         int64_t *line = busy + (size_t)t->row_of[t->c.track[i]] * HTML_BUCKETS;
@@ -310,7 +310,7 @@ static int write_all(tl *t, pp_outfile *o, pp_error *err) {
 
 int html_write_timeline(const pp_report *r, const pp_model *m, pp_outfile *o, pp_error *err) {
     tl t = {.r = r, .m = m, .w0 = r->window.start_ns, .w1 = r->window.end_ns};
-    pp_model_columns(m, &t.c);
+    pp_model_cols(m, &t.c);
     size_t ntracks = pp_model_track_count(m), nstrings = pp_model_string_count(m);
     t.row_of = malloc((ntracks ? ntracks : 1) * sizeof *t.row_of);
     t.dev = malloc((ntracks ? ntracks : 1) * sizeof *t.dev);

@@ -190,7 +190,7 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     if (!r)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     r->m = r->model = m;
-    pp_model_columns(m, &r->c);
+    pp_model_cols(m, &r->c);
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
     const char *align = pp_model_string(m, r->meta.alignment);

@@ -35,6 +35,7 @@
 
 #include <regex.h>
 
+#include "model/columns.h"
 #include "pipeprof/analyze.h"
 
 #define AN_NONE UINT32_MAX
@@ -264,7 +265,7 @@ struct pp_report {
     /* Valid only while pp_report_build runs: the model, its columns, the
      * batch map of the stage step and the reused scratch buffers. */
     const pp_model *m;
-    pp_event_columns c;
+    pp_cols c;
     an_batch_map bmap;
     an_buf sort_tmp, values, spans, spans2, index, hist;
 };
@@ -275,7 +276,7 @@ static inline int64_t an_start(const pp_report *r, size_t i) {
     return r->c.ts_ns[i];
 }
 static inline int64_t an_end(const pp_report *r, size_t i) {
-    return r->c.ts_ns[i] + r->c.dur_ns[i];
+    return pp_cols_end(&r->c, i);
 }
 
 /* The model track, the device and the batch of exec x (in r->execs). */
@@ -286,7 +287,7 @@ static inline uint32_t an_exec_device(const pp_report *r, const an_exec *x) {
     return r->track_device[r->c.track[x->event]];
 }
 static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
-    return r->exec_batch ? r->exec_batch[x - r->execs] : r->c.batch[x->event];
+    return r->exec_batch ? r->exec_batch[x - r->execs] : pp_cols_batch(&r->c, x->event);
 }
 
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
@@ -297,14 +298,14 @@ static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
 /* A span whose own fields already label it: partition, merge and stage
  * roles with a stage, or any non-exec span whose args name stage and batch
  * (label.c; an_execs_collect counts them in its pass). */
-static inline int an_labeled_by_fields(const pp_event_columns *c, size_t i) {
+static inline int an_labeled_by_fields(const pp_cols *c, size_t i) {
     uint8_t role = c->role[i];
-    return (c->kind[i] == PP_EV_SPAN) & (c->stage[i] != 0) & (c->batch[i] >= 0) &
+    return (c->kind[i] == PP_EV_SPAN) & (c->stage[i] != 0) & (pp_cols_batch(c, i) >= 0) &
            (role != PP_ROLE_EXEC) & (role != PP_ROLE_OP);
 }
 
 /* A span of role op (an op of ops.c, whatever its track and time). */
-static inline int an_is_op_span(const pp_event_columns *c, size_t i) {
+static inline int an_is_op_span(const pp_cols *c, size_t i) {
     return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_OP);
 }
 

@@ -364,7 +364,7 @@ static int stage_exec_figures(pp_report *r) {
         if (!x->inside || x->stage == AN_NONE)
             continue;
         pp_stage_stats *st = &r->stages[x->stage];
-        int64_t hw = x->host ? 0 : an_hw_of(r->c.hw_ns[x->event]);
+        int64_t hw = x->host ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
         st->execs++;
         host[x->stage] += x->host;
         if (hw == 0) {
@@ -372,17 +372,17 @@ static int stage_exec_figures(pp_report *r) {
             continue;
         }
         st->hw_ns = an_sat_add(st->hw_ns, hw);
-        st->xfer_ns = an_sat_add(st->xfer_ns, an_hw_of(r->c.xfer_ns[x->event]));
-        wall[x->stage] = an_sat_add(wall[x->stage], r->c.dur_ns[x->event]);
+        st->xfer_ns = an_sat_add(st->xfer_ns, an_hw_of(pp_cols_xfer(&r->c, x->event)));
+        wall[x->stage] = an_sat_add(wall[x->stage], pp_cols_dur(&r->c, x->event));
         at[x->stage + 2]++;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++)
         at[s + 2] += at[s + 1];
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) { /* at[s+1] is stage s's cursor */
         const an_exec *x = &r->execs[i];
-        int64_t hw = x->host ? 0 : an_hw_of(r->c.hw_ns[x->event]);
+        int64_t hw = x->host ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
         if (x->inside && x->stage != AN_NONE && hw != 0)
-            pen[at[x->stage + 1]++] = r->c.dur_ns[x->event] - hw;
+            pen[at[x->stage + 1]++] = pp_cols_dur(&r->c, x->event) - hw;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++) {
         pp_stage_stats *st = &r->stages[s];

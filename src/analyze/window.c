@@ -13,7 +13,7 @@
 
 /* Lists the distinct region names into buf: "warm up", "steady" (the first
  * 32 names; the message only has to show what is there). */
-static void region_names(const pp_model *m, const pp_event_columns *c, char *buf, size_t len) {
+static void region_names(const pp_model *m, const pp_cols *c, char *buf, size_t len) {
     uint32_t seen[32];
     size_t nseen = 0, used = 0;
     buf[0] = '\0';
@@ -34,14 +34,14 @@ static void region_names(const pp_model *m, const pp_event_columns *c, char *buf
     }
 }
 
-static int region_hull(const pp_model *m, const pp_event_columns *c,
+static int region_hull(const pp_model *m, const pp_cols *c,
                        const char *name, int64_t *lo, int64_t *hi, pp_error *err) {
     uint32_t id = pp_model_find_string(m, name);
     int found = 0;
     for (size_t i = 0; id != 0 && i < c->count; i++) {
         if (c->kind[i] != PP_EV_REGION || c->name[i] != id)
             continue;
-        int64_t e = c->ts_ns[i] + c->dur_ns[i];
+        int64_t e = pp_cols_end(c, i);
         if (!found || c->ts_ns[i] < *lo)
             *lo = c->ts_ns[i];
         if (!found || e > *hi)
@@ -58,12 +58,12 @@ static int region_hull(const pp_model *m, const pp_event_columns *c,
 
 int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err) {
     const pp_model *m = r->m;
-    const pp_event_columns c = r->c;
+    const pp_cols c = r->c;
     if (o->region && o->exclude_region)
         return pp_set_error(err, PP_EINVAL, "--region and --exclude-region exclude each other");
     int64_t t0 = 0, t1 = 0;
     for (size_t i = 0; i < c.count; i++) {
-        int64_t e = c.ts_ns[i] + c.dur_ns[i];
+        int64_t e = pp_cols_end(&c, i);
         if (i == 0 || c.ts_ns[i] < t0)
             t0 = c.ts_ns[i];
         if (i == 0 || e > t1)

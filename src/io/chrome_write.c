@@ -20,6 +20,7 @@
 #include "io/json_emit.h"
 #include "io/outfile.h"
 #include "io/trace_write.h"
+#include "model/columns.h"
 #include "pipeprof/io.h"
 
 #define CHUNK_BYTES (1u << 20)
@@ -336,7 +337,7 @@ static int write_track_metadata(writer *w) {
  * that are set, then the annotations [a, a_end); nothing when there are
  * none. Each field is written with a leading ',' and the first one's comma
  * becomes the '{'. */
-static char *put_args(const writer *w, char *p, const pp_event_columns *c, size_t i,
+static char *put_args(const writer *w, char *p, const pp_cols *c, size_t i,
                       const pp_annotation *a, const pp_annotation *a_end) {
     char *start = p;
     PUT_LIT(p, ",\"args\":");
@@ -345,17 +346,19 @@ static char *put_args(const writer *w, char *p, const pp_event_columns *c, size_
         PUT_LIT(p, ",\"stage\":");
         p = put_quoted(w, p, c->stage[i]);
     }
-    if (c->batch[i] != -1) {
+    int64_t batch = pp_cols_batch(c, i);
+    uint64_t hw = pp_cols_hw(c, i), xfer = pp_cols_xfer(c, i);
+    if (batch != -1) {
         PUT_LIT(p, ",\"batch_id\":");
-        p = json_put_i64(p, c->batch[i]);
+        p = json_put_i64(p, batch);
     }
-    if (c->hw_ns[i]) {
+    if (hw) {
         PUT_LIT(p, ",\"hw_ns\":");
-        p = json_put_u64(p, c->hw_ns[i]);
+        p = json_put_u64(p, hw);
     }
-    if (c->xfer_ns[i]) {
+    if (xfer) {
         PUT_LIT(p, ",\"transfer_ns\":");
-        p = json_put_u64(p, c->xfer_ns[i]);
+        p = json_put_u64(p, xfer);
     }
     if (c->role[i] != PP_ROLE_NONE) {
         PUT_LIT(p, ",\"role\":\"");
@@ -398,7 +401,7 @@ static char *put_head(const writer *w, char *p, const char *head, size_t head_le
 
 #define HEAD(lit) (lit), sizeof(lit) - 1
 
-static char *put_event(const writer *w, char *p, const pp_event_columns *c, size_t i,
+static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
                        const pp_annotation *a, const pp_annotation *a_end) {
     uint32_t track = c->track[i], name = c->name[i];
     switch (c->kind[i]) {
@@ -410,7 +413,7 @@ static char *put_event(const writer *w, char *p, const pp_event_columns *c, size
         *p++ = '"';
         p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
         PUT_LIT(p, ",\"dur\":");
-        p = json_put_us(p, c->dur_ns[i]);
+        p = json_put_us(p, pp_cols_dur(c, i));
         p = put_args(w, p, c, i, a, a_end);
         break;
     case PP_EV_INSTANT:
@@ -438,7 +441,7 @@ static char *put_event(const writer *w, char *p, const pp_event_columns *c, size
         p = put_args(w, p, c, i, a, a_end);
         PUT_LIT(p, "},\n{\"ph\":\"e\",\"cat\":\"range\",\"id\":");
         p = put_name_field(w, json_put_u64(p, c->id[i]), name);
-        p = json_put_us(put_where(w, p, track), c->ts_ns[i] + c->dur_ns[i]);
+        p = json_put_us(put_where(w, p, track), pp_cols_end(c, i));
         break;
     }
     *p++ = '}';
@@ -446,7 +449,7 @@ static char *put_event(const writer *w, char *p, const pp_event_columns *c, size
 }
 
 /* The most bytes put_event may write for event i (a range names itself twice). */
-static size_t event_max(const writer *w, const pp_event_columns *c, size_t i,
+static size_t event_max(const writer *w, const pp_cols *c, size_t i,
                         const pp_annotation *a, const pp_annotation *a_end) {
     size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, c->stage[i]);
     for (; a < a_end; a++)
@@ -456,11 +459,11 @@ static size_t event_max(const writer *w, const pp_event_columns *c, size_t i,
 }
 
 static int write_events(writer *w, const pp_model *chunk) {
-    pp_event_columns c;
+    pp_cols c;
     size_t nanns;
     const pp_annotation *ann = pp_model_annotations(chunk, &nanns), *a = ann;
     const pp_annotation *ann_end = ann + nanns;
-    pp_model_columns(chunk, &c);
+    pp_model_cols(chunk, &c);
     for (size_t i = 0; i < c.count; i++) {
         const pp_annotation *a_end = a;
         while (a_end < ann_end && a_end->event == i)

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "io/perfetto_order.h"
+#include "model/columns.h"
 
 #define DIGIT_BITS 11
 #define BUCKETS (1u << DIGIT_BITS)
@@ -91,17 +92,17 @@ static int radix_sort(pf_event_ref **refs, size_t n, uint64_t max_start, uint64_
 }
 
 int pf_order_events(const pp_model *m, pf_event_ref **out) {
-    pp_event_columns c;
+    pp_cols c;
     size_t nanns;
     const pp_annotation *ann = pp_model_annotations(m, &nanns);
-    pp_model_columns(m, &c);
+    pp_model_cols(m, &c);
     *out = NULL;
     if (c.count > UINT32_MAX)
         return PP_EINVAL;
     int64_t min_ts = 0, max_dur = 0;
     for (size_t i = 0; i < c.count; i++) {
         min_ts = i == 0 || c.ts_ns[i] < min_ts ? c.ts_ns[i] : min_ts;
-        max_dur = c.dur_ns[i] > max_dur ? c.dur_ns[i] : max_dur;
+        max_dur = pp_cols_dur(&c, i) > max_dur ? pp_cols_dur(&c, i) : max_dur;
     }
     pf_event_ref *refs = malloc((c.count ? c.count : 1) * sizeof *refs);
     if (!refs)
@@ -118,7 +119,7 @@ int pf_order_events(const pp_model *m, pf_event_ref **out) {
             return PP_EINVAL;
         }
         refs[i] = (pf_event_ref){(uint64_t)c.ts_ns[i] - (uint64_t)min_ts,
-                                 (uint64_t)(max_dur - c.dur_ns[i]), first, (uint32_t)i,
+                                 (uint64_t)(max_dur - pp_cols_dur(&c, i)), first, (uint32_t)i,
                                  (uint32_t)(a - first)};
         max_start = refs[i].start > max_start ? refs[i].start : max_start;
         sorted &= i == 0 || in_order(&refs[i - 1], &refs[i]);

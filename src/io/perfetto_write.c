@@ -225,15 +225,17 @@ static uint8_t *put_string_annotation(pf_writer *w, uint8_t *p, uint32_t key, ui
 /* The pipeline fields that are set, then the model annotations [a, a_end). */
 static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_annotation *a,
                                 const pp_annotation *a_end) {
-    const pp_event_columns *c = &w->c;
+    const pp_cols *c = &w->c;
     if (c->stage[i])
         p = put_string_annotation(w, p, fixed(w, FX_STAGE), c->stage[i]);
-    if (c->batch[i] != -1)
-        p = put_int_annotation(w, p, fixed(w, FX_BATCH), c->batch[i]);
-    if (c->hw_ns[i])
-        p = put_uint_annotation(w, p, fixed(w, FX_HW_NS), c->hw_ns[i]);
-    if (c->xfer_ns[i])
-        p = put_uint_annotation(w, p, fixed(w, FX_TRANSFER_NS), c->xfer_ns[i]);
+    int64_t batch = pp_cols_batch(c, i);
+    uint64_t hw = pp_cols_hw(c, i), xfer = pp_cols_xfer(c, i);
+    if (batch != -1)
+        p = put_int_annotation(w, p, fixed(w, FX_BATCH), batch);
+    if (hw)
+        p = put_uint_annotation(w, p, fixed(w, FX_HW_NS), hw);
+    if (xfer)
+        p = put_uint_annotation(w, p, fixed(w, FX_TRANSFER_NS), xfer);
     if (c->role[i] != PP_ROLE_NONE)
         p = put_string_annotation(w, p, fixed(w, FX_ROLE), fixed(w, FX_ROLES + c->role[i]));
     if (c->kind[i] == PP_EV_REGION)
@@ -269,7 +271,7 @@ static int reserve_event(pf_writer *w, size_t i, const pp_annotation *a, const p
 }
 
 static int write_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
-    const pp_event_columns *c = &w->c;
+    const pp_cols *c = &w->c;
     int kind = c->kind[i];
     uint64_t uuid = pf_track_uuid(c->track[i]);
     int rc = PP_OK;
@@ -303,7 +305,7 @@ static int write_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_
         p = pb_uint(p, EVENT_TYPE, TYPE_SLICE_BEGIN);
         p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, c->name[i]));
         p = put_annotations(w, p, i, a, a_end);
-        rc = pf_ends_push(&w->ends, c->ts_ns[i] + c->dur_ns[i], uuid);
+        rc = pf_ends_push(&w->ends, pp_cols_end(c, i), uuid);
         break;
     }
     p = pb_close(ev, p);
@@ -415,7 +417,7 @@ int pp_perfetto_write(const pp_model *m, const char *path, pp_error *err) {
     pf_writer w;
     memset(&w, 0, sizeof w);
     w.m = m;
-    pp_model_columns(m, &w.c);
+    pp_model_cols(m, &w.c);
     int rc = check_times(&w, path, err);
     if (rc)
         return rc;

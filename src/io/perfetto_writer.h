@@ -7,6 +7,7 @@
 
 #include "io/outfile.h"
 #include "io/pb.h"
+#include "model/columns.h"
 #include "io/perfetto_order.h"
 #include "pipeprof/model.h"
 
@@ -51,7 +52,7 @@ typedef struct intern_ref {
 typedef struct pf_writer {
     pp_outfile out;
     const pp_model *m;
-    pp_event_columns c;
+    pp_cols c;
     uint8_t *buf, *p, *end;      /* chunk being filled: [buf, p) written */
     uint32_t nstrings;           /* model strings; fixed strings follow */
     const char **text;           /* string id -> text */

@@ -83,7 +83,7 @@ static size_t pack_columns(unsigned char *out, uint32_t n, int ncols, unsigned c
     return (size_t)(dst - out);
 }
 
-size_t pptrace_events_encode(const pp_event_columns *c, size_t first, size_t n,
+size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
                              unsigned char *out) {
     /* Each varint column gets its worst case of room, in order; pack_columns
      * closes the gaps (moving down never overwrites what is still to move). */
@@ -97,17 +97,18 @@ size_t pptrace_events_encode(const pp_event_columns *c, size_t first, size_t n,
         uint64_t bits;
         memcpy(&bits, &c->value[i], sizeof bits);
         p[PPTRACE_EV_TS] = put_varint(p[PPTRACE_EV_TS], zigzag((uint64_t)c->ts_ns[i] - ts));
-        p[PPTRACE_EV_DUR] = put_varint(p[PPTRACE_EV_DUR], (uint64_t)c->dur_ns[i]);
-        p[PPTRACE_EV_BATCH] = put_varint(p[PPTRACE_EV_BATCH], zigzag((uint64_t)c->batch[i] - batch));
-        p[PPTRACE_EV_HW] = put_varint(p[PPTRACE_EV_HW], c->hw_ns[i]);
-        p[PPTRACE_EV_XFER] = put_varint(p[PPTRACE_EV_XFER], c->xfer_ns[i]);
+        int64_t b = pp_cols_batch(c, i);
+        p[PPTRACE_EV_DUR] = put_varint(p[PPTRACE_EV_DUR], (uint64_t)pp_cols_dur(c, i));
+        p[PPTRACE_EV_BATCH] = put_varint(p[PPTRACE_EV_BATCH], zigzag((uint64_t)b - batch));
+        p[PPTRACE_EV_HW] = put_varint(p[PPTRACE_EV_HW], pp_cols_hw(c, i));
+        p[PPTRACE_EV_XFER] = put_varint(p[PPTRACE_EV_XFER], pp_cols_xfer(c, i));
         p[PPTRACE_EV_ID] = put_varint(p[PPTRACE_EV_ID], c->id[i]);
         p[PPTRACE_EV_VALUE] = put_varint(p[PPTRACE_EV_VALUE], bswap64(bits ^ value));
         p[PPTRACE_EV_NAME] = put_varint(p[PPTRACE_EV_NAME], c->name[i]);
         p[PPTRACE_EV_STAGE] = put_varint(p[PPTRACE_EV_STAGE], c->stage[i]);
         p[PPTRACE_EV_TRACK] = put_varint(p[PPTRACE_EV_TRACK], c->track[i]);
         *p[PPTRACE_EV_FLAGS]++ = (unsigned char)(c->kind[i] | c->role[i] << 3 | c->phase[i] << 6);
-        ts = (uint64_t)c->ts_ns[i], batch = (uint64_t)c->batch[i], value = bits;
+        ts = (uint64_t)c->ts_ns[i], batch = (uint64_t)b, value = bits;
     }
     return pack_columns(out, (uint32_t)n, PPTRACE_EV_COLUMNS, cols, p);
 }
@@ -225,6 +226,19 @@ static void put_sparse_u32(uint32_t *slots, const uint64_t *v, uint32_t n) {
         slots[i] = (uint32_t)v[i];
 }
 
+/* hw_ns and xfer_ns: sparse and narrow (model/columns.h); nonzero when a
+ * wide value could not be kept. */
+static int put_sparse_narrow(const pp_event_slots *s, uint32_t *col, int c, size_t first,
+                             const uint64_t *v, uint32_t n) {
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        any |= v[i];
+    int lost = 0;
+    for (uint32_t i = 0; any && i < n; i++)
+        lost |= pp_slot_put_hw(s, col, c, first + i, v[i]);
+    return lost;
+}
+
 /* Phase: the top two bits of each flags byte. */
 static void put_sparse_phase(uint8_t *slots, const unsigned char *flags, uint32_t n) {
     unsigned any = 0;
@@ -256,17 +270,22 @@ int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_
                 }
         const unsigned char *flags = d->at[PPTRACE_EV_FLAGS];
         uint64_t ts = d->prev[0], batch = d->prev[1], value = d->prev[2];
+        int lost = 0;
         for (uint32_t i = 0; i < n; i++) {
             ts += unzigzag(v[PPTRACE_EV_TS][i]);
             batch += unzigzag(v[PPTRACE_EV_BATCH][i]);
             value ^= bswap64(v[PPTRACE_EV_VALUE][i]);
             out->ts_ns[done + i] = (int64_t)ts;
-            out->dur_ns[done + i] = (int64_t)v[PPTRACE_EV_DUR][i];
-            out->batch[done + i] = (int64_t)batch;
+            lost |= pp_slot_put_dur(out, done + i, (int64_t)v[PPTRACE_EV_DUR][i]);
+            lost |= pp_slot_put_batch(out, done + i, (int64_t)batch);
             v[PPTRACE_EV_VALUE][i] = value; /* now the value's bits */
         }
-        put_sparse_u64(out->hw_ns + done, v[PPTRACE_EV_HW], n);
-        put_sparse_u64(out->xfer_ns + done, v[PPTRACE_EV_XFER], n);
+        lost |= put_sparse_narrow(out, out->hw32, PP_WIDE_HW, done, v[PPTRACE_EV_HW], n);
+        lost |= put_sparse_narrow(out, out->xfer32, PP_WIDE_XFER, done, v[PPTRACE_EV_XFER], n);
+        if (lost) {
+            *row = done;
+            return PPTRACE_DECODE_NO_ROOM;
+        }
         put_sparse_u64(out->id + done, v[PPTRACE_EV_ID], n);
         put_sparse_u64(out->value + done, v[PPTRACE_EV_VALUE], n);
         put_sparse_u32(out->stage + done, v[PPTRACE_EV_STAGE], n);

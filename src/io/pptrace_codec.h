@@ -43,7 +43,7 @@ extern const char *const pptrace_annotation_column_names[PPTRACE_AN_COLUMNS];
 
 /* Encodes events [first, first + n) of `c` into `out` (room for
  * PPTRACE_V2_EVENTS_MAX(n) bytes); returns the payload length. */
-size_t pptrace_events_encode(const pp_event_columns *c, size_t first, size_t n,
+size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
                              unsigned char *out);
 /* Encodes n annotations, sorted by event, into `out` (room for
  * PPTRACE_V2_ANNOTATIONS_MAX(n) bytes); returns the payload length. The
@@ -82,7 +82,11 @@ pptrace_layout_problem pptrace_annotations_open(pptrace_decoder *d, const unsign
  * running past the column's end or too large for its field; for
  * annotations also an unknown type, stored in out[*row].type) and sets
  * *row to the row within this call. An annotation's string value is left
- * whole in v.i, for the reader to range-check before narrowing it. */
+ * whole in v.i, for the reader to range-check before narrowing it.
+ * Events return PPTRACE_DECODE_NO_ROOM when a value too wide for its
+ * 32-bit slot could not be kept (out->wide is NULL, or no memory:
+ * model/event_slots.h). */
+#define PPTRACE_DECODE_NO_ROOM (-2)
 int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_t count,
                           uint32_t *row);
 int pptrace_annotations_decode(pptrace_decoder *d, pp_annotation *out, uint32_t count,

@@ -97,6 +97,8 @@ static int decode_job(pptrace_ahead *a, job *j, block_buf *b) {
             return 0;
         pp_event_slots slots;
         pp_event_slots_at(&a->room.events, j->first_row, &slots);
+        slots.wide = NULL; /* the model's side table is the reader's: a block with a value
+                            * too wide for its slot is left to it (PPTRACE_DECODE_NO_ROOM) */
         j->wrote = 1;
         bad = pptrace_events_decode(&d, &slots, d.rows, &row);
         ncolumns = PPTRACE_EV_COLUMNS;
@@ -107,7 +109,7 @@ static int decode_job(pptrace_ahead *a, job *j, block_buf *b) {
         bad = pptrace_annotations_decode(&d, a->room.annotations + j->first_row, d.rows, &row);
         ncolumns = PPTRACE_AN_COLUMNS;
     }
-    return bad < 0 && pptrace_decoder_leftover(&d, ncolumns) < 0;
+    return bad == -1 && pptrace_decoder_leftover(&d, ncolumns) < 0;
 }
 
 /* Claims job j for the caller: 1 when it was still pending. */

@@ -113,12 +113,14 @@ int rd_events_v1(reader *r, const unsigned char *p, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         uint64_t value_bits = pptrace_get64(col[C_VALUE] + 8 * (size_t)i);
         s.ts_ns[i] = (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i);
-        s.dur_ns[i] = (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i);
-        s.batch[i] = (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i);
         double value;
         memcpy(&value, &value_bits, sizeof value);
-        pp_slot_put_u64(s.hw_ns, i, pptrace_get64(col[C_HW] + 8 * (size_t)i));
-        pp_slot_put_u64(s.xfer_ns, i, pptrace_get64(col[C_XFER] + 8 * (size_t)i));
+        if (pp_slot_put_dur(&s, i, (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i)) |
+            pp_slot_put_batch(&s, i, (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i)) |
+            pp_slot_put_hw(&s, s.hw32, PP_WIDE_HW, i, pptrace_get64(col[C_HW] + 8 * (size_t)i)) |
+            pp_slot_put_hw(&s, s.xfer32, PP_WIDE_XFER, i,
+                           pptrace_get64(col[C_XFER] + 8 * (size_t)i)))
+            return rd_no_memory(r);
         pp_slot_put_u64(s.id, i, pptrace_get64(col[C_ID] + 8 * (size_t)i));
         pp_slot_put_f64(s.value, i, value);
         s.name[i] = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
@@ -180,6 +182,8 @@ int rd_events_v2(reader *r, const unsigned char *p, uint32_t len) {
         return rd_no_memory(r);
     uint32_t row;
     int col = pptrace_events_decode(&d, &s, d.rows, &row);
+    if (col == PPTRACE_DECODE_NO_ROOM)
+        return rd_no_memory(r);
     if (col >= 0)
         return rd_fail(r, rd_at(r, pptrace_events_field(&d, col, row)),
                        "event %llu: malformed %s value (a varint that runs past its column or "

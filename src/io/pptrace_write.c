@@ -185,7 +185,7 @@ int pptrace_put_threads(writer *w, const pp_model *m, size_t first) {
 }
 
 /* One EVENTS block: events [first, first + n). */
-static int write_event_block(writer *w, const pp_event_columns *c, size_t first, size_t n) {
+static int write_event_block(writer *w, const pp_cols *c, size_t first, size_t n) {
     unsigned char *p = block_begin(w, PPTRACE_EVENTS, PPTRACE_V2_EVENTS_MAX(n));
     if (!p)
         return PP_ENOMEM;
@@ -211,10 +211,10 @@ static int write_annotations(writer *w, const pp_annotation *a, size_t *next, si
 }
 
 int pptrace_put_events(writer *w, const pp_model *m, uint64_t event_base) {
-    pp_event_columns c;
+    pp_cols c;
     size_t nanns, next_ann = 0;
     const pp_annotation *anns = pp_model_annotations(m, &nanns);
-    pp_model_columns(m, &c);
+    pp_model_cols(m, &c);
     for (size_t first = 0; first < c.count; first += PPTRACE_ROWS_PER_BLOCK) {
         size_t n = min_size(c.count - first, PPTRACE_ROWS_PER_BLOCK), ann_end = next_ann;
         while (ann_end < nanns && anns[ann_end].event < first + n)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "model/columns.h"
 #include "pipeprof/merge.h"
 
 #define DEFAULT_SYNC "sync"
@@ -33,13 +34,13 @@ static int same_clock(const pp_model *a, const pp_model *b) {
 
 /* The times of the instants named `name`, ascending; *n of them. */
 static int sync_times(const pp_model *m, const char *name, int64_t **out, size_t *n) {
-    pp_event_columns c;
+    pp_cols c;
     uint32_t id = pp_model_find_string(m, name);
     *out = NULL;
     *n = 0;
     if (!id)
         return PP_OK;
-    pp_model_columns(m, &c);
+    pp_model_cols(m, &c);
     size_t count = 0;
     for (size_t i = 0; i < c.count; i++)
         count += c.kind[i] == PP_EV_INSTANT && c.name[i] == id;

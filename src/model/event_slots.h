@@ -22,25 +22,33 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "model/columns.h"
 #include "pipeprof/model.h"
 
 /* Writable columns from some slot on: the model's own columns (from event
  * 0, model.c), or those it hands a reader, from the first slot past its
- * last event; the column types are those of pp_event_columns. */
+ * last event; the column types are those of pp_cols (model/columns.h).
+ * base is the event index of slot 0, and wide the side table that takes
+ * the values too wide for their 32-bit slot (NULL: none; a writer meeting
+ * such a value then gives up, as pptrace_read_ahead.c's workers do). */
 typedef struct pp_event_slots {
-    int64_t *ts_ns, *dur_ns, *batch;
-    uint64_t *hw_ns, *xfer_ns, *id;
+    int64_t *ts_ns;
+    uint32_t *dur32, *hw32, *xfer32;
+    int32_t *batch32;
+    uint64_t *id;
     double *value;
     uint32_t *name, *stage, *track;
     uint8_t *kind, *role, *phase;
+    size_t base;
+    pp_wide_sink *wide;
 } pp_event_slots;
 
 /* The slots from slot k of `s` on. */
 static inline void pp_event_slots_at(const pp_event_slots *s, size_t k, pp_event_slots *out) {
-    *out = (pp_event_slots){s->ts_ns + k, s->dur_ns + k, s->batch + k, s->hw_ns + k,
-                            s->xfer_ns + k, s->id + k, s->value + k, s->name + k,
+    *out = (pp_event_slots){s->ts_ns + k, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
+                            s->batch32 + k, s->id + k, s->value + k, s->name + k,
                             s->stage + k, s->track + k, s->kind + k, s->role + k,
-                            s->phase + k};
+                            s->phase + k, s->base + k, s->wide};
 }
 
 /* Stores v in slot i of a sparse column (which reads zero) unless it is 0. */
@@ -67,8 +75,38 @@ static inline void pp_slot_put_f64(double *col, size_t i, double v) {
         col[i] = v;
 }
 
-/* Makes room for n more events and points *out at them. 0 or PP_ENOMEM.
- * The slots stay valid until the next append to the model. */
+/* The narrow columns: a value that fits is stored, one that does not is
+ * the escape in its slot and the value in s->wide. 0, or nonzero when it
+ * could not be kept (no side table, or no memory for it). */
+static inline int pp_slot_put_escaped(const pp_event_slots *s, int c, size_t i, uint64_t v) {
+    return s->wide ? pp_wide_append(s->wide, c, s->base + i, v) : PP_ENOMEM;
+}
+
+static inline int pp_slot_put_dur(const pp_event_slots *s, size_t i, int64_t v) {
+    int fits = (uint64_t)v < PP_WIDE_U32; /* a negative one does not: the model refuses it */
+    s->dur32[i] = fits ? (uint32_t)v : PP_WIDE_U32;
+    return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_DUR, i, (uint64_t)v);
+}
+
+static inline int pp_slot_put_batch(const pp_event_slots *s, size_t i, int64_t v) {
+    int fits = v > INT32_MIN && v <= INT32_MAX;
+    s->batch32[i] = fits ? (int32_t)v : PP_WIDE_I32;
+    return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_BATCH, i, (uint64_t)v);
+}
+
+/* hw_ns and xfer_ns are sparse too: a zero is not written. */
+static inline int pp_slot_put_hw(const pp_event_slots *s, uint32_t *col, int c, size_t i,
+                                 uint64_t v) {
+    if (v == 0)
+        return 0;
+    col[i] = v < PP_WIDE_U32 ? (uint32_t)v : PP_WIDE_U32;
+    return v < PP_WIDE_U32 ? 0 : pp_slot_put_escaped(s, c, i, v);
+}
+
+/* Makes room for n more events and points *out at them (their side table
+ * the model's: it takes values past the last event, which only a commit
+ * keeps). 0 or PP_ENOMEM. The slots stay valid until the next append to
+ * the model. */
 int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out);
 /* Appends the first n reserved slots up to the first one that
  * pp_model_add_event would refuse; returns how many it appended. When it
@@ -76,12 +114,14 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out);
  * and the sparse columns of the slots not appended are cleared. */
 size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused);
 /* Clears the sparse columns of the n reserved slots past the last event,
- * written and then not committed, so that they read zero again. */
+ * written and then not committed, so that they read zero again, and drops
+ * their wide values. */
 void pp_model_events_unreserve(pp_model *m, size_t n);
 /* Slot i as an event. */
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out);
-/* Writes event `ev` into slot i, whose sparse columns read zero. */
-void pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev);
+/* Writes event `ev` into slot i, whose sparse columns read zero. 0, or
+ * nonzero when a wide value could not be kept (pp_slot_put_escaped). */
+int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev);
 
 /* The same for annotations: room for n more, then append those that
  * pp_model_add_annotation would accept, up to the first it would refuse. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "model/columns.h"
 #include "pipeprof/merge.h"
 
 typedef struct merger {
@@ -161,8 +162,8 @@ static void copy_tracks(merger *g, size_t k, int32_t sort_base) {
 
 static void copy_events(merger *g, size_t k) {
     const pp_model *src = g->in[k].model;
-    pp_event_columns c;
-    pp_model_columns(src, &c);
+    pp_cols c;
+    pp_model_cols(src, &c);
     int64_t off = g->al[k].offset_ns;
     uint64_t max_id = 0;
     for (size_t i = 0; i < c.count && !g->rc; i++) {
@@ -233,8 +234,8 @@ static int step_cmp(const void *pa, const void *pb) {
 static int phase_flows(merger *g) {
     size_t total = 0, k = 0;
     for (size_t j = 0; j < g->n; j++) {
-        pp_event_columns c;
-        pp_model_columns(g->in[j].model, &c);
+        pp_cols c;
+        pp_model_cols(g->in[j].model, &c);
         if (!(g->phase[j] = malloc(c.count ? c.count : 1)))
             return PP_ENOMEM;
         memset(g->phase[j], 0xff, c.count ? c.count : 1);
@@ -245,8 +246,8 @@ static int phase_flows(merger *g) {
     if (!s)
         return PP_ENOMEM;
     for (size_t j = 0; j < g->n; j++) {
-        pp_event_columns c;
-        pp_model_columns(g->in[j].model, &c);
+        pp_cols c;
+        pp_model_cols(g->in[j].model, &c);
         for (size_t i = 0; i < c.count; i++)
             if (c.kind[i] == PP_EV_FLOW)
                 s[k++] = (flow_step){c.id[i], c.ts_ns[i] + g->al[j].offset_ns, j, i};

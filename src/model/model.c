@@ -2,24 +2,39 @@
  * annotation tables. Append-only while built; readers and writers share it. */
 #include "pipeprof/model.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/grow.h"
 #include "core/strtab.h"
 #include "model/column_mem.h"
+#include "model/columns.h"
 #include "model/event_slots.h"
+
+#define NCOLUMNS 13
 
 typedef struct event_store {
     size_t count, cap;
-    size_t bytes[13]; /* each column's allocation, in the order of pp_event_slots
-                       * (after a failed growth some columns are larger than cap) */
-    pp_event_slots col; /* the columns, from event 0 */
+    size_t bytes[NCOLUMNS]; /* each column's allocation, in the order of pp_event_slots
+                             * (after a failed growth some columns are larger than cap) */
+    pp_event_slots col;     /* the columns, from event 0 */
+    pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
 } event_store;
+
+/* The 64-bit columns that pp_model_columns hands out, made from the narrow
+ * ones on its first call after a change (NULL until then). */
+typedef struct wide_view {
+    pthread_mutex_t lock;
+    size_t count, bytes;
+    int64_t *dur_ns, *batch;
+    uint64_t *hw_ns, *xfer_ns;
+} wide_view;
 
 struct pp_model {
     pp_strtab strings;
     event_store ev;
+    wide_view view;
     pp_track_info *tracks;
     size_t ntracks, captracks;
     pp_thread_info *threads;
@@ -37,6 +52,11 @@ int pp_model_create(pp_model **out) {
         free(m);
         return PP_ENOMEM;
     }
+    if (pthread_mutex_init(&m->view.lock, NULL) != 0) {
+        pp_strtab_free(&m->strings);
+        free(m);
+        return PP_ENOMEM;
+    }
     m->meta.level = -1;
     *out = m;
     return PP_OK;
@@ -44,10 +64,24 @@ int pp_model_create(pp_model **out) {
 
 static void event_store_free(event_store *e) {
     const pp_event_slots *c = &e->col;
-    void *cols[] = {c->ts_ns, c->dur_ns, c->batch, c->hw_ns, c->xfer_ns, c->id,   c->value,
-                    c->name,  c->stage,  c->track, c->kind,  c->role,    c->phase};
-    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+    void *cols[NCOLUMNS] = {c->ts_ns, c->dur32, c->hw32,  c->xfer32, c->batch32,
+                            c->id,    c->value, c->name,  c->stage,  c->track,
+                            c->kind,  c->role,  c->phase};
+    for (size_t k = 0; k < NCOLUMNS; k++)
         pp_column_free(cols[k], e->bytes[k]);
+    pp_wide_free(&e->wide);
+}
+
+/* Forgets the 64-bit columns made for pp_model_columns: called by every
+ * change to the events. */
+static void view_drop(wide_view *v) {
+    pp_column_free(v->dur_ns, v->bytes);
+    pp_column_free(v->batch, v->bytes);
+    pp_column_free(v->hw_ns, v->bytes);
+    pp_column_free(v->xfer_ns, v->bytes);
+    v->dur_ns = v->batch = NULL;
+    v->hw_ns = v->xfer_ns = NULL;
+    v->count = v->bytes = 0;
 }
 
 void pp_model_free(pp_model *m) {
@@ -55,6 +89,8 @@ void pp_model_free(pp_model *m) {
         return;
     pp_strtab_free(&m->strings);
     event_store_free(&m->ev);
+    view_drop(&m->view);
+    pthread_mutex_destroy(&m->view.lock);
     free(m->tracks);
     free(m->threads);
     pp_column_free(m->anns, m->capanns * sizeof *m->anns);
@@ -129,9 +165,10 @@ static int event_store_reserve(event_store *e, size_t cap) {
         }                                                                             \
         k++;                                                                          \
     } while (0)
-    GROW(ts_ns); GROW(dur_ns); GROW(batch); GROW(hw_ns); GROW(xfer_ns); GROW(id);
+    GROW(ts_ns); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch32); GROW(id);
     GROW(value); GROW(name); GROW(stage); GROW(track); GROW(kind); GROW(role); GROW(phase);
 #undef GROW
+    e->col.wide = &e->wide;
     e->cap = cap;
     return PP_OK;
 }
@@ -153,8 +190,8 @@ static void clear_sparse(event_store *e, size_t from, size_t to) {
     size_t n = to - from;
     memset(e->col.stage + from, 0, n * sizeof *e->col.stage);
     memset(e->col.phase + from, 0, n * sizeof *e->col.phase);
-    memset(e->col.hw_ns + from, 0, n * sizeof *e->col.hw_ns);
-    memset(e->col.xfer_ns + from, 0, n * sizeof *e->col.xfer_ns);
+    memset(e->col.hw32 + from, 0, n * sizeof *e->col.hw32);
+    memset(e->col.xfer32 + from, 0, n * sizeof *e->col.xfer32);
     memset(e->col.id + from, 0, n * sizeof *e->col.id);
     memset(e->col.value + from, 0, n * sizeof *e->col.value);
 }
@@ -177,7 +214,12 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     int rc = event_store_make_room(e, 1);
     if (rc)
         return rc;
-    pp_event_slots_put(&e->col, e->count++, ev);
+    view_drop(&m->view);
+    if (pp_event_slots_put(&e->col, e->count, ev) != 0) {
+        pp_model_events_unreserve(m, 1);
+        return PP_ENOMEM;
+    }
+    e->count++;
     return PP_OK;
 }
 
@@ -193,13 +235,16 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
 size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     event_store *e = &m->ev;
     size_t i = e->count, end = e->count + n;
-    const pp_event_slots *c = &e->col;
-    while (i < end && event_ok(m, c->ts_ns[i], c->dur_ns[i], c->name[i], c->stage[i], c->track[i],
-                               c->kind[i], c->role[i], c->phase[i]))
+    pp_cols c;
+    pp_model_cols(m, &c); /* its count is the committed one; the slots past it are read alike */
+    while (i < end && event_ok(m, c.ts_ns[i], pp_cols_dur(&c, i), c.name[i], c.stage[i],
+                               c.track[i], c.kind[i], c.role[i], c.phase[i]))
         i++;
     if (i < end && refused)
-        pp_model_event(m, i, refused);
+        pp_event_slots_get(&e->col, i, refused);
     clear_sparse(e, i, end);
+    pp_wide_cut(&e->wide, i);
+    view_drop(&m->view);
     n = i - e->count;
     e->count = i;
     return n;
@@ -207,14 +252,14 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
 
 void pp_model_events_unreserve(pp_model *m, size_t n) {
     clear_sparse(&m->ev, m->ev.count, m->ev.count + n);
+    pp_wide_cut(&m->ev.wide, m->ev.count);
 }
 
-void pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
+int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     s->ts_ns[i] = ev->ts_ns;
-    s->dur_ns[i] = ev->dur_ns;
-    s->batch[i] = ev->batch;
-    pp_slot_put_u64(s->hw_ns, i, ev->hw_ns);
-    pp_slot_put_u64(s->xfer_ns, i, ev->xfer_ns);
+    int rc = pp_slot_put_dur(s, i, ev->dur_ns) | pp_slot_put_batch(s, i, ev->batch) |
+             pp_slot_put_hw(s, s->hw32, PP_WIDE_HW, i, ev->hw_ns) |
+             pp_slot_put_hw(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns);
     pp_slot_put_u64(s->id, i, ev->id);
     pp_slot_put_f64(s->value, i, ev->value);
     s->name[i] = ev->name;
@@ -223,12 +268,40 @@ void pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     s->kind[i] = ev->kind;
     s->role[i] = ev->role;
     pp_slot_put_u8(s->phase, i, ev->phase);
+    return rc;
+}
+
+/* The slots as a read-only view (their side table resolves escapes at
+ * base + i, which pp_cols reads at i: only slots from event 0 qualify). */
+static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
+    *out = (pp_cols){count,   s->ts_ns, s->dur32, s->hw32,  s->xfer32, s->batch32, s->id,
+                     s->value, s->name, s->stage, s->track, s->kind,   s->role,    s->phase,
+                     s->wide};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
-    *out = (pp_event){s->ts_ns[i], s->dur_ns[i], s->batch[i], s->hw_ns[i], s->xfer_ns[i],
-                      s->id[i],    s->value[i],  s->name[i],  s->stage[i], s->track[i],
-                      s->kind[i],  s->role[i],   s->phase[i]};
+    pp_event_slots at;
+    pp_event_slots_at(s, i, &at); /* slot i is event base + i */
+    pp_cols c;
+    cols_of(&at, 1, &c);
+    const pp_wide_col *w = s->wide ? s->wide->col : NULL;
+    size_t k = s->base + i;
+    uint32_t dur = c.dur32[0], hw = c.hw32[0], xfer = c.xfer32[0];
+    int32_t batch = c.batch32[0];
+    *out = (pp_event){
+        .ts_ns = c.ts_ns[0],
+        .dur_ns = dur != PP_WIDE_U32 || !w ? (int64_t)dur : (int64_t)pp_wide_get(&w[PP_WIDE_DUR], k),
+        .batch = batch != PP_WIDE_I32 || !w ? batch : (int64_t)pp_wide_get(&w[PP_WIDE_BATCH], k),
+        .hw_ns = hw != PP_WIDE_U32 || !w ? hw : pp_wide_get(&w[PP_WIDE_HW], k),
+        .xfer_ns = xfer != PP_WIDE_U32 || !w ? xfer : pp_wide_get(&w[PP_WIDE_XFER], k),
+        .id = c.id[0],
+        .value = c.value[0],
+        .name = c.name[0],
+        .stage = c.stage[0],
+        .track = c.track[0],
+        .kind = c.kind[0],
+        .role = c.role[0],
+        .phase = c.phase[0]};
 }
 
 size_t pp_model_event_count(const pp_model *m) {
@@ -239,14 +312,50 @@ void pp_model_event(const pp_model *m, size_t i, pp_event *out) {
     pp_event_slots_get(&m->ev.col, i, out);
 }
 
-void pp_model_columns(const pp_model *m, pp_event_columns *out) {
+void pp_model_cols(const pp_model *m, pp_cols *out) {
+    cols_of(&m->ev.col, m->ev.count, out);
+}
+
+/* Makes the 64-bit columns of pp_model_columns from the narrow ones, the
+ * sparse ones written only where not zero (fresh pages read zero). */
+static int view_make(const pp_model *m, wide_view *v) {
+    pp_cols c;
+    pp_model_cols(m, &c);
+    size_t bytes = (c.count ? c.count : 1) * sizeof(int64_t);
+    v->bytes = bytes;
+    v->dur_ns = pp_column_grow(NULL, 0, bytes);
+    v->batch = pp_column_grow(NULL, 0, bytes);
+    v->hw_ns = pp_column_grow(NULL, 0, bytes);
+    v->xfer_ns = pp_column_grow(NULL, 0, bytes);
+    if (!v->dur_ns || !v->batch || !v->hw_ns || !v->xfer_ns) {
+        view_drop(v);
+        return PP_ENOMEM;
+    }
+    for (size_t i = 0; i < c.count; i++) {
+        v->dur_ns[i] = pp_cols_dur(&c, i);
+        v->batch[i] = pp_cols_batch(&c, i);
+        pp_slot_put_u64(v->hw_ns, i, pp_cols_hw(&c, i));
+        pp_slot_put_u64(v->xfer_ns, i, pp_cols_xfer(&c, i));
+    }
+    v->count = c.count;
+    return PP_OK;
+}
+
+int pp_model_columns(const pp_model *m, pp_event_columns *out) {
     const event_store *e = &m->ev;
+    wide_view *v = (wide_view *)&m->view; /* made once, under its lock */
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&v->lock);
+    int rc = v->dur_ns ? PP_OK : view_make(m, v);
+    pthread_mutex_unlock(&v->lock);
+    if (rc != PP_OK)
+        return rc;
     out->count = e->count;
     out->ts_ns = e->col.ts_ns;
-    out->dur_ns = e->col.dur_ns;
-    out->batch = e->col.batch;
-    out->hw_ns = e->col.hw_ns;
-    out->xfer_ns = e->col.xfer_ns;
+    out->dur_ns = v->dur_ns;
+    out->batch = v->batch;
+    out->hw_ns = v->hw_ns;
+    out->xfer_ns = v->xfer_ns;
     out->id = e->col.id;
     out->value = e->col.value;
     out->name = e->col.name;
@@ -255,6 +364,7 @@ void pp_model_columns(const pp_model *m, pp_event_columns *out) {
     out->kind = e->col.kind;
     out->role = e->col.role;
     out->phase = e->col.phase;
+    return PP_OK;
 }
 
 /* pp_model_add_annotation's rules (model.h), given the event of the
@@ -306,6 +416,8 @@ void pp_model_clear_events(pp_model *m) {
     event_store *e = &m->ev;
     if (e->count)
         clear_sparse(e, 0, e->count);
+    pp_wide_cut(&e->wide, 0);
+    view_drop(&m->view);
     e->count = 0;
     m->nanns = 0;
 }
@@ -405,11 +517,12 @@ int pp_model_sort_by_time(pp_model *m) {
         idx[i] = i;
     sort_indices(idx, tmp, n, e->col.ts_ns);
     size_t nanns = 0;
-    for (size_t i = 0; i < n; i++) {
+    int rc = PP_OK;
+    for (size_t i = 0; i < n && rc == PP_OK; i++) {
         size_t j = idx[i], first, count;
         pp_event ev;
         pp_event_slots_get(&e->col, j, &ev);
-        pp_event_slots_put(&sorted.col, i, &ev);
+        rc = pp_event_slots_put(&sorted.col, i, &ev) ? PP_ENOMEM : PP_OK;
         /* annotations follow their event, in their original order */
         pp_model_annotations_of(m, j, &first, &count);
         for (size_t a = 0; a < count; a++) {
@@ -417,13 +530,20 @@ int pp_model_sort_by_time(pp_model *m) {
             anns[nanns++].event = i;
         }
     }
+    free(idx);
+    free(tmp);
+    if (rc != PP_OK) {
+        pp_column_free(anns, capanns * sizeof *anns);
+        event_store_free(&sorted);
+        return rc;
+    }
     sorted.count = n;
     event_store_free(e);
     *e = sorted;
+    e->col.wide = &e->wide; /* the store moved */
+    view_drop(&m->view);
     pp_column_free(m->anns, m->capanns * sizeof *m->anns);
     m->anns = anns;
     m->capanns = capanns;
-    free(idx);
-    free(tmp);
     return PP_OK;
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "model/columns.h"
 #include "model/window_copy.h"
 
 int pp_model_copy_head(const pp_model *src, pp_model **out) {
@@ -27,14 +28,14 @@ int pp_model_copy_head(const pp_model *src, pp_model **out) {
 }
 
 int pp_model_append_window(pp_model *dst, const pp_model *src, int64_t from, int64_t to) {
-    pp_event_columns c;
-    pp_model_columns(src, &c);
+    pp_cols c;
+    pp_model_cols(src, &c);
     size_t nanns, a = 0;
     const pp_annotation *ann = pp_model_annotations(src, &nanns);
     for (size_t i = 0; i < c.count; i++) {
         while (a < nanns && ann[a].event < i)
             a++;
-        if (!pp_in_window(c.ts_ns[i], c.dur_ns[i], from, to))
+        if (!pp_in_window(c.ts_ns[i], pp_cols_dur(&c, i), from, to))
             continue;
         pp_event e;
         pp_model_event(src, i, &e);

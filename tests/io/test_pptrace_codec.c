@@ -6,40 +6,65 @@
 #include "io/pptrace_format.h"
 #include "testutil.h"
 
-/* Events [2, 5) of a five-event column set decode field for field, and
- * the varints are one byte where the values are small. */
+/* Events [2, 5) of a five-event model decode field for field, values too
+ * wide for the model's 32-bit slots among them (model/columns.h), and the
+ * varints are one byte where the values are small. */
 static void test_events_decode_as_encoded(void) {
-    int64_t ts[5] = {0, 100, 90, -7, INT64_MAX}, dur[5] = {1, 2, 300, 0, 0};
-    int64_t batch[5] = {-1, 0, 1, 1, INT64_MIN + 1};
-    uint64_t hw[5] = {0, 1, 2, 3, UINT64_MAX}, xfer[5] = {0}, id[5] = {9, 8, 7, 6, 5};
+    int64_t ts[5] = {0, 100, 90, -7, INT64_MAX}, dur[5] = {1, 2, 300, (int64_t)1 << 32, 0};
+    int64_t batch[5] = {-1, 0, 1, INT32_MIN, INT64_MIN + 1};
+    uint64_t hw[5] = {0, 1, 2, 3, UINT64_MAX}, xfer[5] = {0, 0, UINT32_MAX, 0, 7};
+    uint64_t id[5] = {9, 8, 7, 6, 5};
     double value[5] = {0, 0, 3.0, 3.0, -0.5};
     uint32_t name[5] = {1, 2, 3, 4, 5}, stage[5] = {0}, track[5] = {0, 1, 0, 1, 0};
     uint8_t kind[5] = {0, 1, 2, 3, 4}, role[5] = {6, 5, 4, 3, 2}, phase[5] = {0, 1, 2, 0, 1};
-    pp_event_columns c = {5, ts, dur, batch, hw, xfer, id, value, name, stage, track,
-                          kind, role, phase};
+    pp_model *m = NULL;
+    EXPECT_EQ_I64(pp_model_create(&m), PP_OK);
+    for (int k = 0; k < 5; k++) {
+        uint32_t id_of;
+        char text[2] = {(char)('a' + k), 0};
+        EXPECT_EQ_I64(pp_model_intern(m, text, 1, &id_of), PP_OK);
+    }
+    pp_track_info t;
+    pp_track_info_init(&t);
+    EXPECT_EQ_I64(pp_model_add_track(m, &t, NULL), PP_OK);
+    EXPECT_EQ_I64(pp_model_add_track(m, &t, NULL), PP_OK);
+    for (int i = 0; i < 5; i++) {
+        pp_event e = {ts[i], dur[i], batch[i], hw[i], xfer[i], id[i], value[i],
+                      name[i], stage[i], track[i], kind[i], role[i], phase[i]};
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+    pp_cols c;
+    pp_model_cols(m, &c);
     unsigned char out[PPTRACE_V2_EVENTS_MAX(3)];
     size_t len = pptrace_events_encode(&c, 2, 3, out);
     EXPECT(len <= sizeof out);
+    pp_model_free(m);
     pptrace_decoder d;
     EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
     EXPECT_EQ_U64(d.rows, 3);
     EXPECT_EQ_U64(pptrace_get32(out + 4 + 4 * PPTRACE_EV_NAME), 3); /* ids 3, 4, 5: a byte each */
     /* zeroed, as the model's slots are: sparse columns are written only
      * where a value is not zero */
-    int64_t ts_out[3] = {0}, dur_out[3] = {0}, batch_out[3] = {0};
-    uint64_t hw_out[3] = {0}, xfer_out[3] = {0}, id_out[3] = {0};
+    int64_t ts_out[3] = {0};
+    uint32_t dur_out[3] = {0}, hw_out[3] = {0}, xfer_out[3] = {0};
+    int32_t batch_out[3] = {0};
+    uint64_t id_out[3] = {0};
     double value_out[3] = {0};
     uint32_t name_out[3] = {0}, stage_out[3] = {0}, track_out[3] = {0};
     uint8_t kind_out[3] = {0}, role_out[3] = {0}, phase_out[3] = {0};
-    pp_event_slots s = {ts_out,   dur_out,   batch_out, hw_out,   xfer_out,  id_out,   value_out,
-                        name_out, stage_out, track_out, kind_out, role_out, phase_out};
-    pp_event_slots rest = s; /* a run of one, then of two: slots 1 and 2 */
-    rest.ts_ns++, rest.dur_ns++, rest.batch++, rest.hw_ns++, rest.xfer_ns++, rest.id++;
-    rest.value++, rest.name++, rest.stage++, rest.track++, rest.kind++, rest.role++, rest.phase++;
+    pp_wide_sink wide = {0};
+    pp_event_slots s = {ts_out,   dur_out,   hw_out,    xfer_out, batch_out, id_out,   value_out,
+                        name_out, stage_out, track_out, kind_out, role_out,  phase_out, 0, &wide};
+    pp_event_slots rest; /* a run of one, then of two: slots 1 and 2 */
+    pp_event_slots_at(&s, 1, &rest);
     uint32_t row = 0;
     EXPECT_EQ_I64(pptrace_events_decode(&d, &s, 1, &row), -1);
     EXPECT_EQ_I64(pptrace_events_decode(&d, &rest, 2, &row), -1);
     EXPECT_EQ_I64(pptrace_decoder_leftover(&d, PPTRACE_EV_COLUMNS), -1);
+    /* dur 2^32 (row 1), batch INT32_MIN and INT64_MIN + 1, hw UINT64_MAX and
+     * xfer UINT32_MAX (row 0) are kept beside their slots */
+    EXPECT_EQ_U64(wide.col[PP_WIDE_DUR].n + wide.col[PP_WIDE_BATCH].n, 3);
+    EXPECT_EQ_U64(wide.col[PP_WIDE_HW].n + wide.col[PP_WIDE_XFER].n, 2);
     for (int i = 0; i < 3; i++) {
         pp_event e;
         pp_event_slots_get(&s, (size_t)i, &e);
@@ -57,6 +82,41 @@ static void test_events_decode_as_encoded(void) {
         EXPECT_EQ_U64(e.role, role[2 + i]);
         EXPECT_EQ_U64(e.phase, phase[2 + i]);
     }
+    pp_wide_free(&wide);
+}
+
+/* A writer with no side table (a read-ahead worker's) gives up on a block
+ * with a value too wide for its slot, and says so: the reader then decodes
+ * that block itself. */
+static void test_wide_value_without_side_table_is_refused(void) {
+    pp_model *m = NULL;
+    EXPECT_EQ_I64(pp_model_create(&m), PP_OK);
+    pp_track_info t;
+    pp_track_info_init(&t);
+    EXPECT_EQ_I64(pp_model_add_track(m, &t, NULL), PP_OK);
+    pp_event e;
+    pp_event_init(&e);
+    e.dur_ns = (int64_t)5 << 32;
+    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    pp_cols c;
+    pp_model_cols(m, &c);
+    unsigned char out[PPTRACE_V2_EVENTS_MAX(1)];
+    size_t len = pptrace_events_encode(&c, 0, 1, out);
+    pp_model_free(m);
+    pptrace_decoder d;
+    EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
+    int64_t ts_out[1] = {0};
+    uint32_t dur_out[1] = {0}, hw_out[1] = {0}, xfer_out[1] = {0}, name_out[1] = {0};
+    uint32_t stage_out[1] = {0}, track_out[1] = {0};
+    int32_t batch_out[1] = {0};
+    uint64_t id_out[1] = {0};
+    double value_out[1] = {0};
+    uint8_t kind_out[1] = {0}, role_out[1] = {0}, phase_out[1] = {0};
+    pp_event_slots s = {ts_out,   dur_out,   hw_out,    xfer_out, batch_out, id_out,   value_out,
+                        name_out, stage_out, track_out, kind_out, role_out,  phase_out, 0, NULL};
+    uint32_t row = 9;
+    EXPECT_EQ_I64(pptrace_events_decode(&d, &s, 1, &row), PPTRACE_DECODE_NO_ROOM);
+    EXPECT_EQ_U64(row, 0);
 }
 
 /* Annotations of a writer's second part: its events 0 and 3 are the file's
@@ -84,6 +144,7 @@ static void test_annotation_events_start_at_event_base(void) {
 
 int main(void) {
     RUN(test_events_decode_as_encoded);
+    RUN(test_wide_value_without_side_table_is_refused);
     RUN(test_annotation_events_start_at_event_base);
     return pp_test_finish();
 }

@@ -3,7 +3,8 @@
  * survive growth from heap to mapped pages, and the sparse columns (stage,
  * phase, hw_ns, xfer_ns, id, value), written only where a value is nonzero,
  * still read zero wherever an event's value is zero, whatever the slot
- * held before (a cleared model, a refused block). */
+ * held before (a cleared model, a refused block); values too wide for the
+ * 32-bit columns (model/columns.h) read back whole. */
 #include <math.h>
 
 #include "model/event_slots.h"
@@ -22,14 +23,17 @@ static pp_model *model_with_track(void) {
 }
 
 /* Event i of the growth test: every field a function of i, the sparse ones
- * nonzero on every third event only. */
+ * nonzero on every third event only, and on every 1000th event a duration,
+ * batch, hw and xfer too wide for the model's 32-bit slots
+ * (model/columns.h). */
 static void nth_event(size_t i, pp_event *e) {
+    int wide = i % 1000 == 999;
     pp_event_init(e);
     e->ts_ns = (int64_t)i * 10;
-    e->dur_ns = (int64_t)(i % 7);
-    e->batch = (int64_t)i / 10;
-    e->hw_ns = i % 3 == 0 ? i + 1 : 0;
-    e->xfer_ns = i % 3 == 0 ? i + 2 : 0;
+    e->dur_ns = wide ? ((int64_t)1 << 40) + (int64_t)i : (int64_t)(i % 7);
+    e->batch = wide ? -((int64_t)1 << 35) - (int64_t)i : (int64_t)i / 10;
+    e->hw_ns = wide ? UINT64_MAX - i : i % 3 == 0 ? i + 1 : 0;
+    e->xfer_ns = wide ? (uint64_t)UINT32_MAX + i : i % 3 == 0 ? i + 2 : 0;
     e->id = i % 3 == 0 ? i + 3 : 0;
     e->value = i % 3 == 0 ? (double)i + 0.5 : 0.0;
     e->name = 1;
@@ -37,9 +41,10 @@ static void nth_event(size_t i, pp_event *e) {
     e->role = (uint8_t)(i % 5);
 }
 
-/* 1.1M events take the 8-byte columns past 1 MiB, where they move from the
- * heap to mapped pages, and then through four more doublings of those
- * pages: every field of every event reads back as appended. */
+/* 1.1M events take the columns past 1 MiB, where they move from the heap
+ * to mapped pages, and then through more doublings of those pages: every
+ * field of every event reads back as appended, the 1100 wide values too,
+ * through pp_model_event and through pp_model_columns' 64-bit copies. */
 static void test_columns_keep_every_value_as_they_grow(void) {
     pp_model *m = model_with_track();
     const size_t n = 1100000;
@@ -58,6 +63,40 @@ static void test_columns_keep_every_value_as_they_grow(void) {
                  back.value != e.value || back.name != e.name || back.role != e.role;
     }
     EXPECT_EQ_U64(wrong, 0);
+    pp_event_columns c;
+    EXPECT_EQ_I64(pp_model_columns(m, &c), PP_OK);
+    EXPECT_EQ_U64(c.count, n);
+    for (size_t i = 0; i < n; i++) {
+        nth_event(i, &e);
+        wrong += c.ts_ns[i] != e.ts_ns || c.dur_ns[i] != e.dur_ns || c.batch[i] != e.batch ||
+                 c.hw_ns[i] != e.hw_ns || c.xfer_ns[i] != e.xfer_ns || c.id[i] != e.id;
+    }
+    EXPECT_EQ_U64(wrong, 0);
+    pp_model_free(m);
+}
+
+/* pp_model_columns' 64-bit copies follow the model: after an event is
+ * appended (and after a sort moves a wide value), a second call shows it. */
+static void test_columns_view_follows_changes(void) {
+    pp_model *m = model_with_track();
+    pp_event e;
+    pp_event_init(&e);
+    e.name = 1, e.ts_ns = 50, e.dur_ns = 3;
+    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    pp_event_columns c;
+    EXPECT_EQ_I64(pp_model_columns(m, &c), PP_OK);
+    EXPECT_EQ_U64(c.count, 1);
+    EXPECT_EQ_I64(c.dur_ns[0], 3);
+    e.ts_ns = 10, e.dur_ns = (int64_t)1 << 33, e.batch = (int64_t)1 << 40;
+    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    EXPECT_EQ_I64(pp_model_sort_by_time(m), PP_OK);
+    EXPECT_EQ_I64(pp_model_columns(m, &c), PP_OK);
+    EXPECT_EQ_U64(c.count, 2);
+    EXPECT_EQ_I64(c.ts_ns[0], 10);
+    EXPECT_EQ_I64(c.dur_ns[0], (int64_t)1 << 33);
+    EXPECT_EQ_I64(c.batch[0], (int64_t)1 << 40);
+    EXPECT_EQ_I64(c.dur_ns[1], 3);
+    EXPECT_EQ_I64(c.batch[1], -1);
     pp_model_free(m);
 }
 
@@ -116,10 +155,14 @@ static void test_commit_stops_at_the_first_refused_event(void) {
     pp_event_slots s;
     EXPECT_EQ_I64(pp_model_events_reserve(m, 3, &s), PP_OK);
     for (size_t i = 0; i < 3; i++) {
-        s.ts_ns[i] = (int64_t)i, s.dur_ns[i] = 1, s.batch[i] = -1;
-        s.hw_ns[i] = 10 + i, s.xfer_ns[i] = 20 + i, s.id[i] = 30 + i, s.value[i] = 1.5;
-        s.name[i] = 1, s.stage[i] = 1, s.track[i] = i == 1 ? 9 : 0;
-        s.kind[i] = PP_EV_FLOW, s.role[i] = PP_ROLE_USER, s.phase[i] = PP_FLOW_END;
+        pp_event e;
+        pp_event_init(&e);
+        e.ts_ns = (int64_t)i, e.dur_ns = 1;
+        e.hw_ns = i == 2 ? UINT64_MAX : 10 + i; /* event 2's too wide for its slot */
+        e.xfer_ns = 20 + i, e.id = 30 + i, e.value = 1.5;
+        e.name = 1, e.stage = 1, e.track = i == 1 ? 9 : 0;
+        e.kind = PP_EV_FLOW, e.role = PP_ROLE_USER, e.phase = PP_FLOW_END;
+        EXPECT_EQ_I64(pp_event_slots_put(&s, i, &e), 0);
     }
     pp_event e, back;
     EXPECT_EQ_U64(pp_model_events_commit(m, 3, &e), 1);
@@ -130,7 +173,7 @@ static void test_commit_stops_at_the_first_refused_event(void) {
     pp_model_event(m, 0, &back);
     EXPECT_EQ_U64(back.hw_ns, 10);
     EXPECT(back.value == 1.5);
-    append_plain(m, 2);
+    append_plain(m, 2); /* event 2 among them: its wide hw went with the refusal */
     expect_sparse_zero(m, 1, 3);
     pp_model_free(m);
 }
@@ -144,9 +187,13 @@ static void test_unreserved_slots_read_zero(void) {
     EXPECT_EQ_I64(pp_model_events_reserve(m, 4, &s), PP_OK);
     pp_event_slots later;
     pp_event_slots_at(&s, 2, &later);
-    for (size_t i = 0; i < 2; i++) /* a block decoded ahead into slots 2 and 3 */
-        later.hw_ns[i] = 7, later.xfer_ns[i] = 8, later.id[i] = 9, later.value[i] = 2.5,
-        later.stage[i] = 1, later.phase[i] = PP_FLOW_END;
+    for (size_t i = 0; i < 2; i++) { /* a block decoded ahead into slots 2 and 3 */
+        pp_event e;
+        pp_event_init(&e);
+        e.hw_ns = i ? UINT64_MAX : 7, e.xfer_ns = 8, e.id = 9, e.value = 2.5;
+        e.stage = 1, e.phase = PP_FLOW_END;
+        EXPECT_EQ_I64(pp_event_slots_put(&later, i, &e), 0);
+    }
     pp_model_events_unreserve(m, 4);
     append_plain(m, 4);
     expect_sparse_zero(m, 0, 4);
@@ -177,6 +224,7 @@ static void test_annotation_commit_stops_at_the_first_refused(void) {
 
 int main(void) {
     RUN(test_columns_keep_every_value_as_they_grow);
+    RUN(test_columns_view_follows_changes);
     RUN(test_sparse_fields_read_zero_after_clear);
     RUN(test_commit_stops_at_the_first_refused_event);
     RUN(test_unreserved_slots_read_zero);

@@ -1,0 +1,99 @@
+/* columns.h — the model's event columns as the library itself reads them.
+ * Not public: pp_model_columns (pipeprof/model.h) is the API.
+ *
+ * Why narrow: at 100M events every byte an event is 100 MB, and the
+ * columns are most of what a reader, writer or analysis holds. So dur_ns,
+ * batch, hw_ns and xfer_ns are stored in 32 bits: a duration or a hardware
+ * time up to 4.29 s and a batch number in the int32 range, which is nearly
+ * every event of every trace. A value that does not fit is stored as the
+ * column's escape (PP_WIDE_U32, PP_WIDE_I32) in its slot and in full in a
+ * side table of (event, value) pairs sorted by event, which a reader
+ * searches only when it meets the escape. 16 bytes an event fewer than
+ * four 64-bit columns; docs/analysis.md ("Memory") has the figures.
+ *
+ * Read a column through its accessor (pp_cols_dur, pp_cols_batch,
+ * pp_cols_hw, pp_cols_xfer), never through the 32-bit array alone: the
+ * fields are named dur32, batch32, hw32 and xfer32 so that a plain index
+ * does not read like a value. */
+#ifndef PP_MODEL_COLUMNS_H
+#define PP_MODEL_COLUMNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pipeprof/model.h"
+
+/* The escapes: a slot holding one has its value in the side table. */
+#define PP_WIDE_U32 UINT32_MAX
+#define PP_WIDE_I32 INT32_MIN
+
+/* The narrow columns, in the order of a pp_wide_sink's tables. */
+enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_COLUMNS };
+
+/* One escaped value: event index and the value's 64 bits. */
+typedef struct pp_wide {
+    size_t at;
+    uint64_t v;
+} pp_wide;
+
+/* The escaped values of one column, sorted by event. */
+typedef struct pp_wide_col {
+    pp_wide *e;
+    size_t n, cap;
+} pp_wide_col;
+
+typedef struct pp_wide_sink {
+    pp_wide_col col[PP_WIDE_COLUMNS];
+} pp_wide_sink;
+
+/* Appends (at, v) to column c of the sink (at above every index there).
+ * 0 or PP_ENOMEM. */
+int pp_wide_append(pp_wide_sink *s, int c, size_t at, uint64_t v);
+/* The value escaped at event `at` (0 when there is none: never for an
+ * escape the model wrote). */
+uint64_t pp_wide_get(const pp_wide_col *w, size_t at);
+/* Drops the entries at or after event `from`, keeping the memory. */
+void pp_wide_cut(pp_wide_sink *s, size_t from);
+void pp_wide_free(pp_wide_sink *s);
+
+/* Read-only column view of every event; index i is the i-th event. */
+typedef struct pp_cols {
+    size_t count;
+    const int64_t *ts_ns;
+    const uint32_t *dur32, *hw32, *xfer32;
+    const int32_t *batch32;
+    const uint64_t *id;
+    const double *value;
+    const uint32_t *name, *stage, *track;
+    const uint8_t *kind, *role, *phase;
+    const pp_wide_sink *wide;
+} pp_cols;
+
+void pp_model_cols(const pp_model *m, pp_cols *out);
+
+static inline int64_t pp_cols_dur(const pp_cols *c, size_t i) {
+    uint32_t v = c->dur32[i];
+    return v != PP_WIDE_U32 ? (int64_t)v : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_DUR], i);
+}
+
+/* ts + dur: the end of event i (never past INT64_MAX: pp_model_add_event). */
+static inline int64_t pp_cols_end(const pp_cols *c, size_t i) {
+    return c->ts_ns[i] + pp_cols_dur(c, i);
+}
+
+static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
+    int32_t v = c->batch32[i];
+    return v != PP_WIDE_I32 ? (int64_t)v : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], i);
+}
+
+static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
+    uint32_t v = c->hw32[i];
+    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_HW], i);
+}
+
+static inline uint64_t pp_cols_xfer(const pp_cols *c, size_t i) {
+    uint32_t v = c->xfer32[i];
+    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_XFER], i);
+}
+
+#endif
