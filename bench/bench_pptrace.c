@@ -200,11 +200,11 @@ static void memcpy_s(size_t bytes, double *wall, double *cpu) {
     free(dst);
 }
 
-/* The bytes the model holds: 26 an event in its dense columns (ts 8; dur,
- * batch, name, track 4; kind, role 1), for each sparse column with a
- * nonzero value its width (stage, hw_ns, xfer_ns 4, phase 1; id, value 8:
- * one that is zero throughout is never written and takes no memory), 16
- * for each value too wide for its 32-bit column (src/model/columns.h),
+/* The bytes the model holds: 24 an event in its dense columns (ts 8; dur,
+ * batch, name 4; track 2; kind, role 1), for each sparse column with a
+ * nonzero value its width (hw_ns, xfer_ns 4, stage 2, phase 1; id, value
+ * 8: one that is zero throughout is never written and takes no memory),
+ * 16 for each value too wide for its narrow column (src/model/columns.h),
  * and its annotation table. */
 static double model_bytes(const pp_model *m) {
     pp_event_columns c;
@@ -218,9 +218,10 @@ static double model_bytes(const pp_model *m) {
         hw |= c.hw_ns[i], xfer |= c.xfer_ns[i], id |= c.id[i], value |= bits;
         wide += ((uint64_t)c.dur_ns[i] >= UINT32_MAX) + (c.batch[i] <= INT32_MIN) +
                 (c.batch[i] > INT32_MAX) + (c.hw_ns[i] >= UINT32_MAX) +
-                (c.xfer_ns[i] >= UINT32_MAX);
+                (c.xfer_ns[i] >= UINT32_MAX) + (c.track[i] >= UINT16_MAX) +
+                (c.stage[i] >= UINT16_MAX);
     }
-    double per_event = 26.0 + 4.0 * ((stage != 0) + (hw != 0) + (xfer != 0)) +
+    double per_event = 24.0 + 4.0 * ((hw != 0) + (xfer != 0)) + 2.0 * (stage != 0) +
                        1.0 * (phase != 0) + 8.0 * ((id != 0) + (value != 0));
     size_t nanns;
     pp_model_annotations(m, &nanns);

@@ -105,7 +105,7 @@ static int clocks_collect(pp_report *r) {
     for (size_t i = 0; i < r->c.count; i++) {
         if (r->c.kind[i] != PP_EV_INSTANT || r->c.name[i] != name)
             continue;
-        uint32_t d = r->track_device[r->c.track[i]];
+        uint32_t d = r->track_device[pp_cols_track(&r->c, i)];
         if (d == AN_NONE)
             continue;
         size_t first, n;

@@ -93,7 +93,7 @@ int an_pattern_hint(pp_report *r) {
     }
     for (size_t i = 0; i < c->count; i++)
         if (c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-            c->stage[i] == 0)
+            pp_cols_stage(c, i) == 0)
             used[c->name[i]] = 1;
     for (uint32_t id = 1; id < nstr; id++) {
         char stage[STAGE_LEN], tail[TAIL_LEN];

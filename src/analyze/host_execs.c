@@ -76,7 +76,7 @@ static int host_execs_append(pp_report *r, const uint8_t *is_host_item, int seve
         if (!is_host_item[i])
             continue;
         const an_host *h = &r->host[i];
-        uint32_t t = r->c.track[h->event];
+        uint32_t t = pp_cols_track(&r->c, h->event);
         if (r->track_device[t] == AN_NONE) {
             char name[64] = "CPU (host)";
             if (several)
@@ -122,7 +122,7 @@ static int add_host_execs(pp_report *r) {
         if (k < hi && batch[k] == (uint64_t)h->batch)
             continue; /* the stage has execs of this batch */
         is_host_item[i] = 1;
-        int64_t p = track_pid(r, r->c.track[h->event], &last, &pid);
+        int64_t p = track_pid(r, pp_cols_track(&r->c, h->event), &last, &pid);
         several |= nnew > 0 && p != first_pid;
         first_pid = nnew++ == 0 ? p : first_pid;
     }

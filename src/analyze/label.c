@@ -202,7 +202,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
             const corr *launch = bsearch(&want, cs, nc, sizeof *cs, cmp_corr);
             if (launch) {
                 size_t e = launch->event;
-                hit = enclosing(l, nl_, c->track[e], c->ts_ns[e], pp_cols_end(c, e));
+                hit = enclosing(l, nl_, pp_cols_track(c, e), c->ts_ns[e], pp_cols_end(c, e));
             }
         }
         if (hit == SIZE_MAX)
@@ -253,7 +253,7 @@ static int hosts_from_fields(pp_report *r, size_t *cap) {
         uint8_t role = c->role[i] == PP_ROLE_PARTITION || c->role[i] == PP_ROLE_MERGE
                            ? c->role[i]
                            : PP_ROLE_STAGE;
-        uint32_t s = an_stage_of_string(r, c->stage[i]);
+        uint32_t s = an_stage_of_string(r, pp_cols_stage(c, i));
         if (s == AN_NONE)
             return PP_ENOMEM;
         r->host[r->nhost++] = host_of_event(r, i, role, s, pp_cols_batch(c, i));
@@ -303,7 +303,7 @@ static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
     for (size_t i = 0, k = 0; rc == PP_OK && i < c->count; i++)
         if (candidate(c, i, nl))
             l[k++] = (label_span){.start = c->ts_ns[i], .end = pp_cols_end(c, i),
-                                  .event = i, .track = c->track[i], .name = c->name[i]};
+                                  .event = i, .track = pp_cols_track(c, i), .name = c->name[i]};
     if (rc == PP_OK) {
         qsort(l, n, sizeof *l, cmp_label);
         inherit(l, n, nl);

@@ -112,7 +112,7 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
 
 static int is_op(const pp_report *r, size_t i) {
     const pp_cols *c = &r->c;
-    return an_is_op_span(c, i) && r->track_device[c->track[i]] != AN_NONE &&
+    return an_is_op_span(c, i) && r->track_device[pp_cols_track(c, i)] != AN_NONE &&
            an_inside(r, c->ts_ns[i], pp_cols_dur(c, i));
 }
 
@@ -128,7 +128,7 @@ static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
     for (size_t i = 0; i < c->count; i++) {
         if (!is_op(r, i))
             continue;
-        op_key k = {r->track_device[c->track[i]], c->name[i], 0, 0};
+        op_key k = {r->track_device[pp_cols_track(c, i)], c->name[i], 0, 0};
         int64_t cpu = 0;
         int has_cpu = op_annotations(a, na, &cursor, i, &keys, &k, &cpu);
         size_t g1 = group_of(named, &k);

@@ -106,7 +106,7 @@ static void scan(tl *t) {
         t->starts[b]++;
         if (t->c.kind[i] == PP_EV_SPAN && t->c.role[i] == PP_ROLE_EXEC)
             t->weight[b] += pp_cols_dur(&t->c, i);
-        t->row_of[t->c.track[i]] = 0;
+        t->row_of[pp_cols_track(&t->c, i)] = 0;
     }
     for (uint32_t k = 0; k < ntracks; k++) {
         if (t->row_of[k] == UINT32_MAX)
@@ -182,9 +182,9 @@ static void spans(tl *t, pp_outfile *o) {
                            : t->c.kind[i] == PP_EV_RANGE ? "range"
                            : role < sizeof role_names / sizeof *role_names ? role_names[role] : "";
         hj_raw(o, shown++ ? ",\n[" : "\n[");
-        hj_i64(o, t->row_of[t->c.track[i]]);
+        hj_i64(o, t->row_of[pp_cols_track(&t->c, i)]);
         int64_t v[] = {t->c.ts_ns[i] - t->w0, pp_cols_dur(&t->c, i), page_str(t, t->c.name[i]),
-                       page_str(t, t->c.stage[i]), pp_cols_batch(&t->c, i), (int64_t)pp_cols_hw(&t->c, i),
+                       page_str(t, pp_cols_stage(&t->c, i)), pp_cols_batch(&t->c, i), (int64_t)pp_cols_hw(&t->c, i),
                        (int64_t)pp_cols_xfer(&t->c, i)};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
             hj_raw(o, ",");
@@ -225,7 +225,7 @@ static int buckets(tl *t, pp_outfile *o, pp_error *err) {
         int64_t s = t->c.ts_ns[i] - t->w0, e = s + pp_cols_dur(&t->c, i);
         s = s < 0 ? 0 : s;
         e = e > t->w1 - t->w0 ? t->w1 - t->w0 : e;
-        int64_t *line = busy + (size_t)t->row_of[t->c.track[i]] * HTML_BUCKETS;
+        int64_t *line = busy + (size_t)t->row_of[pp_cols_track(&t->c, i)] * HTML_BUCKETS;
         for (size_t k = (size_t)((double)s / width); k < HTML_BUCKETS; k++) {
             int64_t lo = (int64_t)(width * (double)k), hi = (int64_t)(width * (double)(k + 1));
             if (lo >= e)

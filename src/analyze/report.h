@@ -281,10 +281,10 @@ static inline int64_t an_end(const pp_report *r, size_t i) {
 
 /* The model track, the device and the batch of exec x (in r->execs). */
 static inline uint32_t an_exec_track(const pp_report *r, const an_exec *x) {
-    return r->c.track[x->event];
+    return pp_cols_track(&r->c, x->event);
 }
 static inline uint32_t an_exec_device(const pp_report *r, const an_exec *x) {
-    return r->track_device[r->c.track[x->event]];
+    return r->track_device[pp_cols_track(&r->c, x->event)];
 }
 static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
     return r->exec_batch ? r->exec_batch[x - r->execs] : pp_cols_batch(&r->c, x->event);
@@ -300,7 +300,7 @@ static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
  * (label.c; an_execs_collect counts them in its pass). */
 static inline int an_labeled_by_fields(const pp_cols *c, size_t i) {
     uint8_t role = c->role[i];
-    return (c->kind[i] == PP_EV_SPAN) & (c->stage[i] != 0) & (pp_cols_batch(c, i) >= 0) &
+    return (c->kind[i] == PP_EV_SPAN) & (pp_cols_stage(c, i) != 0) & (pp_cols_batch(c, i) >= 0) &
            (role != PP_ROLE_EXEC) & (role != PP_ROLE_OP);
 }
 

@@ -342,9 +342,9 @@ static char *put_args(const writer *w, char *p, const pp_cols *c, size_t i,
     char *start = p;
     PUT_LIT(p, ",\"args\":");
     char *open = p;
-    if (c->stage[i]) {
+    if (pp_cols_stage(c, i)) {
         PUT_LIT(p, ",\"stage\":");
-        p = put_quoted(w, p, c->stage[i]);
+        p = put_quoted(w, p, pp_cols_stage(c, i));
     }
     int64_t batch = pp_cols_batch(c, i);
     uint64_t hw = pp_cols_hw(c, i), xfer = pp_cols_xfer(c, i);
@@ -403,7 +403,7 @@ static char *put_head(const writer *w, char *p, const char *head, size_t head_le
 
 static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
                        const pp_annotation *a, const pp_annotation *a_end) {
-    uint32_t track = c->track[i], name = c->name[i];
+    uint32_t track = pp_cols_track(c, i), name = c->name[i];
     switch (c->kind[i]) {
     case PP_EV_SPAN:
     case PP_EV_REGION:
@@ -451,7 +451,7 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
 /* The most bytes put_event may write for event i (a range names itself twice). */
 static size_t event_max(const writer *w, const pp_cols *c, size_t i,
                         const pp_annotation *a, const pp_annotation *a_end) {
-    size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, c->stage[i]);
+    size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, pp_cols_stage(c, i));
     for (; a < a_end; a++)
         need += 2 + ANNOTATION_PREFIX_LEN + quoted_len(w, a->key) +
                 (a->type == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);

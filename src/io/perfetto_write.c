@@ -226,8 +226,8 @@ static uint8_t *put_string_annotation(pf_writer *w, uint8_t *p, uint32_t key, ui
 static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_annotation *a,
                                 const pp_annotation *a_end) {
     const pp_cols *c = &w->c;
-    if (c->stage[i])
-        p = put_string_annotation(w, p, fixed(w, FX_STAGE), c->stage[i]);
+    if (pp_cols_stage(c, i))
+        p = put_string_annotation(w, p, fixed(w, FX_STAGE), pp_cols_stage(c, i));
     int64_t batch = pp_cols_batch(c, i);
     uint64_t hw = pp_cols_hw(c, i), xfer = pp_cols_xfer(c, i);
     if (batch != -1)
@@ -260,7 +260,7 @@ static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_ann
 /* The most bytes event i's packet takes, and room for its interning refs. */
 static int reserve_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
     size_t need = PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + w->len[w->c.name[i]] +
-                  w->len[w->c.stage[i]] + 2 * FIXED_COUNT * 24;
+                  w->len[pp_cols_stage(&w->c, i)] + 2 * FIXED_COUNT * 24;
     /* refs: the name, six pipeline keys, the stage and role values; then a
      * key and a value per annotation */
     int rc = reserve_refs(w, 9 + 2 * (size_t)(a_end - a));
@@ -273,10 +273,10 @@ static int reserve_event(pf_writer *w, size_t i, const pp_annotation *a, const p
 static int write_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
     const pp_cols *c = &w->c;
     int kind = c->kind[i];
-    uint64_t uuid = pf_track_uuid(c->track[i]);
+    uint64_t uuid = pf_track_uuid(pp_cols_track(c, i));
     int rc = PP_OK;
     if (kind == PP_EV_COUNTER)
-        rc = pf_counter_track(w, c->track[i], c->name[i], &uuid);
+        rc = pf_counter_track(w, pp_cols_track(c, i), c->name[i], &uuid);
     if (!rc)
         rc = reserve_event(w, i, a, a_end);
     if (rc)

@@ -105,8 +105,8 @@ size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
         p[PPTRACE_EV_ID] = put_varint(p[PPTRACE_EV_ID], c->id[i]);
         p[PPTRACE_EV_VALUE] = put_varint(p[PPTRACE_EV_VALUE], bswap64(bits ^ value));
         p[PPTRACE_EV_NAME] = put_varint(p[PPTRACE_EV_NAME], c->name[i]);
-        p[PPTRACE_EV_STAGE] = put_varint(p[PPTRACE_EV_STAGE], c->stage[i]);
-        p[PPTRACE_EV_TRACK] = put_varint(p[PPTRACE_EV_TRACK], c->track[i]);
+        p[PPTRACE_EV_STAGE] = put_varint(p[PPTRACE_EV_STAGE], pp_cols_stage(c, i));
+        p[PPTRACE_EV_TRACK] = put_varint(p[PPTRACE_EV_TRACK], pp_cols_track(c, i));
         *p[PPTRACE_EV_FLAGS]++ = (unsigned char)(c->kind[i] | c->role[i] << 3 | c->phase[i] << 6);
         ts = (uint64_t)c->ts_ns[i], batch = (uint64_t)b, value = bits;
     }
@@ -218,12 +218,19 @@ static void put_sparse_u64(void *slots, const uint64_t *v, uint32_t n) {
         memcpy(slots, v, (size_t)n * sizeof *v);
 }
 
-static void put_sparse_u32(uint32_t *slots, const uint64_t *v, uint32_t n) {
+/* Track and stage ids (checked to fit 32 bits), the stage sparse: nonzero
+ * when a wide one could not be kept. */
+static int put_ids(const pp_event_slots *s, size_t first, const uint64_t *track,
+                   const uint64_t *stage, uint32_t n) {
     uint64_t any = 0;
-    for (uint32_t i = 0; i < n; i++)
-        any |= v[i];
+    int lost = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        lost |= pp_slot_put_track(s, first + i, (uint32_t)track[i]);
+        any |= stage[i];
+    }
     for (uint32_t i = 0; any && i < n; i++)
-        slots[i] = (uint32_t)v[i];
+        lost |= pp_slot_put_stage(s, first + i, (uint32_t)stage[i]);
+    return lost;
 }
 
 /* hw_ns and xfer_ns: sparse and narrow (model/columns.h); nonzero when a
@@ -282,17 +289,16 @@ int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_
         }
         lost |= put_sparse_narrow(out, out->hw32, PP_WIDE_HW, done, v[PPTRACE_EV_HW], n);
         lost |= put_sparse_narrow(out, out->xfer32, PP_WIDE_XFER, done, v[PPTRACE_EV_XFER], n);
+        lost |= put_ids(out, done, v[PPTRACE_EV_TRACK], v[PPTRACE_EV_STAGE], n);
         if (lost) {
             *row = done;
             return PPTRACE_DECODE_NO_ROOM;
         }
         put_sparse_u64(out->id + done, v[PPTRACE_EV_ID], n);
         put_sparse_u64(out->value + done, v[PPTRACE_EV_VALUE], n);
-        put_sparse_u32(out->stage + done, v[PPTRACE_EV_STAGE], n);
         put_sparse_phase(out->phase + done, flags, n);
         for (uint32_t i = 0; i < n; i++) {
             out->name[done + i] = (uint32_t)v[PPTRACE_EV_NAME][i];
-            out->track[done + i] = (uint32_t)v[PPTRACE_EV_TRACK][i];
             out->kind[done + i] = flags[i] & 7;
             out->role[done + i] = flags[i] >> 3 & 7;
         }

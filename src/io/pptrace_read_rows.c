@@ -119,13 +119,13 @@ int rd_events_v1(reader *r, const unsigned char *p, uint32_t n) {
             pp_slot_put_batch(&s, i, (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i)) |
             pp_slot_put_hw(&s, s.hw32, PP_WIDE_HW, i, pptrace_get64(col[C_HW] + 8 * (size_t)i)) |
             pp_slot_put_hw(&s, s.xfer32, PP_WIDE_XFER, i,
-                           pptrace_get64(col[C_XFER] + 8 * (size_t)i)))
+                           pptrace_get64(col[C_XFER] + 8 * (size_t)i)) |
+            pp_slot_put_stage(&s, i, pptrace_get32(col[C_STAGE] + 4 * (size_t)i)) |
+            pp_slot_put_track(&s, i, pptrace_get32(col[C_TRACK] + 4 * (size_t)i)))
             return rd_no_memory(r);
         pp_slot_put_u64(s.id, i, pptrace_get64(col[C_ID] + 8 * (size_t)i));
         pp_slot_put_f64(s.value, i, value);
         s.name[i] = pptrace_get32(col[C_NAME] + 4 * (size_t)i);
-        pp_slot_put_u32(s.stage, i, pptrace_get32(col[C_STAGE] + 4 * (size_t)i));
-        s.track[i] = pptrace_get32(col[C_TRACK] + 4 * (size_t)i);
         s.kind[i] = col[C_KIND][i];
         s.role[i] = col[C_ROLE][i];
         pp_slot_put_u8(s.phase, i, col[C_PHASE][i]);

@@ -3,18 +3,22 @@
  *
  * Why narrow: at 100M events every byte an event is 100 MB, and the
  * columns are most of what a reader, writer or analysis holds. So dur_ns,
- * batch, hw_ns and xfer_ns are stored in 32 bits: a duration or a hardware
- * time up to 4.29 s and a batch number in the int32 range, which is nearly
- * every event of every trace. A value that does not fit is stored as the
- * column's escape (PP_WIDE_U32, PP_WIDE_I32) in its slot and in full in a
- * side table of (event, value) pairs sorted by event, which a reader
- * searches only when it meets the escape. 16 bytes an event fewer than
- * four 64-bit columns; docs/analysis.md ("Memory") has the figures.
+ * batch, hw_ns and xfer_ns are stored in 32 bits (a duration or a
+ * hardware time up to 4.29 s, a batch number in the int32 range) and the
+ * track and stage ids in 16 bits (65534 tracks, a stage name among the
+ * first 65534 strings): nearly every event of every trace. A value that
+ * does not fit is stored as the column's escape (PP_WIDE_U32, PP_WIDE_I32,
+ * PP_WIDE_U16) in its slot and in full in a side table of (event, value)
+ * pairs sorted by event, which a reader searches only when it meets the
+ * escape. 20 bytes an event fewer than 64-bit times and 32-bit ids;
+ * docs/analysis.md ("Memory") has the figures. The name id stays 32 bits:
+ * a trace of many kernels has more than 65534 names, and most of its
+ * events would then take the side table.
  *
- * Read a column through its accessor (pp_cols_dur, pp_cols_batch,
- * pp_cols_hw, pp_cols_xfer), never through the 32-bit array alone: the
- * fields are named dur32, batch32, hw32 and xfer32 so that a plain index
- * does not read like a value. */
+ * Read a narrow column through its accessor (pp_cols_dur, pp_cols_batch,
+ * pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage), never through
+ * its array alone: the fields are named dur32, batch32, hw32, xfer32,
+ * track16 and stage16 so that a plain index does not read like a value. */
 #ifndef PP_MODEL_COLUMNS_H
 #define PP_MODEL_COLUMNS_H
 
@@ -26,9 +30,11 @@
 /* The escapes: a slot holding one has its value in the side table. */
 #define PP_WIDE_U32 UINT32_MAX
 #define PP_WIDE_I32 INT32_MIN
+#define PP_WIDE_U16 UINT16_MAX
 
 /* The narrow columns, in the order of a pp_wide_sink's tables. */
-enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_COLUMNS };
+enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_TRACK, PP_WIDE_STAGE,
+       PP_WIDE_COLUMNS };
 
 /* One escaped value: event index and the value's 64 bits. */
 typedef struct pp_wide {
@@ -64,7 +70,8 @@ typedef struct pp_cols {
     const int32_t *batch32;
     const uint64_t *id;
     const double *value;
-    const uint32_t *name, *stage, *track;
+    const uint32_t *name;
+    const uint16_t *stage16, *track16;
     const uint8_t *kind, *role, *phase;
     const pp_wide_sink *wide;
 } pp_cols;
@@ -94,6 +101,16 @@ static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
 static inline uint64_t pp_cols_xfer(const pp_cols *c, size_t i) {
     uint32_t v = c->xfer32[i];
     return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_XFER], i);
+}
+
+static inline uint32_t pp_cols_track(const pp_cols *c, size_t i) {
+    uint16_t v = c->track16[i];
+    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_TRACK], i);
+}
+
+static inline uint32_t pp_cols_stage(const pp_cols *c, size_t i) {
+    uint16_t v = c->stage16[i];
+    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_STAGE], i);
 }
 
 #endif

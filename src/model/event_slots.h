@@ -37,7 +37,8 @@ typedef struct pp_event_slots {
     int32_t *batch32;
     uint64_t *id;
     double *value;
-    uint32_t *name, *stage, *track;
+    uint32_t *name;
+    uint16_t *stage16, *track16;
     uint8_t *kind, *role, *phase;
     size_t base;
     pp_wide_sink *wide;
@@ -47,7 +48,7 @@ typedef struct pp_event_slots {
 static inline void pp_event_slots_at(const pp_event_slots *s, size_t k, pp_event_slots *out) {
     *out = (pp_event_slots){s->ts_ns + k, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
                             s->batch32 + k, s->id + k, s->value + k, s->name + k,
-                            s->stage + k, s->track + k, s->kind + k, s->role + k,
+                            s->stage16 + k, s->track16 + k, s->kind + k, s->role + k,
                             s->phase + k, s->base + k, s->wide};
 }
 
@@ -92,6 +93,21 @@ static inline int pp_slot_put_batch(const pp_event_slots *s, size_t i, int64_t v
     int fits = v > INT32_MIN && v <= INT32_MAX;
     s->batch32[i] = fits ? (int32_t)v : PP_WIDE_I32;
     return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_BATCH, i, (uint64_t)v);
+}
+
+/* Track ids: 16 bits. */
+static inline int pp_slot_put_track(const pp_event_slots *s, size_t i, uint32_t v) {
+    int fits = v < PP_WIDE_U16;
+    s->track16[i] = fits ? (uint16_t)v : PP_WIDE_U16;
+    return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_TRACK, i, v);
+}
+
+/* Stage ids: 16 bits, sparse (a zero is not written). */
+static inline int pp_slot_put_stage(const pp_event_slots *s, size_t i, uint32_t v) {
+    if (v == 0)
+        return 0;
+    s->stage16[i] = v < PP_WIDE_U16 ? (uint16_t)v : PP_WIDE_U16;
+    return v < PP_WIDE_U16 ? 0 : pp_slot_put_escaped(s, PP_WIDE_STAGE, i, v);
 }
 
 /* hw_ns and xfer_ns are sparse too: a zero is not written. */

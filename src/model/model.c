@@ -22,13 +22,14 @@ typedef struct event_store {
     pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
 } event_store;
 
-/* The 64-bit columns that pp_model_columns hands out, made from the narrow
- * ones on its first call after a change (NULL until then). */
+/* The 64-bit and 32-bit columns that pp_model_columns hands out, made from
+ * the narrow ones on its first call after a change (NULL until then). */
 typedef struct wide_view {
     pthread_mutex_t lock;
     size_t count, bytes;
     int64_t *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns;
+    uint32_t *stage, *track;
 } wide_view;
 
 struct pp_model {
@@ -64,8 +65,8 @@ int pp_model_create(pp_model **out) {
 
 static void event_store_free(event_store *e) {
     const pp_event_slots *c = &e->col;
-    void *cols[NCOLUMNS] = {c->ts_ns, c->dur32, c->hw32,  c->xfer32, c->batch32,
-                            c->id,    c->value, c->name,  c->stage,  c->track,
+    void *cols[NCOLUMNS] = {c->ts_ns, c->dur32, c->hw32,    c->xfer32,  c->batch32,
+                            c->id,    c->value, c->name,    c->stage16, c->track16,
                             c->kind,  c->role,  c->phase};
     for (size_t k = 0; k < NCOLUMNS; k++)
         pp_column_free(cols[k], e->bytes[k]);
@@ -79,8 +80,11 @@ static void view_drop(wide_view *v) {
     pp_column_free(v->batch, v->bytes);
     pp_column_free(v->hw_ns, v->bytes);
     pp_column_free(v->xfer_ns, v->bytes);
+    pp_column_free(v->stage, v->bytes / 2);
+    pp_column_free(v->track, v->bytes / 2);
     v->dur_ns = v->batch = NULL;
     v->hw_ns = v->xfer_ns = NULL;
+    v->stage = v->track = NULL;
     v->count = v->bytes = 0;
 }
 
@@ -166,7 +170,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
         k++;                                                                          \
     } while (0)
     GROW(ts_ns); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch32); GROW(id);
-    GROW(value); GROW(name); GROW(stage); GROW(track); GROW(kind); GROW(role); GROW(phase);
+    GROW(value); GROW(name); GROW(stage16); GROW(track16); GROW(kind); GROW(role); GROW(phase);
 #undef GROW
     e->col.wide = &e->wide;
     e->cap = cap;
@@ -188,7 +192,7 @@ static int event_store_make_room(event_store *e, size_t n) {
  * the last event (event_slots.h). */
 static void clear_sparse(event_store *e, size_t from, size_t to) {
     size_t n = to - from;
-    memset(e->col.stage + from, 0, n * sizeof *e->col.stage);
+    memset(e->col.stage16 + from, 0, n * sizeof *e->col.stage16);
     memset(e->col.phase + from, 0, n * sizeof *e->col.phase);
     memset(e->col.hw32 + from, 0, n * sizeof *e->col.hw32);
     memset(e->col.xfer32 + from, 0, n * sizeof *e->col.xfer32);
@@ -237,8 +241,8 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     size_t i = e->count, end = e->count + n;
     pp_cols c;
     pp_model_cols(m, &c); /* its count is the committed one; the slots past it are read alike */
-    while (i < end && event_ok(m, c.ts_ns[i], pp_cols_dur(&c, i), c.name[i], c.stage[i],
-                               c.track[i], c.kind[i], c.role[i], c.phase[i]))
+    while (i < end && event_ok(m, c.ts_ns[i], pp_cols_dur(&c, i), c.name[i], pp_cols_stage(&c, i),
+                               pp_cols_track(&c, i), c.kind[i], c.role[i], c.phase[i]))
         i++;
     if (i < end && refused)
         pp_event_slots_get(&e->col, i, refused);
@@ -259,12 +263,11 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     s->ts_ns[i] = ev->ts_ns;
     int rc = pp_slot_put_dur(s, i, ev->dur_ns) | pp_slot_put_batch(s, i, ev->batch) |
              pp_slot_put_hw(s, s->hw32, PP_WIDE_HW, i, ev->hw_ns) |
-             pp_slot_put_hw(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns);
+             pp_slot_put_hw(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns) |
+             pp_slot_put_track(s, i, ev->track) | pp_slot_put_stage(s, i, ev->stage);
     pp_slot_put_u64(s->id, i, ev->id);
     pp_slot_put_f64(s->value, i, ev->value);
     s->name[i] = ev->name;
-    pp_slot_put_u32(s->stage, i, ev->stage);
-    s->track[i] = ev->track;
     s->kind[i] = ev->kind;
     s->role[i] = ev->role;
     pp_slot_put_u8(s->phase, i, ev->phase);
@@ -274,9 +277,9 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
 /* The slots as a read-only view (their side table resolves escapes at
  * base + i, which pp_cols reads at i: only slots from event 0 qualify). */
 static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
-    *out = (pp_cols){count,   s->ts_ns, s->dur32, s->hw32,  s->xfer32, s->batch32, s->id,
-                     s->value, s->name, s->stage, s->track, s->kind,   s->role,    s->phase,
-                     s->wide};
+    *out = (pp_cols){count,    s->ts_ns,   s->dur32,   s->hw32, s->xfer32, s->batch32,
+                     s->id,    s->value,   s->name,    s->stage16, s->track16, s->kind,
+                     s->role,  s->phase,   s->wide};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
@@ -287,6 +290,7 @@ void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
     const pp_wide_col *w = s->wide ? s->wide->col : NULL;
     size_t k = s->base + i;
     uint32_t dur = c.dur32[0], hw = c.hw32[0], xfer = c.xfer32[0];
+    uint16_t stage = c.stage16[0], track = c.track16[0];
     int32_t batch = c.batch32[0];
     *out = (pp_event){
         .ts_ns = c.ts_ns[0],
@@ -297,8 +301,8 @@ void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
         .id = c.id[0],
         .value = c.value[0],
         .name = c.name[0],
-        .stage = c.stage[0],
-        .track = c.track[0],
+        .stage = stage != PP_WIDE_U16 || !w ? stage : (uint32_t)pp_wide_get(&w[PP_WIDE_STAGE], k),
+        .track = track != PP_WIDE_U16 || !w ? track : (uint32_t)pp_wide_get(&w[PP_WIDE_TRACK], k),
         .kind = c.kind[0],
         .role = c.role[0],
         .phase = c.phase[0]};
@@ -327,7 +331,9 @@ static int view_make(const pp_model *m, wide_view *v) {
     v->batch = pp_column_grow(NULL, 0, bytes);
     v->hw_ns = pp_column_grow(NULL, 0, bytes);
     v->xfer_ns = pp_column_grow(NULL, 0, bytes);
-    if (!v->dur_ns || !v->batch || !v->hw_ns || !v->xfer_ns) {
+    v->stage = pp_column_grow(NULL, 0, bytes / 2);
+    v->track = pp_column_grow(NULL, 0, bytes / 2);
+    if (!v->dur_ns || !v->batch || !v->hw_ns || !v->xfer_ns || !v->stage || !v->track) {
         view_drop(v);
         return PP_ENOMEM;
     }
@@ -336,6 +342,8 @@ static int view_make(const pp_model *m, wide_view *v) {
         v->batch[i] = pp_cols_batch(&c, i);
         pp_slot_put_u64(v->hw_ns, i, pp_cols_hw(&c, i));
         pp_slot_put_u64(v->xfer_ns, i, pp_cols_xfer(&c, i));
+        pp_slot_put_u32(v->stage, i, pp_cols_stage(&c, i));
+        v->track[i] = pp_cols_track(&c, i);
     }
     v->count = c.count;
     return PP_OK;
@@ -359,8 +367,8 @@ int pp_model_columns(const pp_model *m, pp_event_columns *out) {
     out->id = e->col.id;
     out->value = e->col.value;
     out->name = e->col.name;
-    out->stage = e->col.stage;
-    out->track = e->col.track;
+    out->stage = v->stage;
+    out->track = v->track;
     out->kind = e->col.kind;
     out->role = e->col.role;
     out->phase = e->col.phase;

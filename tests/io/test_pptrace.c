@@ -314,6 +314,44 @@ static void test_wide_values_in_one_block_read_back(void) {
     pp_model_free(back);
 }
 
+/* Track and stage ids past 16 bits (70000 tracks and strings) are kept
+ * beside the model's 16-bit slots (src/model/columns.h) and read back,
+ * in a written and read file and in pp_model_columns. */
+static void test_ids_past_16_bits_read_back(void) {
+    pp_model *m, *back = NULL;
+    pp_error err = {{0}};
+    pp_model_create(&m);
+    uint32_t last = 0;
+    for (int k = 0; k < 70000; k++) {
+        char text[16];
+        snprintf(text, sizeof text, "s%d", k);
+        last = str(m, text);
+        pp_track_info t;
+        pp_track_info_init(&t);
+        EXPECT_EQ_I64(pp_model_add_track(m, &t, NULL), PP_OK);
+    }
+    for (size_t i = 0; i < 100000; i++) {
+        pp_event e;
+        pp_event_init(&e);
+        e.ts_ns = (int64_t)i, e.name = 1;
+        e.track = i % 3 ? 3 : 69999;
+        e.stage = i % 5 ? 0 : i % 2 ? last : 7;
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+    const char *path = write_model(m, "ids.pptrace");
+    EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+    EXPECT_STR(err.msg, "");
+    expect_same_model(m, back);
+    pp_event_columns c;
+    EXPECT_EQ_I64(pp_model_columns(back, &c), PP_OK);
+    EXPECT_EQ_U64(c.track[0], 69999);
+    EXPECT_EQ_U64(c.stage[5], last);
+    EXPECT_EQ_U64(c.stage[10], 7);
+    EXPECT_EQ_U64(c.track[1], 3);
+    pp_model_free(m);
+    pp_model_free(back);
+}
+
 /* Full blocks of the longest varints (10 bytes: ids, hardware times,
  * batches and counter values that jump as far as they can, int annotations
  * of INT64_MIN) fit the encoder's bounds and round trip; run under ASan this
@@ -947,6 +985,7 @@ int main(void) {
     RUN(test_empty_model_round_trips);
     RUN(test_events_span_several_blocks);
     RUN(test_wide_values_in_one_block_read_back);
+    RUN(test_ids_past_16_bits_read_back);
     RUN(test_longest_varints_round_trip);
     RUN(test_truncated_file_keeps_complete_blocks);
     RUN(test_torn_final_block_is_truncation);

@@ -50,7 +50,8 @@ static void test_events_decode_as_encoded(void) {
     int32_t batch_out[3] = {0};
     uint64_t id_out[3] = {0};
     double value_out[3] = {0};
-    uint32_t name_out[3] = {0}, stage_out[3] = {0}, track_out[3] = {0};
+    uint32_t name_out[3] = {0};
+    uint16_t stage_out[3] = {0}, track_out[3] = {0};
     uint8_t kind_out[3] = {0}, role_out[3] = {0}, phase_out[3] = {0};
     pp_wide_sink wide = {0};
     pp_event_slots s = {ts_out,   dur_out,   hw_out,    xfer_out, batch_out, id_out,   value_out,
@@ -107,7 +108,7 @@ static void test_wide_value_without_side_table_is_refused(void) {
     EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
     int64_t ts_out[1] = {0};
     uint32_t dur_out[1] = {0}, hw_out[1] = {0}, xfer_out[1] = {0}, name_out[1] = {0};
-    uint32_t stage_out[1] = {0}, track_out[1] = {0};
+    uint16_t stage_out[1] = {0}, track_out[1] = {0};
     int32_t batch_out[1] = {0};
     uint64_t id_out[1] = {0};
     double value_out[1] = {0};
