@@ -6,15 +6,19 @@
  * Execs with hw_ns == 0 (unknown) are counted but left out of every hardware
  * figure.
  *
- * One pass over the execs, in order, does it all: each exec's interval goes
- * to its track's slot of one array (a counting sort by track, tracks
- * device-major), its hardware figures to its track's sums, and its penalty
- * to its device's slot. Each track's intervals are then merged in place
- * (one stream comes in time order and needs no sort), and a device's busy
- * intervals are the union of its tracks' merged runs (a k-way merge, no
- * sort). Its bubbles are kept compactly (gaps.c); the ones the execs of
- * each stage end (starvation, for the findings) are summed here, in one
- * more pass over the execs while every device's busy intervals are at hand. */
+ * A device at a time, one pass over the execs, in order, gathers that
+ * device's: each exec's interval goes to its track's slot of one array (a
+ * counting sort by track), its hardware figures to its track's sums, and
+ * its penalty to the device's. Each track's intervals are then merged in
+ * place (one stream comes in time order and needs no sort), and the
+ * device's busy intervals are the union of its tracks' merged runs (a
+ * k-way merge, no sort). Its bubbles are kept compactly (gaps.c); the ones
+ * the execs of each stage end (starvation, for the findings) are summed in
+ * one more pass while the device's busy intervals are at hand. A device at
+ * a time, so that the intervals and penalties held are those of the
+ * largest device, not of every exec: this step runs beside the stage step
+ * (beside.c), and its scratch, added to that step's, made the build's peak
+ * (docs/analysis.md, "Memory"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,46 +32,55 @@ typedef struct hw_sums {
     int64_t hw, xfer, wall_known;
 } hw_sums;
 
-/* The execs grouped by track, device-major: track group g's intervals are
- * spans[at[g] .. at[g] + n[g]) (merged: the first merged[g] of them),
- * device d's groups are device_at[d] .. device_at[d+1], its penalties
- * (wall - hw of its execs inside W with known hw) pen[at[device_at[d]] ..
- * + npen[d]) and its busy intervals busy[d] (its one track's merged
- * intervals, or their union in spans2 at the device's slot). */
+/* The execs grouped by track, device-major: device d's groups are
+ * device_at[d] .. device_at[d+1], and while device d is read (base =
+ * at[device_at[d]]), track group g's intervals are spans[at[g] - base ..
+ * + n[g]) (merged: the first merged[g] of them), the device's penalties
+ * (wall - hw of its execs inside W with known hw) pen[0 .. npen) and its
+ * busy intervals busy (its one track's merged intervals, or their union in
+ * spans2). */
 typedef struct exec_groups {
-    size_t *at, *n, *merged, *device_at, *npen;
+    size_t *at, *n, *merged, *device_at;
     uint32_t *group_of, *track_of; /* track -> group, group -> track */
     hw_sums *sums;                 /* per group */
-    an_span *spans, *spans2;
+    an_span *spans, *spans2;       /* room for the largest device's execs */
     int64_t *pen;
-    an_run *busy;                  /* per device */
+    size_t npen;
+    an_run busy;
     size_t ngroups;
 } exec_groups;
 
 static void groups_free(exec_groups *g) {
-    free(g->at), free(g->n), free(g->merged), free(g->device_at), free(g->npen);
-    free(g->group_of), free(g->track_of), free(g->sums), free(g->busy);
+    free(g->at), free(g->n), free(g->merged), free(g->device_at);
+    free(g->group_of), free(g->track_of), free(g->sums);
 }
 
 static int groups_alloc(pp_report *r, size_t ntracks, exec_groups *g) {
-    size_t nt = ntracks ? ntracks : 1, nx = r->nexecs ? r->nexecs : 1;
+    size_t nt = ntracks ? ntracks : 1;
     *g = (exec_groups){0};
     g->at = calloc(nt + 1, sizeof *g->at);
     g->n = calloc(nt, sizeof *g->n);
     g->merged = calloc(nt, sizeof *g->merged);
     g->device_at = malloc((r->ndevices + 1) * sizeof *g->device_at);
-    g->npen = calloc(r->ndevices + 1, sizeof *g->npen);
-    g->busy = calloc(r->ndevices + 1, sizeof *g->busy);
     g->group_of = malloc(nt * sizeof *g->group_of);
     g->track_of = malloc(nt * sizeof *g->track_of);
     g->sums = calloc(nt, sizeof *g->sums);
-    g->spans = an_buf_get(&r->spans, nx * sizeof *g->spans);
-    g->spans2 = an_buf_get(&r->spans2, nx * sizeof *g->spans2); /* touched by unions only */
-    g->pen = an_buf_get(&r->index, nx * sizeof *g->pen);
-    return g->at && g->n && g->merged && g->device_at && g->npen && g->busy &&
-                   g->spans2 && g->group_of && g->track_of && g->sums && g->spans && g->pen
+    return g->at && g->n && g->merged && g->device_at && g->group_of && g->track_of && g->sums
                ? PP_OK
                : PP_ENOMEM;
+}
+
+/* Room for the intervals and penalties of the largest device's execs. */
+static int groups_room(pp_report *r, exec_groups *g) {
+    size_t most = 1;
+    for (uint32_t d = 0; d < r->ndevices; d++) {
+        size_t n = g->at[g->device_at[d + 1]] - g->at[g->device_at[d]];
+        most = n > most ? n : most;
+    }
+    g->spans = an_buf_get(&r->spans, most * sizeof *g->spans);
+    g->spans2 = an_buf_get(&r->spans2, most * sizeof *g->spans2); /* touched by unions only */
+    g->pen = an_buf_get(&r->index, most * sizeof *g->pen);
+    return g->spans && g->spans2 && g->pen ? PP_OK : PP_ENOMEM;
 }
 
 /* The groups in device-major order and the start of each group's slot. */
@@ -88,15 +101,19 @@ static void groups_order(const pp_report *r, size_t ntracks, exec_groups *g) {
         g->at[k + 1] += g->at[k];
 }
 
-/* The one pass over the execs: intervals, sums and penalties. */
-static void groups_fill(const pp_report *r, exec_groups *g) {
+/* Device d's pass over the execs: intervals, sums and penalties. */
+static void groups_fill(const pp_report *r, exec_groups *g, uint32_t d) {
     const pp_cols *c = &r->c;
+    size_t base = g->at[g->device_at[d]];
+    g->npen = 0;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        uint32_t track = an_exec_track(r, x), device = r->track_device[track];
+        uint32_t track = an_exec_track(r, x);
+        if (r->track_device[track] != d)
+            continue;
         size_t k = g->group_of[track];
         int64_t start = c->ts_ns[x->event], wall = pp_cols_dur(c, x->event);
-        g->spans[g->at[k] + g->n[k]++] = (an_span){start, start + wall};
+        g->spans[g->at[k] - base + g->n[k]++] = (an_span){start, start + wall};
         if (!x->inside)
             continue;
         hw_sums *s = &g->sums[k];
@@ -115,8 +132,7 @@ static void groups_fill(const pp_report *r, exec_groups *g) {
         s->hw = an_sat_add(s->hw, hw);
         s->xfer = an_sat_add(s->xfer, an_hw_of(pp_cols_xfer(c, x->event)));
         s->wall_known = an_sat_add(s->wall_known, wall);
-        g->pen[g->at[g->device_at[device]] + g->npen[device]++] =
-            wall - hw; /* both in [0, INT64_MAX]: no overflow */
+        g->pen[g->npen++] = wall - hw; /* both in [0, INT64_MAX]: no overflow */
     }
 }
 
@@ -149,35 +165,28 @@ static size_t busy_from(const an_span *busy, size_t n, size_t k, int64_t t) {
     return k;
 }
 
-/* r->starved: for each stage, the bubbles its execs inside W end (the
- * bubble before busy interval k >= 1 of their device ends where it starts),
- * in one pass over the execs; from[d] is device d's search position. */
-static int starvation(pp_report *r, const exec_groups *g) {
-    size_t *from = malloc((r->ndevices ? r->ndevices : 1) * sizeof *from);
-    if (!from)
-        return PP_ENOMEM;
-    for (size_t d = 0; d < r->ndevices; d++)
-        from[d] = 1;
+/* r->starved: for each stage, the bubbles its execs inside W on device d
+ * end (the bubble before busy interval k >= 1 of the device ends where it
+ * starts), in one pass over the execs; from is the search position. */
+static void starvation(pp_report *r, const exec_groups *g, uint32_t d) {
+    const an_span *busy = g->busy.at;
+    size_t n = (size_t)(g->busy.end - busy), from = 1;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        if (!x->inside || x->stage == AN_NONE)
+        if (!x->inside || x->stage == AN_NONE || an_exec_device(r, x) != d)
             continue;
-        uint32_t d = an_exec_device(r, x);
-        const an_span *busy = g->busy[d].at;
-        size_t n = (size_t)(g->busy[d].end - busy);
         int64_t t = an_start(r, x->event);
-        size_t k = from[d] = busy_from(busy, n, from[d], t);
+        size_t k = from = busy_from(busy, n, from, t);
         if (k < n && busy[k].start == t)
             r->starved[x->stage] += busy[k].start - busy[k - 1].end;
     }
-    free(from);
-    return PP_OK;
 }
 
-/* Track group k's figures; its intervals are merged in place. */
-static int track_fill(pp_report *r, exec_groups *g, size_t k, pp_track_stats *t) {
+/* Track group k's figures (its device's from `base` on: groups_fill); its
+ * intervals are merged in place. */
+static int track_fill(pp_report *r, exec_groups *g, size_t k, size_t base, pp_track_stats *t) {
     const int64_t w0 = r->window.start_ns, w1 = r->window.end_ns;
-    an_span *spans = g->spans + g->at[k];
+    an_span *spans = g->spans + g->at[k] - base;
     int rc = an_intervals_merge(r, spans, g->n[k], w0, w1, &g->merged[k], &t->busy_ns);
     if (rc == PP_OK)
         rc = an_gaps_summarize(r, spans, g->merged[k], w0, w1, &t->bubbles);
@@ -199,21 +208,22 @@ static int track_fill(pp_report *r, exec_groups *g, size_t k, pp_track_stats *t)
 static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *stats_of_track,
                        an_run *runs) {
     const int64_t w0 = r->window.start_ns, w1 = r->window.end_ns;
-    size_t first = g->device_at[d], last = g->device_at[d + 1];
+    size_t first = g->device_at[d], last = g->device_at[d + 1], base = g->at[first];
     pp_device_stats *dev = &r->devices[d];
     hw_sums sums = {0};
     double util = 0;
     int rc = PP_OK;
     for (size_t k = first; rc == PP_OK && k < last; k++) {
         pp_track_stats *t = &r->tracks[stats_of_track[g->track_of[k]]];
-        rc = track_fill(r, g, k, t);
+        rc = track_fill(r, g, k, base, t);
         sums_add(&sums, &g->sums[k]);
         if (t->execs > 0) /* HW utilization: plain mean over tracks with execs in W */
             util += t->hw_util, dev->tracks++;
-        runs[k - first] = (an_run){g->spans + g->at[k], g->spans + g->at[k] + g->merged[k]};
+        an_span *spans = g->spans + g->at[k] - base;
+        runs[k - first] = (an_run){spans, spans + g->merged[k]};
     }
     if (rc == PP_OK)
-        rc = an_summary(r, g->pen + g->at[first], g->npen[d], &dev->penalty);
+        rc = an_summary(r, g->pen, g->npen, &dev->penalty);
     const an_span *busy = NULL;
     size_t merged = 0;
     if (rc == PP_OK && last - first == 1) { /* one track: its intervals, busy time, bubbles */
@@ -221,7 +231,7 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
         dev->busy_ns = r->tracks[stats_of_track[g->track_of[first]]].busy_ns;
         dev->bubbles = r->tracks[stats_of_track[g->track_of[first]]].bubbles;
     } else if (rc == PP_OK) {
-        an_span *out = g->spans2 + g->at[first];
+        an_span *out = g->spans2;
         an_runs_union(runs, last - first, out, &merged, &dev->busy_ns);
         rc = an_gaps_summarize(r, out, merged, w0, w1, &dev->bubbles);
         busy = out;
@@ -229,7 +239,7 @@ static int device_fill(pp_report *r, exec_groups *g, uint32_t d, const size_t *s
     if (rc != PP_OK)
         return rc;
     an_gaps_keep(r, d, busy, merged);
-    g->busy[d] = (an_run){busy, busy + merged};
+    g->busy = (an_run){busy, busy + merged};
     dev->hw_util = dev->tracks ? util / dev->tracks : 0.0;
     dev->idle_ns = (w1 - w0) - dev->busy_ns;
     dev->wall_util = an_ratio(dev->busy_ns, w1 - w0);
@@ -270,14 +280,16 @@ int an_devices_compute(pp_report *r, pp_error *err) {
                  : PP_ENOMEM;
     if (rc == PP_OK) {
         groups_order(r, ntracks, &g);
-        groups_fill(r, &g);
+        rc = groups_room(r, &g);
         for (size_t i = 0; i < r->ntracks; i++)
             stats_of_track[r->tracks[i].track] = i;
     }
-    for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++)
+    for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++) {
+        groups_fill(r, &g, d);
         rc = device_fill(r, &g, d, stats_of_track, runs);
-    if (rc == PP_OK)
-        rc = starvation(r, &g);
+        if (rc == PP_OK)
+            starvation(r, &g, d);
+    }
     groups_free(&g);
     free(stats_of_track), free(runs);
     uint8_t *shrunk = rc == PP_OK ? realloc(r->gap_bytes, r->gap_at[r->ndevices] + 1) : NULL;
