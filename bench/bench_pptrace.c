@@ -205,7 +205,7 @@ static void memcpy_s(size_t bytes, double *wall, double *cpu) {
  * nonzero value its width (hw_ns, xfer_ns 4, stage 2, phase 1; id, value
  * 8: one that is zero throughout is never written and takes no memory),
  * 16 for each value too wide for its narrow column (src/model/columns.h),
- * and its annotation table. */
+ * and its annotation table, 16 bytes an annotation (src/model/ann_table.h). */
 static double model_bytes(const pp_model *m) {
     pp_event_columns c;
     if (pp_model_columns(m, &c) != PP_OK)
@@ -225,8 +225,7 @@ static double model_bytes(const pp_model *m) {
                        1.0 * (phase != 0) + 8.0 * ((id != 0) + (value != 0));
     size_t nanns;
     pp_model_annotations(m, &nanns);
-    return per_event * (double)c.count + 16.0 * (double)wide +
-           (double)(nanns * sizeof(pp_annotation));
+    return per_event * (double)c.count + 16.0 * (double)wide + 16.0 * (double)nanns;
 }
 
 static char bench_dir[512];

@@ -154,8 +154,15 @@ int pp_model_columns(const pp_model *m, pp_event_columns *out);
 void pp_event_init(pp_event *e);
 
 /* Appends an annotation of event `a->event` (an existing event, not before
- * the last annotated one). */
+ * the last annotated one). PP_EINVAL also for an event index from
+ * 2^32 - 1 or a key id from 2^30 - 1 on, which a model that fits in memory
+ * never reaches. */
 int pp_model_add_annotation(pp_model *m, const pp_annotation *a);
+/* Every annotation, sorted by event. The model keeps them in 16 bytes each
+ * (docs/analysis.md, "Memory"), so the first call after a change makes
+ * this 24-byte copy, kept until the model changes or is freed; NULL with
+ * *count 0 when there is no memory for it. pp_model_annotations_of finds
+ * an event's without it. */
 const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count);
 /* Removes every event and annotation, keeping strings, tracks, threads and
  * meta: a writer that streams events out in batches reuses one model. */

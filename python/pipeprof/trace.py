@@ -227,6 +227,8 @@ class Trace:
     def _annotations(self, m, pd):
         count = ctypes.c_size_t()
         table = _lib.pp_model_annotations(m, ctypes.byref(count))
+        if not table:  # no memory for the 24-byte copy of the model's annotations
+            raise PipeprofError(_lib.PP_ENOMEM, "to_dataframe: out of memory")
         rows = []
         for i in range(count.value):
             a = table[i]

@@ -53,7 +53,7 @@ static void copy_bytes(const char *name, uint64_t n, uint64_t *in, uint64_t *out
 static void exec_bytes(const pp_report *r, const an_exec *x, const byte_keys *k, size_t *at,
                        uint64_t *in, uint64_t *out) {
     size_t na, n;
-    const pp_annotation *a = pp_model_annotations(r->m, &na);
+    const pp_ann *a = pp_model_anns(r->m, &na);
     uint64_t copied = 0;
     *in = *out = 0;
     if (*at > 0 && a[*at - 1].event >= x->event) /* went back: search */
@@ -61,13 +61,13 @@ static void exec_bytes(const pp_report *r, const an_exec *x, const byte_keys *k,
     while (*at < na && a[*at].event < x->event)
         (*at)++;
     for (size_t j = *at; j < na && a[j].event == x->event; j++) {
-        if (a[j].type != PP_VALUE_INT || a[j].v.i <= 0 || a[j].key == 0)
+        if (pp_ann_type(&a[j]) != PP_VALUE_INT || a[j].v.i <= 0 || pp_ann_key(&a[j]) == 0)
             continue;
-        if (a[j].key == k->in)
+        if (pp_ann_key(&a[j]) == k->in)
             *in = (uint64_t)a[j].v.i;
-        else if (a[j].key == k->out)
+        else if (pp_ann_key(&a[j]) == k->out)
             *out = (uint64_t)a[j].v.i;
-        else if (a[j].key == k->bytes)
+        else if (pp_ann_key(&a[j]) == k->bytes)
             copied = (uint64_t)a[j].v.i;
     }
     if (*in == 0 && *out == 0 && copied > 0)

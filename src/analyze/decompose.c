@@ -29,13 +29,13 @@ static int recorded_split(const pp_model *m, const keys *k, size_t event, int64_
     if (!k->submit || !k->queue || !k->completion)
         return 0;
     size_t first, n, found = 0;
-    const pp_annotation *a = pp_model_annotations(m, &first);
+    const pp_ann *a = pp_model_anns(m, &first);
     pp_model_annotations_of(m, event, &first, &n);
     for (size_t i = first; i < first + n; i++) {
-        if (a[i].type != PP_VALUE_INT)
+        if (pp_ann_type(&a[i]) != PP_VALUE_INT)
             continue;
-        int slot = a[i].key == k->submit ? 0 : a[i].key == k->queue ? 1
-                 : a[i].key == k->completion ? 2 : -1;
+        int slot = pp_ann_key(&a[i]) == k->submit ? 0 : pp_ann_key(&a[i]) == k->queue ? 1
+                 : pp_ann_key(&a[i]) == k->completion ? 2 : -1;
         if (slot >= 0) {
             v[slot] = a[i].v.i;
             found |= 1u << slot;
@@ -101,7 +101,7 @@ static int clocks_collect(pp_report *r) {
     if (!name || !kmethod || !kerror)
         return PP_OK;
     size_t nann;
-    const pp_annotation *a = pp_model_annotations(r->m, &nann);
+    const pp_ann *a = pp_model_anns(r->m, &nann);
     for (size_t i = 0; i < r->c.count; i++) {
         if (r->c.kind[i] != PP_EV_INSTANT || r->c.name[i] != name)
             continue;
@@ -113,9 +113,9 @@ static int clocks_collect(pp_report *r) {
         const char *method = NULL;
         int64_t error = -1;
         for (size_t k = first; k < first + n; k++) {
-            if (a[k].key == kmethod && a[k].type == PP_VALUE_STR)
+            if (pp_ann_key(&a[k]) == kmethod && pp_ann_type(&a[k]) == PP_VALUE_STR)
                 method = pp_model_string(r->m, a[k].v.s);
-            else if (a[k].key == kerror && a[k].type == PP_VALUE_INT)
+            else if (pp_ann_key(&a[k]) == kerror && pp_ann_type(&a[k]) == PP_VALUE_INT)
                 error = a[k].v.i;
         }
         if (!method || error < 0)

@@ -115,7 +115,7 @@ static int add_host_execs(pp_report *r) {
         size_t lo = at[h->stage], hi = at[h->stage + 1], k = hi;
         if (h->batch >= 0) {
             /* spans come mostly in batch order: a few steps from the last lookup */
-            k = an_lower_bound_near(batch, sizeof *batch, 0, lo, hi, cursor[h->stage],
+            k = an_lower_bound_near(batch, sizeof *batch, 0, sizeof *batch, lo, hi, cursor[h->stage],
                                     (uint64_t)h->batch);
             cursor[h->stage] = k;
         }

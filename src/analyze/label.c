@@ -183,10 +183,10 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
     const pp_model *m = r->m;
     const pp_cols *c = &r->c;
     size_t nc = 0, nann;
-    const pp_annotation *a = pp_model_annotations(m, &nann);
+    const pp_ann *a = pp_model_anns(m, &nann);
     uint32_t key = pp_model_find_string(m, "correlation");
     for (size_t k = 0; key != 0 && k < nann; k++)
-        if (a[k].key == key && a[k].type == PP_VALUE_INT && c->role[a[k].event] != PP_ROLE_EXEC)
+        if (pp_ann_key(&a[k]) == key && pp_ann_type(&a[k]) == PP_VALUE_INT && c->role[a[k].event] != PP_ROLE_EXEC)
             cs[nc++] = (corr){a[k].v.i, a[k].event};
     qsort(cs, nc, sizeof *cs, cmp_corr);
     for (size_t i = 0; i < r->nexecs; i++) {
@@ -196,7 +196,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
         size_t hit = SIZE_MAX, first, n;
         pp_model_annotations_of(m, x->event, &first, &n);
         for (size_t k = first; key != 0 && k < first + n && hit == SIZE_MAX; k++) {
-            if (a[k].key != key || a[k].type != PP_VALUE_INT)
+            if (pp_ann_key(&a[k]) != key || pp_ann_type(&a[k]) != PP_VALUE_INT)
                 continue;
             corr want = {a[k].v.i, 0};
             const corr *launch = bsearch(&want, cs, nc, sizeof *cs, cmp_corr);
@@ -290,7 +290,7 @@ static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
     const pp_model *m = r->m;
     const pp_cols *c = &r->c;
     size_t nstr = pp_model_string_count(m), nann, n = 0;
-    pp_model_annotations(m, &nann);
+    pp_model_anns(m, &nann);
     name_label *nl = malloc((nstr ? nstr : 1) * sizeof *nl);
     if (!nl)
         return PP_ENOMEM;

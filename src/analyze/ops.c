@@ -86,19 +86,19 @@ typedef struct ann_keys {
 /* Reads the annotations of op event i into k and its CPU time; *c is a
  * cursor into the annotation table, sorted by event, so the ops are read in
  * one pass. */
-static int op_annotations(const pp_annotation *a, size_t na, size_t *c, size_t i,
+static int op_annotations(const pp_ann *a, size_t na, size_t *c, size_t i,
                           const ann_keys *keys, op_key *k, int64_t *cpu) {
     int has_cpu = 0;
     while (*c < na && a[*c].event < i)
         (*c)++;
     for (size_t j = *c; j < na && a[j].event == i; j++) {
-        if (a[j].key == 0)
+        if (pp_ann_key(&a[j]) == 0)
             continue; /* the empty string: never one of the keys */
-        if (a[j].type == PP_VALUE_STR && a[j].key == keys->type)
+        if (pp_ann_type(&a[j]) == PP_VALUE_STR && pp_ann_key(&a[j]) == keys->type)
             k->type = a[j].v.s;
-        else if (a[j].type == PP_VALUE_STR && a[j].key == keys->exec)
+        else if (pp_ann_type(&a[j]) == PP_VALUE_STR && pp_ann_key(&a[j]) == keys->exec)
             k->exec = a[j].v.s;
-        else if (a[j].type == PP_VALUE_INT && a[j].key == keys->cpu)
+        else if (pp_ann_type(&a[j]) == PP_VALUE_INT && pp_ann_key(&a[j]) == keys->cpu)
             *cpu = a[j].v.i, has_cpu = 1;
     }
     return has_cpu;
@@ -124,7 +124,7 @@ static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
                            pp_model_find_string(r->m, "exec_type"),
                            pp_model_find_string(r->m, "cpu_ns")};
     size_t na, cursor = 0, m = 0;
-    const pp_annotation *a = pp_model_annotations(r->m, &na);
+    const pp_ann *a = pp_model_anns(r->m, &na);
     for (size_t i = 0; i < c->count; i++) {
         if (!is_op(r, i))
             continue;

@@ -194,15 +194,15 @@ static void spans(tl *t, pp_outfile *o) {
         hj_str(o, what);
         size_t first, n, all;
         pp_model_annotations_of(t->m, i, &first, &n);
-        const pp_annotation *an = pp_model_annotations(t->m, &all) + first;
+        const pp_ann *an = pp_model_anns(t->m, &all) + first;
         hj_raw(o, ",[");
         for (size_t k = 0; k < n; k++) {
             hj_raw(o, k ? ",[" : "[");
-            hj_i64(o, page_str(t, an[k].key));
+            hj_i64(o, page_str(t, pp_ann_key(&an[k])));
             hj_raw(o, ",");
-            if (an[k].type == PP_VALUE_INT)
+            if (pp_ann_type(&an[k]) == PP_VALUE_INT)
                 hj_i64(o, an[k].v.i);
-            else if (an[k].type == PP_VALUE_DOUBLE)
+            else if (pp_ann_type(&an[k]) == PP_VALUE_DOUBLE)
                 hj_dbl(o, an[k].v.d);
             else
                 hj_str(o, pp_model_string(t->m, an[k].v.s));

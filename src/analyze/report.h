@@ -35,6 +35,7 @@
 
 #include <regex.h>
 
+#include "model/ann_table.h"
 #include "model/columns.h"
 #include "pipeprof/analyze.h"
 
@@ -425,11 +426,12 @@ void an_kv_sort(an_kv *a, size_t n, an_kv *tmp);
 void an_span_sort(an_span *a, size_t n, an_span *tmp);
 void an_i64_sort(int64_t *a, size_t n, int64_t *tmp);
 /* The first of the records [lo, hi) (`size` bytes each, sorted by the
- * unsigned 64-bit key at byte `at`) whose key is not below v, searched
- * outward from index `from` (hi: from nowhere, a binary search): lookups
- * that come in nearly ascending order cost a few steps each. */
-size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t lo, size_t hi,
-                           size_t from, uint64_t v);
+ * unsigned key of `width` bytes, 4 or 8, at byte `at`) whose key is not
+ * below v, searched outward from index `from` (hi: from nowhere, a binary
+ * search): lookups that come in nearly ascending order cost a few steps
+ * each. */
+size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t width, size_t lo,
+                           size_t hi, size_t from, uint64_t v);
 /* The unsigned key that sorts like the signed value. */
 uint64_t an_key_i64(int64_t v);
 

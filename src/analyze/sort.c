@@ -81,21 +81,26 @@ void an_i64_sort(int64_t *a, size_t n, int64_t *tmp) {
     radix_records(a, n, sizeof *a, SIGN, tmp);
 }
 
-static uint64_t key_of(const unsigned char *a, size_t size, size_t at, size_t i) {
+static uint64_t key_of(const unsigned char *a, size_t size, size_t at, size_t width, size_t i) {
+    if (width == sizeof(uint32_t)) {
+        uint32_t k;
+        memcpy(&k, a + i * size + at, sizeof k);
+        return k;
+    }
     uint64_t k;
     memcpy(&k, a + i * size + at, sizeof k);
     return k;
 }
 
-size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t lo, size_t hi,
-                           size_t from, uint64_t v) {
+size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t width, size_t lo,
+                           size_t hi, size_t from, uint64_t v) {
     const unsigned char *a = records;
     size_t l = lo, h = hi; /* the answer lies in [l, h] */
-    if (from < hi && key_of(a, size, at, from) < v) {
+    if (from < hi && key_of(a, size, at, width, from) < v) {
         l = from + 1;
         for (size_t step = 1; l + step - 1 < h; step *= 2) {
             size_t q = l + step - 1;
-            if (key_of(a, size, at, q) >= v) {
+            if (key_of(a, size, at, width, q) >= v) {
                 h = q;
                 break;
             }
@@ -105,7 +110,7 @@ size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t l
         h = from;
         for (size_t step = 1; h >= l + step; step *= 2) {
             size_t q = h - step;
-            if (key_of(a, size, at, q) < v) {
+            if (key_of(a, size, at, width, q) < v) {
                 l = q + 1;
                 break;
             }
@@ -114,7 +119,7 @@ size_t an_lower_bound_near(const void *records, size_t size, size_t at, size_t l
     }
     while (l < h) {
         size_t mid = l + (h - l) / 2;
-        if (key_of(a, size, at, mid) < v)
+        if (key_of(a, size, at, width, mid) < v)
             l = mid + 1;
         else
             h = mid;

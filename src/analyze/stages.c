@@ -45,7 +45,7 @@ typedef struct cells {
     uint64_t *rank, nrank;
     /* the "share" annotations of data-parallel execs, looked up as needed
      * (cells come in batch order, so nearly in event order) */
-    const pp_annotation *ann;
+    const pp_ann *ann;
     size_t nann, ann_at;
     uint32_t share_key;
 } cells;
@@ -82,11 +82,12 @@ static uint64_t item_gather(const pp_report *r, const cells *c, size_t ref, cell
 static double item_share(cells *c, const cell_item *it) {
     if (c->share_key == 0 || it->split)
         return -1;
-    size_t k = an_lower_bound_near(c->ann, sizeof *c->ann, offsetof(pp_annotation, event), 0,
+    size_t k = an_lower_bound_near(c->ann, sizeof *c->ann, offsetof(pp_ann, event),
+                                   sizeof c->ann->event, 0,
                                    c->nann, c->ann_at, it->event);
     c->ann_at = k;
     for (; k < c->nann && c->ann[k].event == it->event; k++)
-        if (c->ann[k].key == c->share_key && c->ann[k].type == PP_VALUE_DOUBLE)
+        if (pp_ann_key(&c->ann[k]) == c->share_key && pp_ann_type(&c->ann[k]) == PP_VALUE_DOUBLE)
             return c->ann[k].v.d;
     return -1;
 }
@@ -171,7 +172,7 @@ static int cells_build(pp_report *r, cells *c) {
     size_t nb = r->bmap.count, nref = r->nhost + r->nexecs;
     if (nref > AN_MAX_ITEMS)
         return PP_EUNSUPPORTED;
-    c->ann = pp_model_annotations(r->m, &c->nann);
+    c->ann = pp_model_anns(r->m, &c->nann);
     c->ann_at = c->nann; /* no lookup yet */
     c->share_key = pp_model_find_string(r->m, "share");
     c->at = an_buf_get(&r->index, (nb + 2) * sizeof *c->at);

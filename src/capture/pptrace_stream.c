@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/ann_table.h"
 #include "capture/pptrace_stream.h"
 #include "capture/pptrace_stream_impl.h"
 #include "io/outfile.h"
@@ -53,7 +54,7 @@ static void to_file(void *ctx, const void *data, size_t len) {
  * annotations, and starts an empty batch (reusing the model's arrays). */
 void pp_stream_write_batch(stream *st) {
     size_t nevents = pp_model_event_count(st->m), nanns;
-    pp_model_annotations(st->m, &nanns);
+    pp_model_anns(st->m, &nanns);
     int rc = pptrace_put_strings(&st->enc, st->m, st->strings_out, st->path, &st->err);
     if (rc == PP_OK && (rc = pptrace_put_tracks(&st->enc, st->m, st->tracks_out)) == PP_OK)
         rc = pptrace_put_events(&st->enc, st->m, st->events_out);

@@ -15,11 +15,11 @@
 
 /* What reading and analyzing holds at its peak, per event and per
  * annotation, for a pipeline trace that uses every column (stage, hardware
- * and transfer times): the model's 54 and the analysis's 39 bytes an event,
- * 24 an annotation (docs/analysis.md, "Memory": 107-110 in all at 0.7
+ * and transfer times): the model's 34 and the analysis's 36 bytes an event,
+ * 16 an annotation (docs/analysis.md, "Memory": 81 in all at 0.7
  * annotations an event). Other traces hold less. */
-#define PEAK_BYTES_PER_EVENT 93
-#define PEAK_BYTES_PER_ANNOTATION 24
+#define PEAK_BYTES_PER_EVENT 70
+#define PEAK_BYTES_PER_ANNOTATION 16
 
 /* The first number in the file at `path` after `key` (NULL: at its start);
  * 0 when there is none. */

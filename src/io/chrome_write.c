@@ -20,6 +20,7 @@
 #include "io/json_emit.h"
 #include "io/outfile.h"
 #include "io/trace_write.h"
+#include "model/ann_table.h"
 #include "model/columns.h"
 #include "pipeprof/io.h"
 
@@ -338,7 +339,7 @@ static int write_track_metadata(writer *w) {
  * none. Each field is written with a leading ',' and the first one's comma
  * becomes the '{'. */
 static char *put_args(const writer *w, char *p, const pp_cols *c, size_t i,
-                      const pp_annotation *a, const pp_annotation *a_end) {
+                      const pp_ann *a, const pp_ann *a_end) {
     char *start = p;
     PUT_LIT(p, ",\"args\":");
     char *open = p;
@@ -371,11 +372,11 @@ static char *put_args(const writer *w, char *p, const pp_cols *c, size_t i,
     }
     for (; a < a_end; a++) {
         *p++ = ',';
-        p = put_annotation_key(w, p, a->key);
+        p = put_annotation_key(w, p, pp_ann_key(a));
         *p++ = ':';
-        if (a->type == PP_VALUE_INT)
+        if (pp_ann_type(a) == PP_VALUE_INT)
             p = json_put_i64(p, a->v.i);
-        else if (a->type == PP_VALUE_DOUBLE)
+        else if (pp_ann_type(a) == PP_VALUE_DOUBLE)
             p = json_put_double(p, a->v.d);
         else
             p = put_quoted(w, p, a->v.s);
@@ -402,7 +403,7 @@ static char *put_head(const writer *w, char *p, const char *head, size_t head_le
 #define HEAD(lit) (lit), sizeof(lit) - 1
 
 static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
-                       const pp_annotation *a, const pp_annotation *a_end) {
+                       const pp_ann *a, const pp_ann *a_end) {
     uint32_t track = pp_cols_track(c, i), name = c->name[i];
     switch (c->kind[i]) {
     case PP_EV_SPAN:
@@ -450,22 +451,22 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
 
 /* The most bytes put_event may write for event i (a range names itself twice). */
 static size_t event_max(const writer *w, const pp_cols *c, size_t i,
-                        const pp_annotation *a, const pp_annotation *a_end) {
+                        const pp_ann *a, const pp_ann *a_end) {
     size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, pp_cols_stage(c, i));
     for (; a < a_end; a++)
-        need += 2 + ANNOTATION_PREFIX_LEN + quoted_len(w, a->key) +
-                (a->type == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);
+        need += 2 + ANNOTATION_PREFIX_LEN + quoted_len(w, pp_ann_key(a)) +
+                (pp_ann_type(a) == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);
     return need;
 }
 
 static int write_events(writer *w, const pp_model *chunk) {
     pp_cols c;
     size_t nanns;
-    const pp_annotation *ann = pp_model_annotations(chunk, &nanns), *a = ann;
-    const pp_annotation *ann_end = ann + nanns;
+    const pp_ann *ann = pp_model_anns(chunk, &nanns), *a = ann;
+    const pp_ann *ann_end = ann + nanns;
     pp_model_cols(chunk, &c);
     for (size_t i = 0; i < c.count; i++) {
-        const pp_annotation *a_end = a;
+        const pp_ann *a_end = a;
         while (a_end < ann_end && a_end->event == i)
             a_end++;
         int rc = reserve(w, event_max(w, &c, i, a, a_end));

@@ -9,6 +9,7 @@
  * skipping the digits that every event shares. */
 #include <stdlib.h>
 
+#include "model/ann_table.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "io/perfetto_order.h"
@@ -94,7 +95,7 @@ static int radix_sort(pf_event_ref **refs, size_t n, uint64_t max_start, uint64_
 int pf_order_events(const pp_model *m, pf_event_ref **out) {
     pp_cols c;
     size_t nanns;
-    const pp_annotation *ann = pp_model_annotations(m, &nanns);
+    const pp_ann *ann = pp_model_anns(m, &nanns);
     pp_model_cols(m, &c);
     *out = NULL;
     if (c.count > UINT32_MAX)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/ann_table.h"
 #include "core/grow.h"
 #include "io/chrome_arg_keys.h"
 #include "io/perfetto_writer.h"
@@ -93,9 +94,9 @@ static int make_strings(pf_writer *w) {
         w->text[id] = id < n ? pp_model_string(w->m, (uint32_t)id) : fixed_strings[id - n];
         w->len[id] = strlen(w->text[id]);
     }
-    const pp_annotation *a = pp_model_annotations(w->m, &nanns);
+    const pp_ann *a = pp_model_anns(w->m, &nanns);
     for (size_t i = 0; i < nanns; i++) {
-        uint32_t key = a[i].key, twin = (uint32_t)(n + FIXED_COUNT + key);
+        uint32_t key = pp_ann_key(&a[i]), twin = (uint32_t)(n + FIXED_COUNT + key);
         if (w->text[twin] || !key_collides(w->text[key], w->len[key]))
             continue;
         char *t = malloc(ANNOTATION_PREFIX_LEN + w->len[key] + 1);
@@ -223,8 +224,8 @@ static uint8_t *put_string_annotation(pf_writer *w, uint8_t *p, uint32_t key, ui
 }
 
 /* The pipeline fields that are set, then the model annotations [a, a_end). */
-static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_annotation *a,
-                                const pp_annotation *a_end) {
+static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_ann *a,
+                                const pp_ann *a_end) {
     const pp_cols *c = &w->c;
     if (pp_cols_stage(c, i))
         p = put_string_annotation(w, p, fixed(w, FX_STAGE), pp_cols_stage(c, i));
@@ -243,10 +244,10 @@ static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_ann
     if (c->kind[i] == PP_EV_RANGE)
         p = put_uint_annotation(w, p, fixed(w, FX_RANGE_ID), c->id[i]);
     for (; a < a_end; a++) {
-        uint32_t key = annotation_key(w, a->key);
-        if (a->type == PP_VALUE_INT) {
+        uint32_t key = annotation_key(w, pp_ann_key(a));
+        if (pp_ann_type(a) == PP_VALUE_INT) {
             p = put_int_annotation(w, p, key, a->v.i);
-        } else if (a->type == PP_VALUE_DOUBLE) {
+        } else if (pp_ann_type(a) == PP_VALUE_DOUBLE) {
             uint8_t *mark;
             p = open_annotation(w, p, &mark, key);
             p = pb_close(mark, pb_double(p, ANNOTATION_DOUBLE, a->v.d));
@@ -258,19 +259,19 @@ static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_ann
 }
 
 /* The most bytes event i's packet takes, and room for its interning refs. */
-static int reserve_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
+static int reserve_event(pf_writer *w, size_t i, const pp_ann *a, const pp_ann *a_end) {
     size_t need = PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + w->len[w->c.name[i]] +
                   w->len[pp_cols_stage(&w->c, i)] + 2 * FIXED_COUNT * 24;
     /* refs: the name, six pipeline keys, the stage and role values; then a
      * key and a value per annotation */
     int rc = reserve_refs(w, 9 + 2 * (size_t)(a_end - a));
     for (; a < a_end; a++)
-        need += ANNOTATION_MAX + w->len[annotation_key(w, a->key)] +
-                (a->type == PP_VALUE_STR ? w->len[a->v.s] : 0);
+        need += ANNOTATION_MAX + w->len[annotation_key(w, pp_ann_key(a))] +
+                (pp_ann_type(a) == PP_VALUE_STR ? w->len[a->v.s] : 0);
     return rc ? rc : pf_reserve(w, need);
 }
 
-static int write_event(pf_writer *w, size_t i, const pp_annotation *a, const pp_annotation *a_end) {
+static int write_event(pf_writer *w, size_t i, const pp_ann *a, const pp_ann *a_end) {
     const pp_cols *c = &w->c;
     int kind = c->kind[i];
     uint64_t uuid = pf_track_uuid(pp_cols_track(c, i));
@@ -373,11 +374,11 @@ static int write_info(pf_writer *w, int64_t ts) {
 
 static int write_events(pf_writer *w, const pf_event_ref *order) {
     size_t nanns;
-    const pp_annotation *ann = pp_model_annotations(w->m, &nanns);
+    const pp_ann *ann = pp_model_anns(w->m, &nanns);
     int rc = write_info(w, w->c.count ? w->c.ts_ns[order[0].event] : 0);
     for (size_t k = 0; !rc && k < w->c.count; k++) {
         const pf_event_ref *r = &order[k];
-        const pp_annotation *a = ann + r->ann_first;
+        const pp_ann *a = ann + r->ann_first;
         rc = write_ends(w, w->c.ts_ns[r->event]);
         if (!rc)
             rc = write_event(w, r->event, a, a + r->ann_count);

@@ -113,7 +113,7 @@ size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
     return pack_columns(out, (uint32_t)n, PPTRACE_EV_COLUMNS, cols, p);
 }
 
-size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, uint64_t event_base,
+size_t pptrace_annotations_encode(const pp_ann *a, size_t n, uint64_t event_base,
                                   unsigned char *out) {
     unsigned char *cols[PPTRACE_AN_COLUMNS], *p[PPTRACE_AN_COLUMNS];
     cols[PPTRACE_AN_EVENT] = out + 4 + 4 * PPTRACE_AN_COLUMNS;
@@ -125,11 +125,11 @@ size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, uint64_t eve
     for (size_t i = 0; i < n; i++) {
         uint64_t event = event_base + a[i].event;
         p[PPTRACE_AN_EVENT] = put_varint(p[PPTRACE_AN_EVENT], event - prev);
-        p[PPTRACE_AN_KEY] = put_varint(p[PPTRACE_AN_KEY], a[i].key);
-        *p[PPTRACE_AN_TYPE]++ = a[i].type;
-        if (a[i].type == PP_VALUE_INT) {
+        p[PPTRACE_AN_KEY] = put_varint(p[PPTRACE_AN_KEY], pp_ann_key(&a[i]));
+        *p[PPTRACE_AN_TYPE]++ = pp_ann_type(&a[i]);
+        if (pp_ann_type(&a[i]) == PP_VALUE_INT) {
             p[PPTRACE_AN_VALUE] = put_varint(p[PPTRACE_AN_VALUE], zigzag((uint64_t)a[i].v.i));
-        } else if (a[i].type == PP_VALUE_DOUBLE) {
+        } else if (pp_ann_type(&a[i]) == PP_VALUE_DOUBLE) {
             uint64_t bits;
             memcpy(&bits, &a[i].v.d, sizeof bits);
             pptrace_put64(p[PPTRACE_AN_VALUE], bits);

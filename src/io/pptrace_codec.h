@@ -49,7 +49,7 @@ size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
  * PPTRACE_V2_ANNOTATIONS_MAX(n) bytes); returns the payload length. The
  * file numbers event index e as event_base + e (a writer that writes a
  * recording in parts passes the events it wrote before). */
-size_t pptrace_annotations_encode(const pp_annotation *a, size_t n, uint64_t event_base,
+size_t pptrace_annotations_encode(const pp_ann *a, size_t n, uint64_t event_base,
                                   unsigned char *out);
 
 /* Where decoding stands in each column of one payload. */

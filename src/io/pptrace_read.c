@@ -302,7 +302,7 @@ static long decoded_ahead(reader *r) {
         return -1;
     size_t next = pp_model_event_count(r->m);
     if (r->type == PPTRACE_ANNOTATIONS)
-        pp_model_annotations(r->m, &next);
+        pp_model_anns(r->m, &next);
     return pptrace_ahead_take(r->ahead, r->block_at, next);
 }
 
@@ -484,6 +484,7 @@ static int read_file(reader *r, int fd) {
     if (r->fd >= 0)
         close(r->fd);
     free(r->buf);
+    free(r->anns);
     if (rc == PP_ETRUNCATED) {
         uint64_t lost = r->size > r->block_at ? r->size - r->block_at : 0;
         unsigned long long events = events_read(r);

@@ -31,10 +31,12 @@ typedef struct job {
     int wrote;        /* it started writing its slots (read once joined) */
 } job;
 
-/* A buffer for one whole block (head, payload, CRC). */
+/* A buffer for one whole block (head, payload, CRC), and room for its
+ * annotations as decoded, before they are packed into the model's slots. */
 typedef struct block_buf {
     unsigned char *p;
     size_t cap;
+    pp_annotation *anns;
 } block_buf;
 
 struct pptrace_ahead {
@@ -106,7 +108,12 @@ static int decode_job(pptrace_ahead *a, job *j, block_buf *b) {
         if (pptrace_annotations_open(&d, payload, j->len) != PPTRACE_LAYOUT_OK ||
             d.rows != j->rows)
             return 0;
-        bad = pptrace_annotations_decode(&d, a->room.annotations + j->first_row, d.rows, &row);
+        if (!b->anns && !(b->anns = malloc(PPTRACE_ROWS_PER_BLOCK * sizeof *b->anns)))
+            return 0;
+        bad = pptrace_annotations_decode(&d, b->anns, d.rows, &row);
+        for (uint32_t k = 0; bad == -1 && k < d.rows; k++) /* one that does not pack is */
+            if (!pp_ann_pack(&b->anns[k], &a->room.annotations[j->first_row + k])) /* wrong */
+                bad = PPTRACE_AN_EVENT;
         ncolumns = PPTRACE_AN_COLUMNS;
     }
     return bad == -1 && pptrace_decoder_leftover(&d, ncolumns) < 0;
@@ -147,6 +154,7 @@ static void *worker_main(void *arg) {
     while (run_next(a, &b))
         ;
     free(b.p);
+    free(b.anns);
     return NULL;
 }
 
@@ -261,6 +269,7 @@ size_t pptrace_ahead_stop(pptrace_ahead *a) {
     pthread_cond_destroy(&a->done);
     pthread_mutex_destroy(&a->lock);
     free(a->reader_buf.p);
+    free(a->reader_buf.anns);
     free(a->jobs);
     free(a);
     return written;

@@ -31,7 +31,7 @@ typedef struct pptrace_ahead pptrace_ahead;
 typedef struct pptrace_ahead_room {
     pp_event_slots events;
     size_t nevents;
-    pp_annotation *annotations;
+    pp_ann *annotations;
     size_t nannotations;
 } pptrace_ahead_room;
 

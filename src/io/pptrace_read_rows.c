@@ -4,6 +4,7 @@
  * the byte offset of its bad field. Also, for the skeleton read, the
  * counting of those blocks' rows (io/trace_read.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -207,7 +208,7 @@ static uint64_t annotation_field_at(reader *r, row_site *s, int c) {
  * is `value`, which the model refused (or would). */
 static int bad_annotation(reader *r, const pp_annotation *a, uint64_t value, row_site *s) {
     size_t held;
-    const pp_annotation *prev = pp_model_annotations(r->m, &held);
+    const pp_ann *prev = pp_model_anns(r->m, &held);
     unsigned long long idx = annotations_read(r), nevents = events_read(r);
     unsigned long long event = r->event_base + a->event; /* as the file numbers it */
     if (event >= nevents)
@@ -243,9 +244,22 @@ static uint32_t to_chunk_events(const reader *r, pp_annotation *a, uint32_t n) {
     return n;
 }
 
-/* Appends n annotations decoded into the model's slots, whose string values
- * are still whole in v.i: each is range-checked before it is narrowed to
- * v.s. Names the first annotation the model refuses. */
+/* Room for n annotations as decoded in r->anns; NULL on no memory. */
+static pp_annotation *decoded_room(reader *r, uint32_t n) {
+    if (n > r->anns_cap) {
+        pp_annotation *p = realloc(r->anns, (size_t)n * sizeof *p);
+        if (!p)
+            return NULL;
+        r->anns = p;
+        r->anns_cap = n;
+    }
+    return r->anns;
+}
+
+/* Appends n annotations as decoded (in r->anns), whose string values are
+ * still whole in v.i: each is range-checked before it is narrowed to v.s,
+ * and packed into the model's slots (model/ann_table.h). Names the first
+ * annotation the model refuses. */
 static int commit_annotations(reader *r, pp_annotation *a, uint32_t n, row_site *site) {
     size_t nstrings = pp_model_string_count(r->m);
     uint32_t k = 0;
@@ -256,25 +270,32 @@ static int commit_annotations(reader *r, pp_annotation *a, uint32_t n, row_site 
                        "changed while it was read)",
                        (unsigned long long)annotations_read(r) + k, (unsigned long long)a[k].event);
     }
+    pp_ann *slots;
+    if (pp_model_annotations_reserve(r->m, n, &slots))
+        return rd_no_memory(r);
+    int bad_string = 0;
     for (k = 0; k < n; k++) {
-        if (a[k].type != PP_VALUE_STR)
-            continue;
-        if ((uint64_t)a[k].v.i >= nstrings)
+        if (a[k].type == PP_VALUE_STR) {
+            if ((bad_string = (uint64_t)a[k].v.i >= nstrings))
+                break;
+            a[k].v.s = (uint32_t)a[k].v.i;
+        }
+        if (!pp_ann_pack(&a[k], &slots[k])) /* one the model's rules refuse too */
             break;
-        a[k].v.s = (uint32_t)a[k].v.i;
     }
     size_t ok = pp_model_annotations_commit(r->m, k);
     if (ok == n)
         return PP_OK;
     site->row = (uint32_t)ok;
-    if (ok < k) /* refused for a reason of its own; its string value is narrowed */
+    if (ok < k || !bad_string) /* refused for a reason of its own; its string value is
+                                * narrowed */
         return bad_annotation(r, &a[ok], a[ok].type == PP_VALUE_STR ? a[ok].v.s : 0, site);
     return bad_annotation(r, &a[k], (uint64_t)a[k].v.i, site);
 }
 
 int rd_annotations_v1(reader *r, const unsigned char *p, uint32_t n) {
-    pp_annotation *a;
-    if (pp_model_annotations_reserve(r->m, n, &a))
+    pp_annotation *a = decoded_room(r, n);
+    if (!a)
         return rd_no_memory(r);
     for (uint32_t i = 0; i < n; i++, p += PPTRACE_ANNOTATION_ROW) {
         uint64_t value = pptrace_get64(p + 13);
@@ -295,8 +316,8 @@ int rd_annotations_v2(reader *r, const unsigned char *p, uint32_t len) {
     pptrace_layout_problem problem = pptrace_annotations_open(&d, p, len);
     if (problem)
         return bad_layout(r, problem, &d, len);
-    pp_annotation *a;
-    if (pp_model_annotations_reserve(r->m, d.rows, &a))
+    pp_annotation *a = decoded_room(r, d.rows);
+    if (!a)
         return rd_no_memory(r);
     uint32_t row = 0;
     int col = pptrace_annotations_decode(&d, a, d.rows, &row);
@@ -327,9 +348,12 @@ int rd_commit_decoded(reader *r, uint32_t rows) {
     row_site site = {0};
     if (r->type == PPTRACE_EVENTS)
         return commit_events(r, rows, &site);
-    pp_annotation *a;
-    if (pp_model_annotations_reserve(r->m, rows, &a)) /* within the reserved room */
+    pp_ann *packed; /* the rows the workers packed, within the reserved room */
+    pp_annotation *a = decoded_room(r, rows);
+    if (!a || pp_model_annotations_reserve(r->m, rows, &packed))
         return rd_no_memory(r);
+    for (uint32_t k = 0; k < rows; k++)
+        pp_ann_unpack(&packed[k], &a[k]);
     return commit_annotations(r, a, rows, &site);
 }
 

@@ -31,6 +31,8 @@ typedef struct reader {
     uint32_t version;    /* of the file's header */
     unsigned char *buf;
     size_t cap;
+    pp_annotation *anns; /* a block's annotations as decoded, before the model packs them */
+    size_t anns_cap;
     int seen_meta;
     char lost_what[80];  /* on truncation: what the lost bytes were */
     pptrace_ahead *ahead; /* the workers decoding blocks ahead, or NULL */
@@ -54,7 +56,7 @@ static inline uint64_t events_read(const reader *r) {
 
 static inline uint64_t annotations_read(const reader *r) {
     size_t n;
-    pp_model_annotations(r->m, &n);
+    pp_model_anns(r->m, &n);
     return r->annotation_base + n;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "model/ann_table.h"
 #include "io/outfile.h"
 #include "io/pptrace_blocks.h"
 #include "io/pptrace_codec.h"
@@ -196,7 +197,7 @@ static int write_event_block(writer *w, const pp_cols *c, size_t first, size_t n
 
 /* ANNOTATIONS blocks for the table rows [*next, end), their events
  * numbered from `base`. */
-static int write_annotations(writer *w, const pp_annotation *a, size_t *next, size_t end,
+static int write_annotations(writer *w, const pp_ann *a, size_t *next, size_t end,
                              uint64_t base) {
     while (*next < end) {
         size_t count = min_size(end - *next, PPTRACE_ROWS_PER_BLOCK);
@@ -213,7 +214,7 @@ static int write_annotations(writer *w, const pp_annotation *a, size_t *next, si
 int pptrace_put_events(writer *w, const pp_model *m, uint64_t event_base) {
     pp_cols c;
     size_t nanns, next_ann = 0;
-    const pp_annotation *anns = pp_model_annotations(m, &nanns);
+    const pp_ann *anns = pp_model_anns(m, &nanns);
     pp_model_cols(m, &c);
     for (size_t first = 0; first < c.count; first += PPTRACE_ROWS_PER_BLOCK) {
         size_t n = min_size(c.count - first, PPTRACE_ROWS_PER_BLOCK), ann_end = next_ann;
@@ -312,7 +313,7 @@ static int pptrace_open(void **out, const pp_model *head, const char *path, pp_e
 static int pptrace_events(void *file, const pp_model *chunk, pp_error *err) {
     pptrace_file *f = file;
     size_t nanns;
-    pp_model_annotations(chunk, &nanns);
+    pp_model_anns(chunk, &nanns);
     int rc = pptrace_put_events(&f->enc, chunk, f->totals.events);
     if (rc)
         return pp_set_error(err, rc, "%s: out of memory", f->out.path);

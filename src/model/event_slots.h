@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "model/ann_table.h"
 #include "model/columns.h"
 #include "pipeprof/model.h"
 
@@ -141,7 +142,7 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev);
 
 /* The same for annotations: room for n more, then append those that
  * pp_model_add_annotation would accept, up to the first it would refuse. */
-int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out);
+int pp_model_annotations_reserve(pp_model *m, size_t n, pp_ann **out);
 size_t pp_model_annotations_commit(pp_model *m, size_t n);
 
 #endif

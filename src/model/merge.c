@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/ann_table.h"
 #include "core/error.h"
 #include "model/columns.h"
 #include "pipeprof/merge.h"
@@ -193,9 +194,10 @@ static void copy_events(merger *g, size_t k) {
 static void copy_annotations(merger *g, size_t k, size_t event_base) {
     const pp_model *src = g->in[k].model;
     size_t n;
-    const pp_annotation *a = pp_model_annotations(src, &n);
+    const pp_ann *a = pp_model_anns(src, &n);
     for (size_t i = 0; i < n && !g->rc; i++) {
-        pp_annotation b = a[i];
+        pp_annotation b;
+        pp_ann_unpack(&a[i], &b);
         b.event += event_base;
         b.key = map_string(g, src, b.key);
         if (b.type == PP_VALUE_STR)

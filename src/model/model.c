@@ -8,6 +8,7 @@
 
 #include "core/grow.h"
 #include "core/strtab.h"
+#include "model/ann_table.h"
 #include "model/column_mem.h"
 #include "model/columns.h"
 #include "model/event_slots.h"
@@ -22,14 +23,17 @@ typedef struct event_store {
     pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
 } event_store;
 
-/* The 64-bit and 32-bit columns that pp_model_columns hands out, made from
- * the narrow ones on its first call after a change (NULL until then). */
+/* The 64-bit and 32-bit columns that pp_model_columns hands out and the
+ * 24-byte annotations of pp_model_annotations, made from the narrow ones
+ * on their first call after a change (NULL until then). */
 typedef struct wide_view {
     pthread_mutex_t lock;
     size_t count, bytes;
     int64_t *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns;
     uint32_t *stage, *track;
+    pp_annotation *anns;
+    size_t anns_bytes;
 } wide_view;
 
 struct pp_model {
@@ -40,7 +44,7 @@ struct pp_model {
     size_t ntracks, captracks;
     pp_thread_info *threads;
     size_t nthreads, capthreads;
-    pp_annotation *anns;
+    pp_ann *anns;
     size_t nanns, capanns;
     pp_model_meta meta;
 };
@@ -73,8 +77,8 @@ static void event_store_free(event_store *e) {
     pp_wide_free(&e->wide);
 }
 
-/* Forgets the 64-bit columns made for pp_model_columns: called by every
- * change to the events. */
+/* Forgets the copies made for pp_model_columns and pp_model_annotations:
+ * called by every change to the events and annotations. */
 static void view_drop(wide_view *v) {
     pp_column_free(v->dur_ns, v->bytes);
     pp_column_free(v->batch, v->bytes);
@@ -82,10 +86,12 @@ static void view_drop(wide_view *v) {
     pp_column_free(v->xfer_ns, v->bytes);
     pp_column_free(v->stage, v->bytes / 2);
     pp_column_free(v->track, v->bytes / 2);
+    pp_column_free(v->anns, v->anns_bytes);
     v->dur_ns = v->batch = NULL;
     v->hw_ns = v->xfer_ns = NULL;
     v->stage = v->track = NULL;
-    v->count = v->bytes = 0;
+    v->anns = NULL;
+    v->count = v->bytes = v->anns_bytes = 0;
 }
 
 void pp_model_free(pp_model *m) {
@@ -377,30 +383,34 @@ int pp_model_columns(const pp_model *m, pp_event_columns *out) {
 
 /* pp_model_add_annotation's rules (model.h), given the event of the
  * annotation before it (0 for the first). */
-static inline int annotation_ok(const pp_model *m, const pp_annotation *a, uint64_t prev_event) {
-    return a->event < m->ev.count && a->event >= prev_event && a->key < m->strings.count &&
-           a->type <= PP_VALUE_STR && (a->type != PP_VALUE_STR || a->v.s < m->strings.count);
+static inline int annotation_ok(const pp_model *m, const pp_ann *a, uint64_t prev_event) {
+    uint8_t type = pp_ann_type(a);
+    return a->event < m->ev.count && a->event >= prev_event && pp_ann_key(a) < m->strings.count &&
+           type <= PP_VALUE_STR && (type != PP_VALUE_STR || a->v.s < m->strings.count);
 }
 
 int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
-    if (!annotation_ok(m, a, m->nanns ? m->anns[m->nanns - 1].event : 0))
+    pp_ann packed;
+    if (!pp_ann_pack(a, &packed) ||
+        !annotation_ok(m, &packed, m->nanns ? m->anns[m->nanns - 1].event : 0))
         return PP_EINVAL;
-    pp_annotation *slot;
+    pp_ann *slot;
     int rc = pp_model_annotations_reserve(m, 1, &slot);
     if (rc)
         return rc;
-    *slot = *a;
+    *slot = packed;
     m->nanns++;
     return PP_OK;
 }
 
-int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out) {
+int pp_model_annotations_reserve(pp_model *m, size_t n, pp_ann **out) {
+    view_drop(&m->view);
     if (n > m->capanns - m->nanns || !m->anns) { /* *out points into the table, even for n = 0 */
         if (n > SIZE_MAX / 2 / sizeof *m->anns - m->nanns)
             return PP_ENOMEM;
         size_t cap = m->capanns ? m->capanns * 2 : 1024;
         cap = cap > m->nanns + n ? cap : m->nanns + n;
-        pp_annotation *p = pp_column_grow(m->anns, m->capanns * sizeof *p, cap * sizeof *p);
+        pp_ann *p = pp_column_grow(m->anns, m->capanns * sizeof *p, cap * sizeof *p);
         if (!p)
             return PP_ENOMEM;
         m->anns = p;
@@ -411,6 +421,7 @@ int pp_model_annotations_reserve(pp_model *m, size_t n, pp_annotation **out) {
 }
 
 size_t pp_model_annotations_commit(pp_model *m, size_t n) {
+    view_drop(&m->view);
     size_t i = m->nanns, end = m->nanns + n;
     uint64_t prev = i ? m->anns[i - 1].event : 0;
     for (; i < end && annotation_ok(m, &m->anns[i], prev); i++)
@@ -430,12 +441,31 @@ void pp_model_clear_events(pp_model *m) {
     m->nanns = 0;
 }
 
-const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
+const pp_ann *pp_model_anns(const pp_model *m, size_t *count) {
     /* Never NULL, so that callers may compute `annotations + count` (NULL + 0
      * is undefined behaviour in C) for a model without any. */
-    static const pp_annotation none[1];
+    static const pp_ann none[1];
     *count = m->nanns;
     return m->anns ? m->anns : none;
+}
+
+const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
+    static const pp_annotation none[1];
+    wide_view *v = (wide_view *)&m->view; /* made once, under its lock */
+    *count = 0;
+    if (m->nanns == 0)
+        return none;
+    pthread_mutex_lock(&v->lock);
+    if (!v->anns) {
+        v->anns_bytes = m->nanns * sizeof *v->anns;
+        v->anns = pp_column_grow(NULL, 0, v->anns_bytes);
+        for (size_t k = 0; v->anns && k < m->nanns; k++)
+            pp_ann_unpack(&m->anns[k], &v->anns[k]);
+    }
+    const pp_annotation *out = v->anns;
+    pthread_mutex_unlock(&v->lock);
+    *count = out ? m->nanns : 0;
+    return out;
 }
 
 void pp_model_annotations_of(const pp_model *m, size_t i, size_t *first, size_t *n) {
@@ -511,8 +541,10 @@ int pp_model_sort_by_time(pp_model *m) {
     if (already)
         return PP_OK;
     size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
+    if (m->nanns && n >= PP_ANN_EVENT_MAX) /* an annotated event could move past them */
+        return PP_EINVAL;
     size_t capanns = m->nanns ? m->nanns : 1;
-    pp_annotation *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
+    pp_ann *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
     event_store sorted = {0};
     if (!idx || !tmp || !anns || event_store_reserve(&sorted, n) != PP_OK) {
         free(idx);
@@ -535,7 +567,7 @@ int pp_model_sort_by_time(pp_model *m) {
         pp_model_annotations_of(m, j, &first, &count);
         for (size_t a = 0; a < count; a++) {
             anns[nanns] = m->anns[first + a];
-            anns[nanns++].event = i;
+            anns[nanns++].event = (uint32_t)i;
         }
     }
     free(idx);

@@ -1,6 +1,7 @@
 /* The events of a model inside a time window, copied (model/window_copy.h). */
 #include <string.h>
 
+#include "model/ann_table.h"
 #include "core/error.h"
 #include "model/columns.h"
 #include "model/window_copy.h"
@@ -31,7 +32,7 @@ int pp_model_append_window(pp_model *dst, const pp_model *src, int64_t from, int
     pp_cols c;
     pp_model_cols(src, &c);
     size_t nanns, a = 0;
-    const pp_annotation *ann = pp_model_annotations(src, &nanns);
+    const pp_ann *ann = pp_model_anns(src, &nanns);
     for (size_t i = 0; i < c.count; i++) {
         while (a < nanns && ann[a].event < i)
             a++;
@@ -41,7 +42,8 @@ int pp_model_append_window(pp_model *dst, const pp_model *src, int64_t from, int
         pp_model_event(src, i, &e);
         int rc = pp_model_add_event(dst, &e);
         for (; rc == PP_OK && a < nanns && ann[a].event == i; a++) {
-            pp_annotation copy = ann[a];
+            pp_annotation copy;
+            pp_ann_unpack(&ann[a], &copy);
             copy.event = pp_model_event_count(dst) - 1;
             rc = pp_model_add_annotation(dst, &copy);
         }

@@ -18,7 +18,7 @@ static void test_answer_does_not_depend_on_the_start(void) {
         while (below < n && k[below] < v)
             below++;
         for (size_t from = 0; from <= n; from++)
-            EXPECT_EQ_U64(an_lower_bound_near(k, sizeof *k, 0, 0, n, from, v), below);
+            EXPECT_EQ_U64(an_lower_bound_near(k, sizeof *k, 0, sizeof *k, 0, n, from, v), below);
     }
 }
 
@@ -28,16 +28,31 @@ static void test_answer_does_not_depend_on_the_start(void) {
 static void test_key_at_an_offset_in_a_sub_range(void) {
     an_kv r[6] = {{9, 1}, {9, 5}, {9, 7}, {8, 3}, {8, 4}, {8, 9}};
     size_t at = offsetof(an_kv, val);
-    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, 3, 6, 3, 4), 4);
-    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, 3, 6, 5, 3), 3);
-    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, 0, 3, 0, 6), 2);
-    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, 0, 3, 1, 8), 3);
-    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, 0, 3, 3, 0), 0);
-    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, 2, 2, 2, 5), 2); /* empty range */
+    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->val, 3, 6, 3, 4), 4);
+    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->val, 3, 6, 5, 3), 3);
+    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->val, 0, 3, 0, 6), 2);
+    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->val, 0, 3, 1, 8), 3);
+    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->val, 0, 3, 3, 0), 0);
+    EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->val, 2, 2, 2, 5), 2); /* empty range */
+}
+
+/* 4-byte keys followed by other bytes (the model's packed annotations,
+ * whose event index comes before the key): only the key's 4 bytes count. */
+static void test_four_byte_keys(void) {
+    struct rec {
+        uint32_t key, other;
+    } r[5] = {{1, 0xffffffff}, {3, 7}, {3, 0}, {5, 0xffffffff}, {9, 1}};
+    size_t n = 5, at = offsetof(struct rec, key);
+    for (size_t from = 0; from <= n; from++) {
+        EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->key, 0, n, from, 3), 1);
+        EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->key, 0, n, from, 4), 3);
+        EXPECT_EQ_U64(an_lower_bound_near(r, sizeof *r, at, sizeof r->key, 0, n, from, 10), 5);
+    }
 }
 
 int main(void) {
     RUN(test_answer_does_not_depend_on_the_start);
     RUN(test_key_at_an_offset_in_a_sub_range);
+    RUN(test_four_byte_keys);
     return pp_test_finish();
 }

@@ -126,8 +126,11 @@ static void test_annotation_events_start_at_event_base(void) {
     pp_annotation a[3] = {{.event = 0, .key = 4, .type = PP_VALUE_INT, .v.i = -3},
                           {.event = 3, .key = 5, .type = PP_VALUE_DOUBLE, .v.d = 0.25},
                           {.event = 3, .key = 6, .type = PP_VALUE_STR, .v.s = 7}};
+    pp_ann packed[3]; /* as the model keeps them */
+    for (int k = 0; k < 3; k++)
+        EXPECT(pp_ann_pack(&a[k], &packed[k]));
     unsigned char out[PPTRACE_V2_ANNOTATIONS_MAX(3)];
-    size_t len = pptrace_annotations_encode(a, 3, 1000, out);
+    size_t len = pptrace_annotations_encode(packed, 3, 1000, out);
     pptrace_decoder d;
     EXPECT_EQ_I64(pptrace_annotations_open(&d, out, len), PPTRACE_LAYOUT_OK);
     pp_annotation back[3];

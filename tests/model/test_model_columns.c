@@ -100,6 +100,35 @@ static void test_columns_view_follows_changes(void) {
     pp_model_free(m);
 }
 
+/* pp_model_annotations' 24-byte copy follows the model: an annotation
+ * appended after a first call, and a key, type and value of every kind,
+ * read back as appended. */
+static void test_annotations_view_follows_changes(void) {
+    pp_model *m = model_with_track();
+    pp_event e;
+    pp_event_init(&e);
+    e.name = 1;
+    for (int i = 0; i < 2; i++)
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    pp_annotation a = {.event = 0, .key = 1, .type = PP_VALUE_DOUBLE, .v.d = -0.25};
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    size_t n;
+    const pp_annotation *got = pp_model_annotations(m, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT(got && got[0].v.d == -0.25 && got[0].type == PP_VALUE_DOUBLE);
+    a = (pp_annotation){.event = 1, .key = 1, .type = PP_VALUE_INT, .v.i = INT64_MIN};
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    a = (pp_annotation){.event = 1, .key = 1, .type = PP_VALUE_STR, .v.s = 1};
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    a.type = 3; /* no such type: refused, as before the packing */
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_EINVAL);
+    got = pp_model_annotations(m, &n);
+    EXPECT_EQ_U64(n, 3);
+    EXPECT(got && got[1].event == 1 && got[1].key == 1 && got[1].v.i == INT64_MIN);
+    EXPECT(got && got[2].type == PP_VALUE_STR && got[2].v.s == 1);
+    pp_model_free(m);
+}
+
 /* Appends n events with a name and nothing else: every sparse field 0. */
 static void append_plain(pp_model *m, int n) {
     for (int i = 0; i < n; i++) {
@@ -209,11 +238,13 @@ static void test_annotation_commit_stops_at_the_first_refused(void) {
     e.name = 1;
     for (int i = 0; i < 3; i++)
         EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
-    pp_annotation *a;
+    pp_ann *a;
     EXPECT_EQ_I64(pp_model_annotations_reserve(m, 3, &a), PP_OK);
-    a[0] = (pp_annotation){.event = 1, .key = 1, .type = PP_VALUE_INT, .v.i = 4};
-    a[1] = (pp_annotation){.event = 0, .key = 1, .type = PP_VALUE_INT, .v.i = 5};
-    a[2] = (pp_annotation){.event = 2, .key = 1, .type = PP_VALUE_INT, .v.i = 6};
+    const pp_annotation wide[3] = {{.event = 1, .key = 1, .type = PP_VALUE_INT, .v.i = 4},
+                                   {.event = 0, .key = 1, .type = PP_VALUE_INT, .v.i = 5},
+                                   {.event = 2, .key = 1, .type = PP_VALUE_INT, .v.i = 6}};
+    for (int k = 0; k < 3; k++)
+        EXPECT(pp_ann_pack(&wide[k], &a[k]));
     EXPECT_EQ_U64(pp_model_annotations_commit(m, 3), 1);
     size_t n;
     const pp_annotation *got = pp_model_annotations(m, &n);
@@ -225,6 +256,7 @@ static void test_annotation_commit_stops_at_the_first_refused(void) {
 int main(void) {
     RUN(test_columns_keep_every_value_as_they_grow);
     RUN(test_columns_view_follows_changes);
+    RUN(test_annotations_view_follows_changes);
     RUN(test_sparse_fields_read_zero_after_clear);
     RUN(test_commit_stops_at_the_first_refused_event);
     RUN(test_unreserved_slots_read_zero);
