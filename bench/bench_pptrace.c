@@ -200,11 +200,12 @@ static void memcpy_s(size_t bytes, double *wall, double *cpu) {
     free(dst);
 }
 
-/* The bytes the model holds: 24 an event in its dense columns (ts 8; dur,
+/* The bytes the model holds: 20 an event in its dense columns (ts, dur,
  * batch, name 4; track 2; kind, role 1), for each sparse column with a
  * nonzero value its width (hw_ns, xfer_ns 4, stage 2, phase 1; id, value
  * 8: one that is zero throughout is never written and takes no memory),
- * 16 for each value too wide for its narrow column (src/model/columns.h),
+ * 16 for each value too wide for its narrow column (src/model/columns.h:
+ * a start more than 2^31 ns from the first of its page of 256 events too),
  * and its annotation table, 16 bytes an annotation (src/model/ann_table.h). */
 static double model_bytes(const pp_model *m) {
     pp_event_columns c;
@@ -219,9 +220,11 @@ static double model_bytes(const pp_model *m) {
         wide += ((uint64_t)c.dur_ns[i] >= UINT32_MAX) + (c.batch[i] <= INT32_MIN) +
                 (c.batch[i] > INT32_MAX) + (c.hw_ns[i] >= UINT32_MAX) +
                 (c.xfer_ns[i] >= UINT32_MAX) + (c.track[i] >= UINT16_MAX) +
-                (c.stage[i] >= UINT16_MAX);
+                (c.stage[i] >= UINT16_MAX) +
+                (c.ts_ns[i] - c.ts_ns[i & ~(size_t)255] <= INT32_MIN ||
+                 c.ts_ns[i] - c.ts_ns[i & ~(size_t)255] > INT32_MAX);
     }
-    double per_event = 24.0 + 4.0 * ((hw != 0) + (xfer != 0)) + 2.0 * (stage != 0) +
+    double per_event = 20.0 + 4.0 * ((hw != 0) + (xfer != 0)) + 2.0 * (stage != 0) +
                        1.0 * (phase != 0) + 8.0 * ((id != 0) + (value != 0));
     size_t nanns;
     pp_model_annotations(m, &nanns);

@@ -6,9 +6,9 @@
  * recording threads and annotations are small side tables; strings are
  * interned per model (ids are model-local, 0 is the empty string). The
  * sparse columns stage, phase, hw_ns, xfer_ns, id and value take memory
- * only once some event has a nonzero value in them, and dur_ns, batch,
- * hw_ns and xfer_ns take 4 bytes an event and track and stage 2 where
- * their values fit (docs/analysis.md, "Memory").
+ * only once some event has a nonzero value in them, and ts_ns, dur_ns,
+ * batch, hw_ns and xfer_ns take 4 bytes an event and track and stage 2
+ * where their values fit (docs/analysis.md, "Memory").
  *
  * A model is built by appending (pp_model_add_*) and then only read. */
 #ifndef PIPEPROF_MODEL_H
@@ -143,12 +143,12 @@ int pp_model_add_event(pp_model *m, const pp_event *e);
 size_t pp_model_event_count(const pp_model *m);
 void pp_model_event(const pp_model *m, size_t i, pp_event *out);
 /* Fills *out with every event's columns: 0, or PP_ENOMEM with *out all
- * zero. The model stores dur_ns, batch, hw_ns and xfer_ns in 32 bits and
- * track and stage in 16 (a wider value beside them: docs/analysis.md,
- * "Memory"), so the first call after a change makes copies of those six
- * at the widths of pp_event_columns for *out: 40 bytes an event, kept
- * until the model changes or is freed. pp_model_event reads one event
- * without them. */
+ * zero. The model stores ts_ns, dur_ns, batch, hw_ns and xfer_ns in 32
+ * bits and track and stage in 16 (a wider value beside them:
+ * docs/analysis.md, "Memory"), so the first call after a change makes
+ * copies of those seven at the widths of pp_event_columns for *out: 48
+ * bytes an event, kept until the model changes or is freed. pp_model_event
+ * reads one event without them. */
 int pp_model_columns(const pp_model *m, pp_event_columns *out);
 /* Sets defaults for a new event: batch -1, everything else 0. */
 void pp_event_init(pp_event *e);

@@ -334,7 +334,7 @@ static int exec_parts_build(pp_report *r) {
         at[i] = sum;
     for (size_t event = 0, j = 0; event < c.count && j < r->npart_cells; event++) {
         if (c.kind[event] != PP_EV_SPAN || c.role[event] != PP_ROLE_EXEC ||
-            !an_inside(r, c.ts_ns[event], pp_cols_dur(&c, event)))
+            !an_inside(r, pp_cols_ts(&c, event), pp_cols_dur(&c, event)))
             continue;
         uint32_t cell = r->part_cells[j++];
         pp_exec_parts *x = &r->exec_parts[at[cell]++];

@@ -112,7 +112,7 @@ static void groups_fill(const pp_report *r, exec_groups *g, uint32_t d) {
         if (r->track_device[track] != d)
             continue;
         size_t k = g->group_of[track];
-        int64_t start = c->ts_ns[x->event], wall = pp_cols_dur(c, x->event);
+        int64_t start = pp_cols_ts(c, x->event), wall = pp_cols_dur(c, x->event);
         g->spans[g->at[k] - base + g->n[k]++] = (an_span){start, start + wall};
         if (!x->inside)
             continue;

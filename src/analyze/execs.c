@@ -87,7 +87,7 @@ int an_execs_collect(pp_report *r, pp_error *err) {
             continue;
         an_exec *x = &r->execs[r->nexecs++];
         *x = (an_exec){.event = i, .stage = an_stage_of_string(r, pp_cols_stage(c, i)),
-                       .inside = (uint8_t)an_inside(r, c->ts_ns[i], pp_cols_dur(c, i))};
+                       .inside = (uint8_t)an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i))};
         if (device_of_track(r, pp_cols_track(c, i)) == AN_NONE || (pp_cols_stage(c, i) != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }

@@ -202,7 +202,7 @@ static int label_execs(pp_report *r, const label_span *l, size_t nl_, const name
             const corr *launch = bsearch(&want, cs, nc, sizeof *cs, cmp_corr);
             if (launch) {
                 size_t e = launch->event;
-                hit = enclosing(l, nl_, pp_cols_track(c, e), c->ts_ns[e], pp_cols_end(c, e));
+                hit = enclosing(l, nl_, pp_cols_track(c, e), pp_cols_ts(c, e), pp_cols_end(c, e));
             }
         }
         if (hit == SIZE_MAX)
@@ -236,7 +236,7 @@ static an_host host_of_event(const pp_report *r, size_t i, uint8_t role, uint32_
                              int64_t batch) {
     const pp_cols *c = &r->c;
     return (an_host){.batch = batch, .event = i, .stage = stage, .role = role,
-                     .inside = (uint8_t)an_inside(r, c->ts_ns[i], pp_cols_dur(c, i))};
+                     .inside = (uint8_t)an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i))};
 }
 
 /* The spans that label themselves: user and unlabeled roles count as stage
@@ -302,7 +302,7 @@ static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
     int rc = l && cs ? PP_OK : PP_ENOMEM;
     for (size_t i = 0, k = 0; rc == PP_OK && i < c->count; i++)
         if (candidate(c, i, nl))
-            l[k++] = (label_span){.start = c->ts_ns[i], .end = pp_cols_end(c, i),
+            l[k++] = (label_span){.start = pp_cols_ts(c, i), .end = pp_cols_end(c, i),
                                   .event = i, .track = pp_cols_track(c, i), .name = c->name[i]};
     if (rc == PP_OK) {
         qsort(l, n, sizeof *l, cmp_label);

@@ -113,7 +113,7 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
 static int is_op(const pp_report *r, size_t i) {
     const pp_cols *c = &r->c;
     return an_is_op_span(c, i) && r->track_device[pp_cols_track(c, i)] != AN_NONE &&
-           an_inside(r, c->ts_ns[i], pp_cols_dur(c, i));
+           an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i));
 }
 
 /* One pass: every op's duration and groups; *n ops. */

@@ -46,7 +46,7 @@ static int drawn(const tl *t, size_t i) {
     uint8_t k = t->c.kind[i];
     if (k != PP_EV_SPAN && k != PP_EV_RANGE && k != PP_EV_REGION)
         return 0;
-    int64_t s = t->c.ts_ns[i], e = s + pp_cols_dur(&t->c, i);
+    int64_t s = pp_cols_ts(&t->c, i), e = s + pp_cols_dur(&t->c, i);
     return e > t->w0 && s < t->w1 && (e > s || s >= t->w0);
 }
 
@@ -102,7 +102,7 @@ static void scan(tl *t) {
         if (!drawn(t, i))
             continue;
         t->spans_total++;
-        size_t b = fine_bin(t, t->c.ts_ns[i]);
+        size_t b = fine_bin(t, pp_cols_ts(&t->c, i));
         t->starts[b]++;
         if (t->c.kind[i] == PP_EV_SPAN && t->c.role[i] == PP_ROLE_EXEC)
             t->weight[b] += pp_cols_dur(&t->c, i);
@@ -174,7 +174,7 @@ static void spans(tl *t, pp_outfile *o) {
     for (size_t i = 0; i < t->c.count; i++) {
         if (!drawn(t, i))
             continue;
-        size_t b = fine_bin(t, t->c.ts_ns[i]);
+        size_t b = fine_bin(t, pp_cols_ts(&t->c, i));
         if (b < t->first || b >= t->last)
             continue;
         uint8_t role = t->c.role[i];
@@ -183,7 +183,7 @@ static void spans(tl *t, pp_outfile *o) {
                            : role < sizeof role_names / sizeof *role_names ? role_names[role] : "";
         hj_raw(o, shown++ ? ",\n[" : "\n[");
         hj_i64(o, t->row_of[pp_cols_track(&t->c, i)]);
-        int64_t v[] = {t->c.ts_ns[i] - t->w0, pp_cols_dur(&t->c, i), page_str(t, t->c.name[i]),
+        int64_t v[] = {pp_cols_ts(&t->c, i) - t->w0, pp_cols_dur(&t->c, i), page_str(t, t->c.name[i]),
                        page_str(t, pp_cols_stage(&t->c, i)), pp_cols_batch(&t->c, i), (int64_t)pp_cols_hw(&t->c, i),
                        (int64_t)pp_cols_xfer(&t->c, i)};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
@@ -222,7 +222,7 @@ static int buckets(tl *t, pp_outfile *o, pp_error *err) {
     for (size_t i = 0; i < t->c.count; i++) {
         if (!drawn(t, i))
             continue;
-        int64_t s = t->c.ts_ns[i] - t->w0, e = s + pp_cols_dur(&t->c, i);
+        int64_t s = pp_cols_ts(&t->c, i) - t->w0, e = s + pp_cols_dur(&t->c, i);
         s = s < 0 ? 0 : s;
         e = e > t->w1 - t->w0 ? t->w1 - t->w0 : e;
         int64_t *line = busy + (size_t)t->row_of[pp_cols_track(&t->c, i)] * HTML_BUCKETS;

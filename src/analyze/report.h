@@ -274,7 +274,7 @@ struct pp_report {
 /* Start and end of model event i: the times of execs and host spans, which
  * are read from the model's columns rather than copied (during the build). */
 static inline int64_t an_start(const pp_report *r, size_t i) {
-    return r->c.ts_ns[i];
+    return pp_cols_ts(&r->c, i);
 }
 static inline int64_t an_end(const pp_report *r, size_t i) {
     return pp_cols_end(&r->c, i);

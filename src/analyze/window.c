@@ -42,8 +42,8 @@ static int region_hull(const pp_model *m, const pp_cols *c,
         if (c->kind[i] != PP_EV_REGION || c->name[i] != id)
             continue;
         int64_t e = pp_cols_end(c, i);
-        if (!found || c->ts_ns[i] < *lo)
-            *lo = c->ts_ns[i];
+        if (!found || pp_cols_ts(c, i) < *lo)
+            *lo = pp_cols_ts(c, i);
         if (!found || e > *hi)
             *hi = e;
         found = 1;
@@ -64,8 +64,8 @@ int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err) {
     int64_t t0 = 0, t1 = 0;
     for (size_t i = 0; i < c.count; i++) {
         int64_t e = pp_cols_end(&c, i);
-        if (i == 0 || c.ts_ns[i] < t0)
-            t0 = c.ts_ns[i];
+        if (i == 0 || pp_cols_ts(&c, i) < t0)
+            t0 = pp_cols_ts(&c, i);
         if (i == 0 || e > t1)
             t1 = e;
     }

@@ -15,10 +15,10 @@
 
 /* What reading and analyzing holds at its peak, per event and per
  * annotation, for a pipeline trace that uses every column (stage, hardware
- * and transfer times): the model's 34 and the analysis's 36 bytes an event,
- * 16 an annotation (docs/analysis.md, "Memory": 81 in all at 0.7
+ * and transfer times): the model's 30 and the analysis's 36 bytes an event,
+ * 16 an annotation (docs/analysis.md, "Memory": 77 in all at 0.7
  * annotations an event). Other traces hold less. */
-#define PEAK_BYTES_PER_EVENT 70
+#define PEAK_BYTES_PER_EVENT 66
 #define PEAK_BYTES_PER_ANNOTATION 16
 
 /* The first number in the file at `path` after `key` (NULL: at its start);

@@ -412,19 +412,19 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
         PUT_LIT(p, ",\"cat\":\"");
         p = put_text(p, c->kind[i] == PP_EV_REGION ? "region" : role_names[c->role[i]]);
         *p++ = '"';
-        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         PUT_LIT(p, ",\"dur\":");
         p = json_put_us(p, pp_cols_dur(c, i));
         p = put_args(w, p, c, i, a, a_end);
         break;
     case PP_EV_INSTANT:
         p = put_head(w, p, HEAD("{\"ph\":\"i\",\"s\":\"t\""), name);
-        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         p = put_args(w, p, c, i, a, a_end);
         break;
     case PP_EV_COUNTER:
         p = put_head(w, p, HEAD("{\"ph\":\"C\""), name);
-        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         PUT_LIT(p, ",\"args\":{\"value\":");
         p = json_put_double(p, c->value[i]);
         *p++ = '}';
@@ -433,12 +433,12 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
         p = put_head(w, p, flow_heads[c->phase[i]], FLOW_HEAD_LEN, name);
         PUT_LIT(p, ",\"cat\":\"flow\",\"id\":");
         p = json_put_u64(p, c->id[i]);
-        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         break;
     case PP_EV_RANGE: /* a begin and an end, paired by (cat, id, name) */
         PUT_LIT(p, "{\"ph\":\"b\",\"cat\":\"range\",\"id\":");
         p = put_name_field(w, json_put_u64(p, c->id[i]), name);
-        p = json_put_us(put_where(w, p, track), c->ts_ns[i]);
+        p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         p = put_args(w, p, c, i, a, a_end);
         PUT_LIT(p, "},\n{\"ph\":\"e\",\"cat\":\"range\",\"id\":");
         p = put_name_field(w, json_put_u64(p, c->id[i]), name);

@@ -102,7 +102,7 @@ int pf_order_events(const pp_model *m, pf_event_ref **out) {
         return PP_EINVAL;
     int64_t min_ts = 0, max_dur = 0;
     for (size_t i = 0; i < c.count; i++) {
-        min_ts = i == 0 || c.ts_ns[i] < min_ts ? c.ts_ns[i] : min_ts;
+        min_ts = i == 0 || pp_cols_ts(&c, i) < min_ts ? pp_cols_ts(&c, i) : min_ts;
         max_dur = pp_cols_dur(&c, i) > max_dur ? pp_cols_dur(&c, i) : max_dur;
     }
     pf_event_ref *refs = malloc((c.count ? c.count : 1) * sizeof *refs);
@@ -119,7 +119,7 @@ int pf_order_events(const pp_model *m, pf_event_ref **out) {
             free(refs);
             return PP_EINVAL;
         }
-        refs[i] = (pf_event_ref){(uint64_t)c.ts_ns[i] - (uint64_t)min_ts,
+        refs[i] = (pf_event_ref){(uint64_t)pp_cols_ts(&c, i) - (uint64_t)min_ts,
                                  (uint64_t)(max_dur - pp_cols_dur(&c, i)), first, (uint32_t)i,
                                  (uint32_t)(a - first)};
         max_start = refs[i].start > max_start ? refs[i].start : max_start;

@@ -283,7 +283,7 @@ static int write_event(pf_writer *w, size_t i, const pp_ann *a, const pp_ann *a_
     if (rc)
         return rc;
     uint8_t *pkt, *ev;
-    uint8_t *p = pf_open_packet(w->p, &pkt, c->ts_ns[i], SEQ_NEEDS_INCREMENTAL_STATE);
+    uint8_t *p = pf_open_packet(w->p, &pkt, pp_cols_ts(c, i), SEQ_NEEDS_INCREMENTAL_STATE);
     p = pb_open(p, PACKET_TRACK_EVENT, &ev);
     p = pb_uint(p, EVENT_TRACK_UUID, uuid);
     switch (kind) {
@@ -375,11 +375,11 @@ static int write_info(pf_writer *w, int64_t ts) {
 static int write_events(pf_writer *w, const pf_event_ref *order) {
     size_t nanns;
     const pp_ann *ann = pp_model_anns(w->m, &nanns);
-    int rc = write_info(w, w->c.count ? w->c.ts_ns[order[0].event] : 0);
+    int rc = write_info(w, w->c.count ? pp_cols_ts(&w->c, order[0].event) : 0);
     for (size_t k = 0; !rc && k < w->c.count; k++) {
         const pf_event_ref *r = &order[k];
         const pp_ann *a = ann + r->ann_first;
-        rc = write_ends(w, w->c.ts_ns[r->event]);
+        rc = write_ends(w, pp_cols_ts(&w->c, r->event));
         if (!rc)
             rc = write_event(w, r->event, a, a + r->ann_count);
     }
@@ -390,10 +390,10 @@ static int write_events(pf_writer *w, const pf_event_ref *order) {
  * written (foreign traces may have negative times). */
 static int check_times(const pf_writer *w, const char *path, pp_error *err) {
     for (size_t i = 0; i < w->c.count; i++)
-        if (w->c.ts_ns[i] < 0)
+        if (pp_cols_ts(&w->c, i) < 0)
             return pp_set_error(err, PP_EINVAL,
                                 "%s: event %zu starts at %lld ns; Perfetto timestamps cannot be "
-                                "negative", path, i, (long long)w->c.ts_ns[i]);
+                                "negative", path, i, (long long)pp_cols_ts(&w->c, i));
     return PP_OK;
 }
 

@@ -96,7 +96,7 @@ size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
     for (size_t i = first; i < first + n; i++) {
         uint64_t bits;
         memcpy(&bits, &c->value[i], sizeof bits);
-        p[PPTRACE_EV_TS] = put_varint(p[PPTRACE_EV_TS], zigzag((uint64_t)c->ts_ns[i] - ts));
+        p[PPTRACE_EV_TS] = put_varint(p[PPTRACE_EV_TS], zigzag((uint64_t)pp_cols_ts(c, i) - ts));
         int64_t b = pp_cols_batch(c, i);
         p[PPTRACE_EV_DUR] = put_varint(p[PPTRACE_EV_DUR], (uint64_t)pp_cols_dur(c, i));
         p[PPTRACE_EV_BATCH] = put_varint(p[PPTRACE_EV_BATCH], zigzag((uint64_t)b - batch));
@@ -108,7 +108,7 @@ size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
         p[PPTRACE_EV_STAGE] = put_varint(p[PPTRACE_EV_STAGE], pp_cols_stage(c, i));
         p[PPTRACE_EV_TRACK] = put_varint(p[PPTRACE_EV_TRACK], pp_cols_track(c, i));
         *p[PPTRACE_EV_FLAGS]++ = (unsigned char)(c->kind[i] | c->role[i] << 3 | c->phase[i] << 6);
-        ts = (uint64_t)c->ts_ns[i], batch = (uint64_t)b, value = bits;
+        ts = (uint64_t)pp_cols_ts(c, i), batch = (uint64_t)b, value = bits;
     }
     return pack_columns(out, (uint32_t)n, PPTRACE_EV_COLUMNS, cols, p);
 }
@@ -282,7 +282,7 @@ int pptrace_events_decode(pptrace_decoder *d, const pp_event_slots *out, uint32_
             ts += unzigzag(v[PPTRACE_EV_TS][i]);
             batch += unzigzag(v[PPTRACE_EV_BATCH][i]);
             value ^= bswap64(v[PPTRACE_EV_VALUE][i]);
-            out->ts_ns[done + i] = (int64_t)ts;
+            lost |= pp_slot_put_ts(out, done + i, (int64_t)ts);
             lost |= pp_slot_put_dur(out, done + i, (int64_t)v[PPTRACE_EV_DUR][i]);
             lost |= pp_slot_put_batch(out, done + i, (int64_t)batch);
             v[PPTRACE_EV_VALUE][i] = value; /* now the value's bits */

@@ -113,10 +113,10 @@ int rd_events_v1(reader *r, const unsigned char *p, uint32_t n) {
         return rd_no_memory(r);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t value_bits = pptrace_get64(col[C_VALUE] + 8 * (size_t)i);
-        s.ts_ns[i] = (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i);
         double value;
         memcpy(&value, &value_bits, sizeof value);
-        if (pp_slot_put_dur(&s, i, (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i)) |
+        if (pp_slot_put_ts(&s, i, (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i)) |
+            pp_slot_put_dur(&s, i, (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i)) |
             pp_slot_put_batch(&s, i, (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i)) |
             pp_slot_put_hw(&s, s.hw32, PP_WIDE_HW, i, pptrace_get64(col[C_HW] + 8 * (size_t)i)) |
             pp_slot_put_hw(&s, s.xfer32, PP_WIDE_XFER, i,

@@ -51,7 +51,7 @@ static int sync_times(const pp_model *m, const char *name, int64_t **out, size_t
         return PP_ENOMEM;
     for (size_t i = 0, k = 0; i < c.count; i++)
         if (c.kind[i] == PP_EV_INSTANT && c.name[i] == id)
-            t[k++] = c.ts_ns[i];
+            t[k++] = pp_cols_ts(&c, i);
     for (size_t i = 1; i < count; i++) /* nearly sorted already: insertion sort */
         for (size_t k = i; k > 0 && t[k - 1] > t[k]; k--) {
             int64_t x = t[k];

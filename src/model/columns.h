@@ -4,24 +4,32 @@
  * Why narrow: at 100M events every byte an event is 100 MB, and the
  * columns are most of what a reader, writer or analysis holds. So dur_ns,
  * batch, hw_ns and xfer_ns are stored in 32 bits (a duration or a
- * hardware time up to 4.29 s, a batch number in the int32 range) and the
+ * hardware time up to 4.29 s, a batch number in the int32 range), the
  * track and stage ids in 16 bits (65534 tracks, a stage name among the
- * first 65534 strings): nearly every event of every trace. A value that
- * does not fit is stored as the column's escape (PP_WIDE_U32, PP_WIDE_I32,
- * PP_WIDE_U16) in its slot and in full in a side table of (event, value)
- * pairs sorted by event, which a reader searches only when it meets the
- * escape. 20 bytes an event fewer than 64-bit times and 32-bit ids;
- * docs/analysis.md ("Memory") has the figures. The name id stays 32 bits:
- * a trace of many kernels has more than 65534 names, and most of its
- * events would then take the side table.
+ * first 65534 strings), and ts_ns in 32 bits from a base that each page of
+ * PP_TS_PAGE events shares (within 2.1 s of it): nearly every event of
+ * every trace. A value that does not fit is stored as the column's escape
+ * (PP_WIDE_U32, PP_WIDE_I32, PP_WIDE_U16) in its slot and in full in a
+ * side table of (event, value) pairs sorted by event, which a reader
+ * searches only when it meets the escape. 24 bytes an event fewer than
+ * 64-bit times and 32-bit ids; docs/analysis.md ("Memory") has the
+ * figures. The name id stays 32 bits: a trace of many kernels has more
+ * than 65534 names, and most of its events would then take the side table.
  *
- * Read a narrow column through its accessor (pp_cols_dur, pp_cols_batch,
- * pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage), never through
- * its array alone: the fields are named dur32, batch32, hw32, xfer32,
- * track16 and stage16 so that a plain index does not read like a value. */
+ * A page's base is the start of the first of its events written, whoever
+ * writes it: the .pptrace reader's workers fill the pages of a block each,
+ * and a page may straddle two blocks, so the base is set by a
+ * compare-and-swap and never changes after (pp_slot_put_ts).
+ *
+ * Read a narrow column through its accessor (pp_cols_ts, pp_cols_dur,
+ * pp_cols_batch, pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage),
+ * never through its array alone: the fields are named ts32, dur32,
+ * batch32, hw32, xfer32, track16 and stage16 so that a plain index does
+ * not read like a value. */
 #ifndef PP_MODEL_COLUMNS_H
 #define PP_MODEL_COLUMNS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +40,16 @@
 #define PP_WIDE_I32 INT32_MIN
 #define PP_WIDE_U16 UINT16_MAX
 
+/* Events a timestamp base serves: event i's is base[i >> PP_TS_PAGE_SHIFT];
+ * a page not yet written holds PP_TS_UNSET (no event starts there: the
+ * model refuses ts INT64_MIN). */
+#define PP_TS_PAGE_SHIFT 8
+#define PP_TS_PAGE ((size_t)1 << PP_TS_PAGE_SHIFT)
+#define PP_TS_UNSET INT64_MIN
+
 /* The narrow columns, in the order of a pp_wide_sink's tables. */
 enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_TRACK, PP_WIDE_STAGE,
-       PP_WIDE_COLUMNS };
+       PP_WIDE_TS, PP_WIDE_COLUMNS };
 
 /* One escaped value: event index and the value's 64 bits. */
 typedef struct pp_wide {
@@ -65,7 +80,8 @@ void pp_wide_free(pp_wide_sink *s);
 /* Read-only column view of every event; index i is the i-th event. */
 typedef struct pp_cols {
     size_t count;
-    const int64_t *ts_ns;
+    const int32_t *ts32;
+    const _Atomic int64_t *ts_base;
     const uint32_t *dur32, *hw32, *xfer32;
     const int32_t *batch32;
     const uint64_t *id;
@@ -78,6 +94,13 @@ typedef struct pp_cols {
 
 void pp_model_cols(const pp_model *m, pp_cols *out);
 
+static inline int64_t pp_cols_ts(const pp_cols *c, size_t i) {
+    int32_t v = c->ts32[i];
+    if (v == PP_WIDE_I32)
+        return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_TS], i);
+    return atomic_load_explicit(&c->ts_base[i >> PP_TS_PAGE_SHIFT], memory_order_relaxed) + v;
+}
+
 static inline int64_t pp_cols_dur(const pp_cols *c, size_t i) {
     uint32_t v = c->dur32[i];
     return v != PP_WIDE_U32 ? (int64_t)v : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_DUR], i);
@@ -85,7 +108,7 @@ static inline int64_t pp_cols_dur(const pp_cols *c, size_t i) {
 
 /* ts + dur: the end of event i (never past INT64_MAX: pp_model_add_event). */
 static inline int64_t pp_cols_end(const pp_cols *c, size_t i) {
-    return c->ts_ns[i] + pp_cols_dur(c, i);
+    return pp_cols_ts(c, i) + pp_cols_dur(c, i);
 }
 
 static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {

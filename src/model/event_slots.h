@@ -33,7 +33,8 @@
  * the values too wide for their 32-bit slot (NULL: none; a writer meeting
  * such a value then gives up, as pptrace_read_ahead.c's workers do). */
 typedef struct pp_event_slots {
-    int64_t *ts_ns;
+    int32_t *ts32;
+    _Atomic int64_t *ts_base; /* the store's, from event 0: not offset by pp_event_slots_at */
     uint32_t *dur32, *hw32, *xfer32;
     int32_t *batch32;
     uint64_t *id;
@@ -47,7 +48,7 @@ typedef struct pp_event_slots {
 
 /* The slots from slot k of `s` on. */
 static inline void pp_event_slots_at(const pp_event_slots *s, size_t k, pp_event_slots *out) {
-    *out = (pp_event_slots){s->ts_ns + k, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
+    *out = (pp_event_slots){s->ts32 + k, s->ts_base, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
                             s->batch32 + k, s->id + k, s->value + k, s->name + k,
                             s->stage16 + k, s->track16 + k, s->kind + k, s->role + k,
                             s->phase + k, s->base + k, s->wide};
@@ -82,6 +83,21 @@ static inline void pp_slot_put_f64(double *col, size_t i, double v) {
  * could not be kept (no side table, or no memory for it). */
 static inline int pp_slot_put_escaped(const pp_event_slots *s, int c, size_t i, uint64_t v) {
     return s->wide ? pp_wide_append(s->wide, c, s->base + i, v) : PP_ENOMEM;
+}
+
+/* ts: 32 bits from its page's base, which the first writer of the page
+ * sets (columns.h). */
+static inline int pp_slot_put_ts(const pp_event_slots *s, size_t i, int64_t v) {
+    _Atomic int64_t *base = &s->ts_base[(s->base + i) >> PP_TS_PAGE_SHIFT];
+    int64_t b = atomic_load_explicit(base, memory_order_relaxed);
+    /* on a lost race the exchange leaves the winner's base in b */
+    if (b == PP_TS_UNSET && v != PP_TS_UNSET && atomic_compare_exchange_strong(base, &b, v))
+        b = v;
+    int64_t off;
+    int fits = b != PP_TS_UNSET && !__builtin_sub_overflow(v, b, &off) && off > INT32_MIN &&
+               off <= INT32_MAX;
+    s->ts32[i] = fits ? (int32_t)off : PP_WIDE_I32;
+    return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_TS, i, (uint64_t)v);
 }
 
 static inline int pp_slot_put_dur(const pp_event_slots *s, size_t i, int64_t v) {

@@ -252,7 +252,7 @@ static int phase_flows(merger *g) {
         pp_model_cols(g->in[j].model, &c);
         for (size_t i = 0; i < c.count; i++)
             if (c.kind[i] == PP_EV_FLOW)
-                s[k++] = (flow_step){c.id[i], c.ts_ns[i] + g->al[j].offset_ns, j, i};
+                s[k++] = (flow_step){c.id[i], pp_cols_ts(&c, i) + g->al[j].offset_ns, j, i};
     }
     qsort(s, total, sizeof *s, step_cmp);
     for (size_t a = 0, b; a < total; a = b) {

@@ -21,6 +21,7 @@ typedef struct event_store {
                              * (after a failed growth some columns are larger than cap) */
     pp_event_slots col;     /* the columns, from event 0 */
     pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
+    size_t nbases;          /* timestamp bases: one a page of PP_TS_PAGE events */
 } event_store;
 
 /* The 64-bit and 32-bit columns that pp_model_columns hands out and the
@@ -29,7 +30,7 @@ typedef struct event_store {
 typedef struct wide_view {
     pthread_mutex_t lock;
     size_t count, bytes;
-    int64_t *dur_ns, *batch;
+    int64_t *ts_ns, *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns;
     uint32_t *stage, *track;
     pp_annotation *anns;
@@ -69,17 +70,19 @@ int pp_model_create(pp_model **out) {
 
 static void event_store_free(event_store *e) {
     const pp_event_slots *c = &e->col;
-    void *cols[NCOLUMNS] = {c->ts_ns, c->dur32, c->hw32,    c->xfer32,  c->batch32,
+    void *cols[NCOLUMNS] = {c->ts32,  c->dur32, c->hw32,    c->xfer32,  c->batch32,
                             c->id,    c->value, c->name,    c->stage16, c->track16,
                             c->kind,  c->role,  c->phase};
     for (size_t k = 0; k < NCOLUMNS; k++)
         pp_column_free(cols[k], e->bytes[k]);
+    free((void *)c->ts_base);
     pp_wide_free(&e->wide);
 }
 
 /* Forgets the copies made for pp_model_columns and pp_model_annotations:
  * called by every change to the events and annotations. */
 static void view_drop(wide_view *v) {
+    pp_column_free(v->ts_ns, v->bytes);
     pp_column_free(v->dur_ns, v->bytes);
     pp_column_free(v->batch, v->bytes);
     pp_column_free(v->hw_ns, v->bytes);
@@ -87,7 +90,7 @@ static void view_drop(wide_view *v) {
     pp_column_free(v->stage, v->bytes / 2);
     pp_column_free(v->track, v->bytes / 2);
     pp_column_free(v->anns, v->anns_bytes);
-    v->dur_ns = v->batch = NULL;
+    v->ts_ns = v->dur_ns = v->batch = NULL;
     v->hw_ns = v->xfer_ns = NULL;
     v->stage = v->track = NULL;
     v->anns = NULL;
@@ -163,6 +166,16 @@ void pp_event_init(pp_event *e) {
  * sparse columns rely on it: event_slots.h). On failure nothing is lost: the
  * columns already grown stay valid at their new size. */
 static int event_store_reserve(event_store *e, size_t cap) {
+    size_t nbases = (cap + PP_TS_PAGE - 1) >> PP_TS_PAGE_SHIFT;
+    if (nbases > e->nbases) {
+        _Atomic int64_t *bases = realloc((void *)e->col.ts_base, nbases * sizeof *bases);
+        if (!bases)
+            return PP_ENOMEM;
+        for (size_t p = e->nbases; p < nbases; p++)
+            atomic_init(&bases[p], PP_TS_UNSET);
+        e->col.ts_base = bases;
+        e->nbases = nbases;
+    }
     int k = 0;
 #define GROW(c)                                                                       \
     do {                                                                              \
@@ -175,7 +188,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
         }                                                                             \
         k++;                                                                          \
     } while (0)
-    GROW(ts_ns); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch32); GROW(id);
+    GROW(ts32); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch32); GROW(id);
     GROW(value); GROW(name); GROW(stage16); GROW(track16); GROW(kind); GROW(role); GROW(phase);
 #undef GROW
     e->col.wide = &e->wide;
@@ -188,7 +201,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
 static int event_store_make_room(event_store *e, size_t n) {
     if (n <= e->cap - e->count && e->cap) /* slots point into columns, even for n = 0 */
         return PP_OK;
-    if (n > SIZE_MAX / 2 / sizeof *e->col.ts_ns - e->count) /* the widest column's bytes */
+    if (n > SIZE_MAX / 2 / sizeof *e->col.id - e->count) /* the widest column's bytes */
         return PP_ENOMEM;
     size_t cap = e->cap ? e->cap * 2 : 1024;
     return event_store_reserve(e, cap > e->count + n ? cap : e->count + n);
@@ -247,7 +260,7 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     size_t i = e->count, end = e->count + n;
     pp_cols c;
     pp_model_cols(m, &c); /* its count is the committed one; the slots past it are read alike */
-    while (i < end && event_ok(m, c.ts_ns[i], pp_cols_dur(&c, i), c.name[i], pp_cols_stage(&c, i),
+    while (i < end && event_ok(m, pp_cols_ts(&c, i), pp_cols_dur(&c, i), c.name[i], pp_cols_stage(&c, i),
                                pp_cols_track(&c, i), c.kind[i], c.role[i], c.phase[i]))
         i++;
     if (i < end && refused)
@@ -266,8 +279,8 @@ void pp_model_events_unreserve(pp_model *m, size_t n) {
 }
 
 int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
-    s->ts_ns[i] = ev->ts_ns;
-    int rc = pp_slot_put_dur(s, i, ev->dur_ns) | pp_slot_put_batch(s, i, ev->batch) |
+    int rc = pp_slot_put_ts(s, i, ev->ts_ns) | pp_slot_put_dur(s, i, ev->dur_ns) |
+             pp_slot_put_batch(s, i, ev->batch) |
              pp_slot_put_hw(s, s->hw32, PP_WIDE_HW, i, ev->hw_ns) |
              pp_slot_put_hw(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns) |
              pp_slot_put_track(s, i, ev->track) | pp_slot_put_stage(s, i, ev->stage);
@@ -283,7 +296,7 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
 /* The slots as a read-only view (their side table resolves escapes at
  * base + i, which pp_cols reads at i: only slots from event 0 qualify). */
 static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
-    *out = (pp_cols){count,    s->ts_ns,   s->dur32,   s->hw32, s->xfer32, s->batch32,
+    *out = (pp_cols){count,    s->ts32,    s->ts_base, s->dur32, s->hw32, s->xfer32, s->batch32,
                      s->id,    s->value,   s->name,    s->stage16, s->track16, s->kind,
                      s->role,  s->phase,   s->wide};
 }
@@ -297,9 +310,12 @@ void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
     size_t k = s->base + i;
     uint32_t dur = c.dur32[0], hw = c.hw32[0], xfer = c.xfer32[0];
     uint16_t stage = c.stage16[0], track = c.track16[0];
-    int32_t batch = c.batch32[0];
+    int32_t batch = c.batch32[0], ts = c.ts32[0];
     *out = (pp_event){
-        .ts_ns = c.ts_ns[0],
+        .ts_ns = ts == PP_WIDE_I32 && w
+                     ? (int64_t)pp_wide_get(&w[PP_WIDE_TS], k)
+                     : atomic_load_explicit(&s->ts_base[k >> PP_TS_PAGE_SHIFT],
+                                            memory_order_relaxed) + ts,
         .dur_ns = dur != PP_WIDE_U32 || !w ? (int64_t)dur : (int64_t)pp_wide_get(&w[PP_WIDE_DUR], k),
         .batch = batch != PP_WIDE_I32 || !w ? batch : (int64_t)pp_wide_get(&w[PP_WIDE_BATCH], k),
         .hw_ns = hw != PP_WIDE_U32 || !w ? hw : pp_wide_get(&w[PP_WIDE_HW], k),
@@ -333,17 +349,20 @@ static int view_make(const pp_model *m, wide_view *v) {
     pp_model_cols(m, &c);
     size_t bytes = (c.count ? c.count : 1) * sizeof(int64_t);
     v->bytes = bytes;
+    v->ts_ns = pp_column_grow(NULL, 0, bytes);
     v->dur_ns = pp_column_grow(NULL, 0, bytes);
     v->batch = pp_column_grow(NULL, 0, bytes);
     v->hw_ns = pp_column_grow(NULL, 0, bytes);
     v->xfer_ns = pp_column_grow(NULL, 0, bytes);
     v->stage = pp_column_grow(NULL, 0, bytes / 2);
     v->track = pp_column_grow(NULL, 0, bytes / 2);
-    if (!v->dur_ns || !v->batch || !v->hw_ns || !v->xfer_ns || !v->stage || !v->track) {
+    if (!v->ts_ns || !v->dur_ns || !v->batch || !v->hw_ns || !v->xfer_ns || !v->stage ||
+        !v->track) {
         view_drop(v);
         return PP_ENOMEM;
     }
     for (size_t i = 0; i < c.count; i++) {
+        v->ts_ns[i] = pp_cols_ts(&c, i);
         v->dur_ns[i] = pp_cols_dur(&c, i);
         v->batch[i] = pp_cols_batch(&c, i);
         pp_slot_put_u64(v->hw_ns, i, pp_cols_hw(&c, i));
@@ -365,7 +384,7 @@ int pp_model_columns(const pp_model *m, pp_event_columns *out) {
     if (rc != PP_OK)
         return rc;
     out->count = e->count;
-    out->ts_ns = e->col.ts_ns;
+    out->ts_ns = v->ts_ns;
     out->dur_ns = v->dur_ns;
     out->batch = v->batch;
     out->hw_ns = v->hw_ns;
@@ -436,6 +455,8 @@ void pp_model_clear_events(pp_model *m) {
     if (e->count)
         clear_sparse(e, 0, e->count);
     pp_wide_cut(&e->wide, 0);
+    for (size_t p = 0; p < e->nbases; p++) /* the next events set their own */
+        atomic_store_explicit(&e->col.ts_base[p], PP_TS_UNSET, memory_order_relaxed);
     view_drop(&m->view);
     e->count = 0;
     m->nanns = 0;
@@ -535,27 +556,34 @@ static void sort_indices(size_t *idx, size_t *tmp, size_t n, const int64_t *ts) 
 int pp_model_sort_by_time(pp_model *m) {
     event_store *e = &m->ev;
     size_t n = e->count;
+    pp_cols c;
+    pp_model_cols(m, &c);
     int already = 1;
     for (size_t i = 1; i < n && already; i++)
-        already = e->col.ts_ns[i - 1] <= e->col.ts_ns[i];
+        already = pp_cols_ts(&c, i - 1) <= pp_cols_ts(&c, i);
     if (already)
         return PP_OK;
-    size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
     if (m->nanns && n >= PP_ANN_EVENT_MAX) /* an annotated event could move past them */
         return PP_EINVAL;
+    size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
+    int64_t *ts = malloc(n * sizeof *ts);
     size_t capanns = m->nanns ? m->nanns : 1;
     pp_ann *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
     event_store sorted = {0};
-    if (!idx || !tmp || !anns || event_store_reserve(&sorted, n) != PP_OK) {
+    if (!idx || !tmp || !ts || !anns || event_store_reserve(&sorted, n) != PP_OK) {
         free(idx);
         free(tmp);
+        free(ts);
         pp_column_free(anns, capanns * sizeof *anns);
         event_store_free(&sorted);
         return PP_ENOMEM;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         idx[i] = i;
-    sort_indices(idx, tmp, n, e->col.ts_ns);
+        ts[i] = pp_cols_ts(&c, i);
+    }
+    sort_indices(idx, tmp, n, ts);
+    free(ts);
     size_t nanns = 0;
     int rc = PP_OK;
     for (size_t i = 0; i < n && rc == PP_OK; i++) {

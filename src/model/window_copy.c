@@ -36,7 +36,7 @@ int pp_model_append_window(pp_model *dst, const pp_model *src, int64_t from, int
     for (size_t i = 0; i < c.count; i++) {
         while (a < nanns && ann[a].event < i)
             a++;
-        if (!pp_in_window(c.ts_ns[i], pp_cols_dur(&c, i), from, to))
+        if (!pp_in_window(pp_cols_ts(&c, i), pp_cols_dur(&c, i), from, to))
             continue;
         pp_event e;
         pp_model_event(src, i, &e);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "io/pptrace_codec.h"
 #include "pipeprof/io.h"
 #include "testutil.h"
 
@@ -311,6 +312,64 @@ static void test_wide_values_in_one_block_read_back(void) {
     EXPECT_EQ_U64(e.xfer_ns, UINT32_MAX);
     pp_model_free(m);
     pp_model_free(wide);
+    pp_model_free(back);
+}
+
+/* A file whose EVENTS blocks hold 100 rows each, so that the pages of
+ * events that share a timestamp base (PP_TS_PAGE, src/model/columns.h)
+ * straddle blocks the reader's workers decode at once, and some of whose
+ * events start hours from their neighbours (kept beside their slots, so
+ * those blocks are left to the reader): every event reads back as
+ * written. */
+static void test_timestamp_pages_across_small_blocks(void) {
+    pp_model *m = many_events(2000), *far = NULL, *back = NULL;
+    pp_error err = {{0}};
+    pp_model_create(&far);
+    for (uint32_t id = 1; id < pp_model_string_count(m); id++) {
+        uint32_t same;
+        pp_model_intern(far, pp_model_string(m, id), strlen(pp_model_string(m, id)), &same);
+    }
+    for (uint32_t t = 0; t < pp_model_track_count(m); t++)
+        pp_model_add_track(far, pp_model_track(m, t), NULL);
+    for (size_t i = 0; i < pp_model_event_count(m); i++) {
+        pp_event e;
+        pp_model_event(m, i, &e);
+        if (i % 401 == 17) /* 3 hours later, or before the base of its page */
+            e.ts_ns += i % 2 ? (int64_t)10800 * 1000000000 : -(int64_t)5000000000;
+        EXPECT_EQ_I64(pp_model_add_event(far, &e), PP_OK);
+    }
+    size_t len = 0;
+    unsigned char *data = written_bytes(far, "pages.pptrace", &len);
+    block one = find_block(data, len, T_EVENTS, 0);
+    EXPECT_EQ_U64(one.rows, 2000);
+    pp_cols c;
+    pp_model_cols(far, &c);
+    size_t cut_len = len - (one.end - one.at);
+    unsigned char *cut = malloc(cut_len); /* the file without its one EVENTS block */
+    memcpy(cut, data, one.at);
+    memcpy(cut + one.at, data + one.end, len - one.end);
+    size_t at = one.at;
+    for (size_t first = 0; first < 2000; first += 100) {
+        unsigned char payload[PPTRACE_V2_EVENTS_MAX(100)];
+        uint32_t plen = (uint32_t)pptrace_events_encode(&c, first, 100, payload);
+        unsigned char *more = insert_block(cut, &cut_len, at, T_EVENTS, payload, plen);
+        free(cut);
+        cut = more;
+        at += 12 + plen;
+    }
+    const char *path = pp_test_path("pages_small_blocks.pptrace");
+    pp_test_write_file(path, cut, cut_len);
+    EXPECT_EQ_U64(find_block(cut, cut_len, T_EVENTS, 19).rows, 100);
+    EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
+    EXPECT_STR(err.msg, "");
+    expect_same_model(far, back);
+    pp_event e;
+    pp_model_event(back, 418, &e); /* 418 % 401 == 17, even: 5 s before */
+    EXPECT_EQ_I64(e.ts_ns, 4180 - (int64_t)5000000000);
+    free(data);
+    free(cut);
+    pp_model_free(m);
+    pp_model_free(far);
     pp_model_free(back);
 }
 
@@ -986,6 +1045,7 @@ int main(void) {
     RUN(test_events_span_several_blocks);
     RUN(test_wide_values_in_one_block_read_back);
     RUN(test_ids_past_16_bits_read_back);
+    RUN(test_timestamp_pages_across_small_blocks);
     RUN(test_longest_varints_round_trip);
     RUN(test_truncated_file_keeps_complete_blocks);
     RUN(test_torn_final_block_is_truncation);

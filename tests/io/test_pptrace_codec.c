@@ -45,7 +45,8 @@ static void test_events_decode_as_encoded(void) {
     EXPECT_EQ_U64(pptrace_get32(out + 4 + 4 * PPTRACE_EV_NAME), 3); /* ids 3, 4, 5: a byte each */
     /* zeroed, as the model's slots are: sparse columns are written only
      * where a value is not zero */
-    int64_t ts_out[3] = {0};
+    int32_t ts_out[3] = {0};
+    _Atomic int64_t ts_base[1] = {PP_TS_UNSET};
     uint32_t dur_out[3] = {0}, hw_out[3] = {0}, xfer_out[3] = {0};
     int32_t batch_out[3] = {0};
     uint64_t id_out[3] = {0};
@@ -54,8 +55,11 @@ static void test_events_decode_as_encoded(void) {
     uint16_t stage_out[3] = {0}, track_out[3] = {0};
     uint8_t kind_out[3] = {0}, role_out[3] = {0}, phase_out[3] = {0};
     pp_wide_sink wide = {0};
-    pp_event_slots s = {ts_out,   dur_out,   hw_out,    xfer_out, batch_out, id_out,   value_out,
-                        name_out, stage_out, track_out, kind_out, role_out,  phase_out, 0, &wide};
+    pp_event_slots s = {.ts32 = ts_out,     .ts_base = ts_base, .dur32 = dur_out,
+                        .hw32 = hw_out,     .xfer32 = xfer_out, .batch32 = batch_out,
+                        .id = id_out,       .value = value_out, .name = name_out,
+                        .stage16 = stage_out, .track16 = track_out, .kind = kind_out,
+                        .role = role_out,   .phase = phase_out, .base = 0, .wide = &wide};
     pp_event_slots rest; /* a run of one, then of two: slots 1 and 2 */
     pp_event_slots_at(&s, 1, &rest);
     uint32_t row = 0;
@@ -106,15 +110,19 @@ static void test_wide_value_without_side_table_is_refused(void) {
     pp_model_free(m);
     pptrace_decoder d;
     EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
-    int64_t ts_out[1] = {0};
+    int32_t ts_out[1] = {0};
+    _Atomic int64_t ts_base[1] = {PP_TS_UNSET};
     uint32_t dur_out[1] = {0}, hw_out[1] = {0}, xfer_out[1] = {0}, name_out[1] = {0};
     uint16_t stage_out[1] = {0}, track_out[1] = {0};
     int32_t batch_out[1] = {0};
     uint64_t id_out[1] = {0};
     double value_out[1] = {0};
     uint8_t kind_out[1] = {0}, role_out[1] = {0}, phase_out[1] = {0};
-    pp_event_slots s = {ts_out,   dur_out,   hw_out,    xfer_out, batch_out, id_out,   value_out,
-                        name_out, stage_out, track_out, kind_out, role_out,  phase_out, 0, NULL};
+    pp_event_slots s = {.ts32 = ts_out,     .ts_base = ts_base, .dur32 = dur_out,
+                        .hw32 = hw_out,     .xfer32 = xfer_out, .batch32 = batch_out,
+                        .id = id_out,       .value = value_out, .name = name_out,
+                        .stage16 = stage_out, .track16 = track_out, .kind = kind_out,
+                        .role = role_out,   .phase = phase_out, .base = 0, .wide = NULL};
     uint32_t row = 9;
     EXPECT_EQ_I64(pptrace_events_decode(&d, &s, 1, &row), PPTRACE_DECODE_NO_ROOM);
     EXPECT_EQ_U64(row, 0);

@@ -23,13 +23,13 @@ static pp_model *model_with_track(void) {
 }
 
 /* Event i of the growth test: every field a function of i, the sparse ones
- * nonzero on every third event only, and on every 1000th event a duration,
- * batch, hw and xfer too wide for the model's 32-bit slots
- * (model/columns.h). */
+ * nonzero on every third event only, and on every 1000th event a start 10
+ * s from its neighbours' and a duration, batch, hw and xfer too wide for
+ * the model's 32-bit slots (model/columns.h). */
 static void nth_event(size_t i, pp_event *e) {
     int wide = i % 1000 == 999;
     pp_event_init(e);
-    e->ts_ns = (int64_t)i * 10;
+    e->ts_ns = (int64_t)i * 10 + (wide ? (int64_t)10000000000 : 0);
     e->dur_ns = wide ? ((int64_t)1 << 40) + (int64_t)i : (int64_t)(i % 7);
     e->batch = wide ? -((int64_t)1 << 35) - (int64_t)i : (int64_t)i / 10;
     e->hw_ns = wide ? UINT64_MAX - i : i % 3 == 0 ? i + 1 : 0;
