@@ -82,6 +82,8 @@ static void event_store_free(event_store *e) {
 /* Forgets the copies made for pp_model_columns and pp_model_annotations:
  * called by every change to the events and annotations. */
 static void view_drop(wide_view *v) {
+    if (!v->ts_ns && !v->anns) /* the usual case, on every append: nothing made */
+        return;
     pp_column_free(v->ts_ns, v->bytes);
     pp_column_free(v->dur_ns, v->bytes);
     pp_column_free(v->batch, v->bytes);
