@@ -275,33 +275,46 @@ static void test_events_span_several_blocks(void) {
     pp_model_free(back);
 }
 
+/* A copy of m's strings, tracks and events (not its annotations), each
+ * event given to edit, which may change it, on the way. */
+static pp_model *copy_edited(const pp_model *m, void (*edit)(size_t i, pp_event *e)) {
+    pp_model *copy = NULL;
+    pp_model_create(&copy);
+    for (uint32_t id = 1; id < pp_model_string_count(m); id++) {
+        uint32_t same;
+        const char *text = pp_model_string(m, id);
+        pp_model_intern(copy, text, strlen(text), &same);
+    }
+    for (uint32_t t = 0; t < pp_model_track_count(m); t++)
+        pp_model_add_track(copy, pp_model_track(m, t), NULL);
+    for (size_t i = 0; i < pp_model_event_count(m); i++) {
+        pp_event e;
+        pp_model_event(m, i, &e);
+        edit(i, &e);
+        EXPECT_EQ_I64(pp_model_add_event(copy, &e), PP_OK);
+    }
+    return copy;
+}
+
+/* Some events of the third block of 65536 take values too wide for the
+ * model's 32-bit slots. */
+static void widen_in_block_3(size_t i, pp_event *e) {
+    if (i >= 65536 * 2 && i < 65536 * 2 + 100 && (i - 65536 * 2) % 7 == 0) {
+        e->dur_ns = ((int64_t)1 << 33) + (int64_t)i;
+        e->batch = -((int64_t)1 << 40) - (int64_t)i;
+        e->hw_ns = ((uint64_t)1 << 50) + i;
+        e->xfer_ns = UINT32_MAX;
+    }
+}
+
 /* One block of four holds durations, batches and hardware times too wide
  * for the model's 32-bit slots (src/model/columns.h): the reader's workers
  * leave that block to the reader, which keeps them whole beside their
  * slots, and every event of every block reads back as written. */
 static void test_wide_values_in_one_block_read_back(void) {
     pp_model *m = many_events(200000), *back = NULL;
-    pp_model *wide = NULL;
+    pp_model *wide = copy_edited(m, widen_in_block_3);
     pp_error err = {{0}};
-    pp_model_create(&wide);
-    for (uint32_t id = 1; id < pp_model_string_count(m); id++) {
-        uint32_t same;
-        const char *text = pp_model_string(m, id);
-        pp_model_intern(wide, text, strlen(text), &same);
-    }
-    for (uint32_t t = 0; t < pp_model_track_count(m); t++)
-        pp_model_add_track(wide, pp_model_track(m, t), NULL);
-    for (size_t i = 0; i < pp_model_event_count(m); i++) {
-        pp_event e;
-        pp_model_event(m, i, &e);
-        if (i >= 65536 * 2 && i < 65536 * 2 + 100 && (i - 65536 * 2) % 7 == 0) { /* block 3 */
-            e.dur_ns = ((int64_t)1 << 33) + (int64_t)i;
-            e.batch = -((int64_t)1 << 40) - (int64_t)i;
-            e.hw_ns = ((uint64_t)1 << 50) + i;
-            e.xfer_ns = UINT32_MAX;
-        }
-        EXPECT_EQ_I64(pp_model_add_event(wide, &e), PP_OK);
-    }
     const char *path = write_model(wide, "wide.pptrace");
     EXPECT_EQ_I64(pp_pptrace_read(path, &back, &err), PP_OK);
     EXPECT_STR(err.msg, "");
@@ -315,6 +328,13 @@ static void test_wide_values_in_one_block_read_back(void) {
     pp_model_free(back);
 }
 
+/* Every 401st event starts 3 hours later, or 5 s earlier, than its page's
+ * first. */
+static void move_far(size_t i, pp_event *e) {
+    if (i % 401 == 17)
+        e->ts_ns += i % 2 ? (int64_t)10800 * 1000000000 : -(int64_t)5000000000;
+}
+
 /* A file whose EVENTS blocks hold 100 rows each, so that the pages of
  * events that share a timestamp base (PP_TS_PAGE, src/model/columns.h)
  * straddle blocks the reader's workers decode at once, and some of whose
@@ -322,22 +342,9 @@ static void test_wide_values_in_one_block_read_back(void) {
  * those blocks are left to the reader): every event reads back as
  * written. */
 static void test_timestamp_pages_across_small_blocks(void) {
-    pp_model *m = many_events(2000), *far = NULL, *back = NULL;
+    pp_model *m = many_events(2000), *back = NULL;
+    pp_model *far = copy_edited(m, move_far);
     pp_error err = {{0}};
-    pp_model_create(&far);
-    for (uint32_t id = 1; id < pp_model_string_count(m); id++) {
-        uint32_t same;
-        pp_model_intern(far, pp_model_string(m, id), strlen(pp_model_string(m, id)), &same);
-    }
-    for (uint32_t t = 0; t < pp_model_track_count(m); t++)
-        pp_model_add_track(far, pp_model_track(m, t), NULL);
-    for (size_t i = 0; i < pp_model_event_count(m); i++) {
-        pp_event e;
-        pp_model_event(m, i, &e);
-        if (i % 401 == 17) /* 3 hours later, or before the base of its page */
-            e.ts_ns += i % 2 ? (int64_t)10800 * 1000000000 : -(int64_t)5000000000;
-        EXPECT_EQ_I64(pp_model_add_event(far, &e), PP_OK);
-    }
     size_t len = 0;
     unsigned char *data = written_bytes(far, "pages.pptrace", &len);
     block one = find_block(data, len, T_EVENTS, 0);
