@@ -105,15 +105,32 @@ def digest(cols):
     return [int((w * np.asarray(c).astype(np.int64).astype(np.uint64)).sum()) for c in cols]
 
 
-def hw_figures(x, inside):
-    """Exec counts and hardware sums of execs x (inside W) and their penalties."""
+def hw_figures(x, inside, host_unknown):
+    """Exec counts and hardware sums of execs x (inside W) and their penalties.
+    Host execs have no hardware time: a device does not count them as
+    unknown, a stage does (host_unknown), as pipeprof's report does."""
     xi = x[inside]
-    known = xi[xi.hw != 0]
+    dev = xi[~xi.host]
+    known = dev[dev.hw != 0]
     wall = int(known.dur.sum())
     pen = known.dur.to_numpy() - known.hw.to_numpy().astype(np.int64)
-    return {"execs": len(xi), "unknown": int((xi.hw == 0).sum()), "hw": int(known.hw.sum()),
+    unknown = int((dev.hw == 0).sum()) + (int(xi.host.sum()) if host_unknown else 0)
+    return {"execs": len(xi), "unknown": unknown, "hw": int(known.hw.sum()),
             "xfer": int(known.xfer.sum()), "wall": wall, "pen": pen,
             "pen_pct": 100.0 * ratio(int(pen.sum()), wall)}
+
+
+def host_execs(ev, ex, inside):
+    """Stage spans with no exec of their (stage, batch) anywhere: host work,
+    an exec on the span's own thread track of device "CPU (host)"."""
+    st = ev[(ev.kind == SPAN) & (ev.role == STAGE) & (ev.stage != 0) & (ev.batch >= 0)]
+    have = pd.MultiIndex.from_frame(ex[["stage", "batch"]])
+    hx = st[~pd.MultiIndex.from_frame(st[["stage", "batch"]]).isin(have)].copy()
+    hx["inside"] = inside[hx.index]
+    hx["device"] = "CPU (host)"
+    hx["sim"] = False
+    hx["host"] = True
+    return hx
 
 
 def devices_and_tracks(ev, ex, tracks, w0, w1, out):
@@ -122,16 +139,17 @@ def devices_and_tracks(ev, ex, tracks, w0, w1, out):
     lines = []
     for t in sorted(pd.unique(ex.track)):
         x = ex[ex.track == t]
-        f = hw_figures(x, x.inside)
+        f = hw_figures(x, x.inside, False)
         busy, bub = busy_and_bubbles(x.ts.to_numpy(), x.end.to_numpy(), w0, w1)
         info = tracks[t]
-        label = info["device"] + (" (simulated)" if x.sim.iloc[0] else "")
-        track_util[t] = (info["device"], f["execs"], ratio(f["hw"], W))
+        device = x.device.iloc[0]
+        label = device + (" (simulated)" if x.sim.iloc[0] else "")
+        track_util[t] = (device, f["execs"], ratio(f["hw"], W))
         lines.append(f"track {label}/{info['name']} execs={f['execs']} hw_unknown={f['unknown']} "
                      f"busy={busy} hw_util={ratio(f['hw'], W):.9g}{bub}")
     for dev in pd.unique(ex.device):  # order of first exec
         x = ex[ex.device == dev]
-        f = hw_figures(x, x.inside)
+        f = hw_figures(x, x.inside, False)
         busy, bub = busy_and_bubbles(x.ts.to_numpy(), x.end.to_numpy(), w0, w1)
         utils = [u for (d, n, u) in (track_util[t] for t in sorted(track_util)) if d == dev and n]
         hw_util = sum(utils, 0.0) / len(utils) if utils else 0.0
@@ -211,7 +229,9 @@ def analyze(ev, ann, tracks, strings):
     ex["sim"] = ex.track.isin(sim_tracks)
     sim_dev = ex.groupby("device").sim.any()
     ex["sim"] = ex.device.map(sim_dev)
-    devices_and_tracks(ev, ex, tracks, w0, w1, out)
+    ex["host"] = False
+    ax = pd.concat([ex, host_execs(ev, ex, inside)])  # host execs after the device ones
+    devices_and_tracks(ev, ax, tracks, w0, w1, out)
 
     order, rank, cells, dev = stage_cells(ev, ex, ann, strings, inside)
     times = cells.reset_index().sort_values(["batch", "rank"], kind="stable")
@@ -223,11 +243,13 @@ def analyze(ev, ann, tracks, strings):
     ib = ev[inside & (ev.batch >= 0)].groupby("batch").agg(s=("ts", "min"), e=("end", "max"))
     batches["e2e"] = (ib.e - ib.s).reindex(batches.index)
     bcount = batches.bottleneck.value_counts()
-    xin = ex[ex.inside]
+    xin = ax[ax.inside]
     for s in order:
-        f = hw_figures(xin[xin.stage == s], slice(None))
+        f = hw_figures(xin[xin.stage == s], slice(None), True)
         c = cells[cells.index.get_level_values(0) == s]
-        out.append(f"stage {strings[s]} dp={int((c.ndev > 1).any())} exec_less={int(f['execs'] == 0)} "
+        xs = xin[xin.stage == s]
+        exec_less = int(len(xs) > 0 and bool(xs.host.all()))  # host work alone
+        out.append(f"stage {strings[s]} dp={int((c.ndev > 1).any())} exec_less={exec_less} "
                    f"bottleneck={int(bcount.get(rank[s], 0))} execs={f['execs']} "
                    f"hw_unknown={f['unknown']} hw={f['hw']} xfer={f['xfer']} "
                    f"pen_pct={f['pen_pct']:.9g} time{summary(c.time)} penalty{summary(f['pen'])}")
