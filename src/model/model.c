@@ -295,41 +295,26 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     return rc;
 }
 
-/* The slots as a read-only view (their side table resolves escapes at
- * base + i, which pp_cols reads at i: only slots from event 0 qualify). */
+/* The slots as a read-only view from event 0: slot i is event base + i,
+ * and the side table and the timestamp bases count from event 0, so the
+ * pointers step back base slots, into the store's own columns. */
 static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
-    *out = (pp_cols){count,    s->ts32,    s->ts_base, s->dur32, s->hw32, s->xfer32, s->batch32,
-                     s->id,    s->value,   s->name,    s->stage16, s->track16, s->kind,
-                     s->role,  s->phase,   s->wide};
+    size_t b = s->base;
+    *out = (pp_cols){count,         s->ts32 - b,    s->ts_base,  s->dur32 - b,
+                     s->hw32 - b,   s->xfer32 - b,  s->batch32 - b, s->id - b,
+                     s->value - b,  s->name - b,    s->stage16 - b, s->track16 - b,
+                     s->kind - b,   s->role - b,    s->phase - b,   s->wide};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
-    pp_event_slots at;
-    pp_event_slots_at(s, i, &at); /* slot i is event base + i */
-    pp_cols c;
-    cols_of(&at, 1, &c);
-    const pp_wide_col *w = s->wide ? s->wide->col : NULL;
     size_t k = s->base + i;
-    uint32_t dur = c.dur32[0], hw = c.hw32[0], xfer = c.xfer32[0];
-    uint16_t stage = c.stage16[0], track = c.track16[0];
-    int32_t batch = c.batch32[0], ts = c.ts32[0];
-    *out = (pp_event){
-        .ts_ns = ts == PP_WIDE_I32 && w
-                     ? (int64_t)pp_wide_get(&w[PP_WIDE_TS], k)
-                     : atomic_load_explicit(&s->ts_base[k >> PP_TS_PAGE_SHIFT],
-                                            memory_order_relaxed) + ts,
-        .dur_ns = dur != PP_WIDE_U32 || !w ? (int64_t)dur : (int64_t)pp_wide_get(&w[PP_WIDE_DUR], k),
-        .batch = batch != PP_WIDE_I32 || !w ? batch : (int64_t)pp_wide_get(&w[PP_WIDE_BATCH], k),
-        .hw_ns = hw != PP_WIDE_U32 || !w ? hw : pp_wide_get(&w[PP_WIDE_HW], k),
-        .xfer_ns = xfer != PP_WIDE_U32 || !w ? xfer : pp_wide_get(&w[PP_WIDE_XFER], k),
-        .id = c.id[0],
-        .value = c.value[0],
-        .name = c.name[0],
-        .stage = stage != PP_WIDE_U16 || !w ? stage : (uint32_t)pp_wide_get(&w[PP_WIDE_STAGE], k),
-        .track = track != PP_WIDE_U16 || !w ? track : (uint32_t)pp_wide_get(&w[PP_WIDE_TRACK], k),
-        .kind = c.kind[0],
-        .role = c.role[0],
-        .phase = c.phase[0]};
+    pp_cols c;
+    cols_of(s, k + 1, &c);
+    *out = (pp_event){pp_cols_ts(&c, k),    pp_cols_dur(&c, k),   pp_cols_batch(&c, k),
+                      pp_cols_hw(&c, k),    pp_cols_xfer(&c, k),  c.id[k],
+                      c.value[k],           c.name[k],            pp_cols_stage(&c, k),
+                      pp_cols_track(&c, k), c.kind[k],            c.role[k],
+                      c.phase[k]};
 }
 
 size_t pp_model_event_count(const pp_model *m) {
