@@ -301,8 +301,9 @@ static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
  * (label.c; an_execs_collect counts them in its pass). */
 static inline int an_labeled_by_fields(const pp_cols *c, size_t i) {
     uint8_t role = c->role[i];
-    return (c->kind[i] == PP_EV_SPAN) & (pp_cols_stage(c, i) != 0) & (pp_cols_batch(c, i) >= 0) &
-           (role != PP_ROLE_EXEC) & (role != PP_ROLE_OP);
+    int stage = pp_cols_stage(c, i) != 0, batch = pp_cols_batch(c, i) >= 0;
+    return (c->kind[i] == PP_EV_SPAN) & stage & batch & (role != PP_ROLE_EXEC) &
+           (role != PP_ROLE_OP);
 }
 
 /* A span of role op (an op of ops.c, whatever its track and time). */

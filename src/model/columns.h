@@ -77,9 +77,10 @@ uint64_t pp_wide_get(const pp_wide_col *w, size_t at);
 void pp_wide_cut(pp_wide_sink *s, size_t from);
 void pp_wide_free(pp_wide_sink *s);
 
-/* Read-only column view of every event; index i is the i-th event. */
+/* Read-only column view of every event; index i is event base + i (base
+ * is 0 but in a view of a reader's reserved slots: model.c). */
 typedef struct pp_cols {
-    size_t count;
+    size_t count, base;
     const int32_t *ts32;
     const _Atomic int64_t *ts_base;
     const uint32_t *dur32, *hw32, *xfer32;
@@ -96,14 +97,16 @@ void pp_model_cols(const pp_model *m, pp_cols *out);
 
 static inline int64_t pp_cols_ts(const pp_cols *c, size_t i) {
     int32_t v = c->ts32[i];
+    size_t k = c->base + i;
     if (v == PP_WIDE_I32)
-        return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_TS], i);
-    return atomic_load_explicit(&c->ts_base[i >> PP_TS_PAGE_SHIFT], memory_order_relaxed) + v;
+        return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_TS], k);
+    return atomic_load_explicit(&c->ts_base[k >> PP_TS_PAGE_SHIFT], memory_order_relaxed) + v;
 }
 
 static inline int64_t pp_cols_dur(const pp_cols *c, size_t i) {
     uint32_t v = c->dur32[i];
-    return v != PP_WIDE_U32 ? (int64_t)v : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_DUR], i);
+    return v != PP_WIDE_U32 ? (int64_t)v
+                            : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_DUR], c->base + i);
 }
 
 /* ts + dur: the end of event i (never past INT64_MAX: pp_model_add_event). */
@@ -113,27 +116,28 @@ static inline int64_t pp_cols_end(const pp_cols *c, size_t i) {
 
 static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
     int32_t v = c->batch32[i];
-    return v != PP_WIDE_I32 ? (int64_t)v : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], i);
+    return v != PP_WIDE_I32 ? (int64_t)v
+                            : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], c->base + i);
 }
 
 static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
     uint32_t v = c->hw32[i];
-    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_HW], i);
+    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_HW], c->base + i);
 }
 
 static inline uint64_t pp_cols_xfer(const pp_cols *c, size_t i) {
     uint32_t v = c->xfer32[i];
-    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_XFER], i);
+    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_XFER], c->base + i);
 }
 
 static inline uint32_t pp_cols_track(const pp_cols *c, size_t i) {
     uint16_t v = c->track16[i];
-    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_TRACK], i);
+    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_TRACK], c->base + i);
 }
 
 static inline uint32_t pp_cols_stage(const pp_cols *c, size_t i) {
     uint16_t v = c->stage16[i];
-    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_STAGE], i);
+    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_STAGE], c->base + i);
 }
 
 #endif

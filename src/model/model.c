@@ -295,26 +295,22 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     return rc;
 }
 
-/* The slots as a read-only view from event 0: slot i is event base + i,
- * and the side table and the timestamp bases count from event 0, so the
- * pointers step back base slots, into the store's own columns. */
+/* The slots as a read-only view: index i is slot i, event base + i. */
 static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
-    size_t b = s->base;
-    *out = (pp_cols){count,         s->ts32 - b,    s->ts_base,  s->dur32 - b,
-                     s->hw32 - b,   s->xfer32 - b,  s->batch32 - b, s->id - b,
-                     s->value - b,  s->name - b,    s->stage16 - b, s->track16 - b,
-                     s->kind - b,   s->role - b,    s->phase - b,   s->wide};
+    *out = (pp_cols){count,      s->base,    s->ts32,    s->ts_base,  s->dur32,
+                     s->hw32,    s->xfer32,  s->batch32, s->id,       s->value,
+                     s->name,    s->stage16, s->track16, s->kind,     s->role,
+                     s->phase,   s->wide};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
-    size_t k = s->base + i;
     pp_cols c;
-    cols_of(s, k + 1, &c);
-    *out = (pp_event){pp_cols_ts(&c, k),    pp_cols_dur(&c, k),   pp_cols_batch(&c, k),
-                      pp_cols_hw(&c, k),    pp_cols_xfer(&c, k),  c.id[k],
-                      c.value[k],           c.name[k],            pp_cols_stage(&c, k),
-                      pp_cols_track(&c, k), c.kind[k],            c.role[k],
-                      c.phase[k]};
+    cols_of(s, i + 1, &c);
+    *out = (pp_event){pp_cols_ts(&c, i),    pp_cols_dur(&c, i),   pp_cols_batch(&c, i),
+                      pp_cols_hw(&c, i),    pp_cols_xfer(&c, i),  c.id[i],
+                      c.value[i],           c.name[i],            pp_cols_stage(&c, i),
+                      pp_cols_track(&c, i), c.kind[i],            c.role[i],
+                      c.phase[i]};
 }
 
 size_t pp_model_event_count(const pp_model *m) {
