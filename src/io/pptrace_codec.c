@@ -242,7 +242,7 @@ static int put_sparse_narrow(const pp_event_slots *s, uint32_t *col, int c, size
         any |= v[i];
     int lost = 0;
     for (uint32_t i = 0; any && i < n; i++)
-        lost |= pp_slot_put_hw(s, col, c, first + i, v[i]);
+        lost |= pp_slot_put_sparse32(s, col, c, first + i, v[i]);
     return lost;
 }
 

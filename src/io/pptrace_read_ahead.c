@@ -111,9 +111,11 @@ static int decode_job(pptrace_ahead *a, job *j, block_buf *b) {
         if (!b->anns && !(b->anns = malloc(PPTRACE_ROWS_PER_BLOCK * sizeof *b->anns)))
             return 0;
         bad = pptrace_annotations_decode(&d, b->anns, d.rows, &row);
-        for (uint32_t k = 0; bad == -1 && k < d.rows; k++) /* one that does not pack is */
-            if (!pp_ann_pack(&b->anns[k], &a->room.annotations[j->first_row + k])) /* wrong */
-                bad = PPTRACE_AN_EVENT;
+        /* one that does not fit the model's 16 bytes is left to the reader, who names it */
+        pp_ann *slots = a->room.annotations + j->first_row;
+        for (uint32_t k = 0; bad == -1 && k < d.rows; k++)
+            if (!pp_ann_pack(&b->anns[k], &slots[k]))
+                bad = PPTRACE_DECODE_NO_ROOM;
         ncolumns = PPTRACE_AN_COLUMNS;
     }
     return bad == -1 && pptrace_decoder_leftover(&d, ncolumns) < 0;

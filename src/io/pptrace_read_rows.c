@@ -118,8 +118,8 @@ int rd_events_v1(reader *r, const unsigned char *p, uint32_t n) {
         if (pp_slot_put_ts(&s, i, (int64_t)pptrace_get64(col[C_TS] + 8 * (size_t)i)) |
             pp_slot_put_dur(&s, i, (int64_t)pptrace_get64(col[C_DUR] + 8 * (size_t)i)) |
             pp_slot_put_batch(&s, i, (int64_t)pptrace_get64(col[C_BATCH] + 8 * (size_t)i)) |
-            pp_slot_put_hw(&s, s.hw32, PP_WIDE_HW, i, pptrace_get64(col[C_HW] + 8 * (size_t)i)) |
-            pp_slot_put_hw(&s, s.xfer32, PP_WIDE_XFER, i,
+            pp_slot_put_sparse32(&s, s.hw32, PP_WIDE_HW, i, pptrace_get64(col[C_HW] + 8 * (size_t)i)) |
+            pp_slot_put_sparse32(&s, s.xfer32, PP_WIDE_XFER, i,
                            pptrace_get64(col[C_XFER] + 8 * (size_t)i)) |
             pp_slot_put_stage(&s, i, pptrace_get32(col[C_STAGE] + 4 * (size_t)i)) |
             pp_slot_put_track(&s, i, pptrace_get32(col[C_TRACK] + 4 * (size_t)i)))

@@ -30,7 +30,7 @@
  * 0, model.c), or those it hands a reader, from the first slot past its
  * last event; the column types are those of pp_cols (model/columns.h).
  * base is the event index of slot 0, and wide the side table that takes
- * the values too wide for their 32-bit slot (NULL: none; a writer meeting
+ * the values too wide for their narrow slot (NULL: none; a writer meeting
  * such a value then gives up, as pptrace_read_ahead.c's workers do). */
 typedef struct pp_event_slots {
     int32_t *ts32;
@@ -127,8 +127,9 @@ static inline int pp_slot_put_stage(const pp_event_slots *s, size_t i, uint32_t 
     return v < PP_WIDE_U16 ? 0 : pp_slot_put_escaped(s, PP_WIDE_STAGE, i, v);
 }
 
-/* hw_ns and xfer_ns are sparse too: a zero is not written. */
-static inline int pp_slot_put_hw(const pp_event_slots *s, uint32_t *col, int c, size_t i,
+/* A sparse 32-bit column (hw_ns, xfer_ns: column c of the side table): a
+ * zero is not written. */
+static inline int pp_slot_put_sparse32(const pp_event_slots *s, uint32_t *col, int c, size_t i,
                                  uint64_t v) {
     if (v == 0)
         return 0;

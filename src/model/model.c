@@ -29,7 +29,7 @@ typedef struct event_store {
  * on their first call after a change (NULL until then). */
 typedef struct wide_view {
     pthread_mutex_t lock;
-    size_t count, bytes;
+    size_t bytes;
     int64_t *ts_ns, *dur_ns, *batch;
     uint64_t *hw_ns, *xfer_ns;
     uint32_t *stage, *track;
@@ -96,7 +96,7 @@ static void view_drop(wide_view *v) {
     v->hw_ns = v->xfer_ns = NULL;
     v->stage = v->track = NULL;
     v->anns = NULL;
-    v->count = v->bytes = v->anns_bytes = 0;
+    v->bytes = v->anns_bytes = 0;
 }
 
 void pp_model_free(pp_model *m) {
@@ -283,8 +283,8 @@ void pp_model_events_unreserve(pp_model *m, size_t n) {
 int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     int rc = pp_slot_put_ts(s, i, ev->ts_ns) | pp_slot_put_dur(s, i, ev->dur_ns) |
              pp_slot_put_batch(s, i, ev->batch) |
-             pp_slot_put_hw(s, s->hw32, PP_WIDE_HW, i, ev->hw_ns) |
-             pp_slot_put_hw(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns) |
+             pp_slot_put_sparse32(s, s->hw32, PP_WIDE_HW, i, ev->hw_ns) |
+             pp_slot_put_sparse32(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns) |
              pp_slot_put_track(s, i, ev->track) | pp_slot_put_stage(s, i, ev->stage);
     pp_slot_put_u64(s->id, i, ev->id);
     pp_slot_put_f64(s->value, i, ev->value);
@@ -353,7 +353,6 @@ static int view_make(const pp_model *m, wide_view *v) {
         pp_slot_put_u32(v->stage, i, pp_cols_stage(&c, i));
         v->track[i] = pp_cols_track(&c, i);
     }
-    v->count = c.count;
     return PP_OK;
 }
 

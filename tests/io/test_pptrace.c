@@ -719,6 +719,11 @@ static void test_damaged_v1_fields_are_refused(void) {
         {an, an.at + 12 + 21 * 4, 8, 2,
          "annotation 4: event 2 is before the previous annotation's event 3"},
         {an, an.at + 12 + 8, 4, 77777, "annotation 0: key string id 77777 out of range"},
+        /* past what the model's 16-byte annotations hold (src/model/ann_table.h): the
+         * message still names the value as the file has it */
+        {an, an.at + 12 + 8, 4, 3000000000u, "annotation 0: key string id 3000000000 out of range"},
+        {an, an.at + 12 + 21 * 1, 8, (uint64_t)5 << 32,
+         "annotation 1: event index 21474836480 out of range (21 events)"},
         {th, th.at + 12 + 28 + 8, 4, 5000, "thread 1: name string id 5000 out of range"},
         {me, me.at + 8, 4, (uint32_t)-2, "recording level -2 is not -1 (unknown), 0, 1 or 2"},
         /* a level the writers would then refuse to write */
