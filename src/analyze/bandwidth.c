@@ -151,12 +151,12 @@ int an_bandwidth_compute(pp_report *r, pp_error *err) {
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         uint64_t in, out;
-        if (!x->inside)
+        if (!an_exec_inside(r, x))
             continue;
         exec_bytes(r, x, &k, &at, &in, &out);
         if (in == 0 && out == 0)
             continue;
-        int64_t xfer = x->host ? 0 : an_hw_of(pp_cols_xfer(&r->c, x->event));
+        int64_t xfer = an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_xfer(&r->c, x->event));
         add_exec(&r->devices[an_exec_device(r, x)].bandwidth, in, out, xfer);
         if (row_of[an_exec_track(r, x)] != AN_NONE)
             add_exec(&r->tracks[row_of[an_exec_track(r, x)]].bandwidth, in, out, xfer);

@@ -35,7 +35,7 @@ int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *e
         for (size_t k = 0; k < r->nexecs; k++) {
             const an_exec *e = &r->execs[k];
             uint64_t hw = pp_cols_hw(&r->c, e->event);
-            if (e->inside && e->stage == s && an_exec_device(r, e) == d && hw != 0) {
+            if (an_exec_inside(r, e) && e->stage == s && an_exec_device(r, e) == d && hw != 0) {
                 n++;
                 total += hw;
             }

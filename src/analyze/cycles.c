@@ -35,7 +35,7 @@ static void end_to_end(pp_report *r, int64_t *first, int64_t *last) {
     for (size_t i = 0; r->exec_batch && i < r->nexecs; i++) { /* else every batch is c's */
         const an_exec *x = &r->execs[i];
         int64_t batch = r->exec_batch[i];
-        if (x->inside && batch >= 0 && batch != pp_cols_batch(c, x->event))
+        if (an_exec_inside(r, x) && batch >= 0 && batch != pp_cols_batch(c, x->event))
             widen(r, batch, an_start(r, x->event), an_end(r, x->event), first, last);
     }
     for (size_t i = 0; i < r->nhost; i++) {

@@ -234,8 +234,8 @@ static int cells_order(pp_report *r, cell_table *t, uint32_t *exec_cell, size_t 
 /* A device exec of the decomposition: a real exec (not host work: it is no
  * request to a device, and all of it would read as unattributed) lying
  * entirely inside W. */
-static int decomposed(const an_exec *x) {
-    return x->inside && !x->host;
+static int decomposed(const pp_report *r, const an_exec *x) {
+    return an_exec_inside(r, x) && !an_exec_is_host(r, x);
 }
 
 /* One pass over the device execs inside W, in event order: each exec's
@@ -250,7 +250,7 @@ int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *er
     size_t n = 0;
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        if (!decomposed(x))
+        if (!decomposed(r, x))
             continue;
         uint32_t cell = cell_of(r, o, &t, x->stage, an_exec_device(r, x));
         if (cell == UINT32_MAX) {

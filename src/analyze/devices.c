@@ -114,11 +114,11 @@ static void groups_fill(const pp_report *r, exec_groups *g, uint32_t d) {
         size_t k = g->group_of[track];
         int64_t start = pp_cols_ts(c, x->event), wall = pp_cols_dur(c, x->event);
         g->spans[g->at[k] - base + g->n[k]++] = (an_span){start, start + wall};
-        if (!x->inside)
+        if (!an_exec_inside(r, x))
             continue;
         hw_sums *s = &g->sums[k];
         s->execs++;
-        if (x->host) { /* host work has no hardware time: not "unknown" either */
+        if (an_exec_is_host(r, x)) { /* host work has no hardware time: not "unknown" either */
             s->host++;
             continue;
         }
@@ -173,7 +173,7 @@ static void starvation(pp_report *r, const exec_groups *g, uint32_t d) {
     size_t n = (size_t)(g->busy.end - busy), from = 1;
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        if (!x->inside || x->stage == AN_NONE || an_exec_device(r, x) != d)
+        if (!an_exec_inside(r, x) || x->stage == AN_NONE || an_exec_device(r, x) != d)
             continue;
         int64_t t = an_start(r, x->event);
         size_t k = from = busy_from(busy, n, from, t);

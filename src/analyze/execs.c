@@ -86,8 +86,7 @@ int an_execs_collect(pp_report *r, pp_error *err) {
         if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];
-        *x = (an_exec){.event = i, .stage = an_stage_of_string(r, pp_cols_stage(c, i)),
-                       .inside = (uint8_t)an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i))};
+        *x = (an_exec){.event = (uint32_t)i, .stage = an_stage_of_string(r, pp_cols_stage(c, i))};
         if (device_of_track(r, pp_cols_track(c, i)) == AN_NONE || (pp_cols_stage(c, i) != 0 && x->stage == AN_NONE))
             return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
@@ -235,7 +234,7 @@ int an_stage_order(pp_report *r, pp_error *err) {
             continue;
         if (an_start(r, x->event) < r->stage_first[x->stage])
             r->stage_first[x->stage] = an_start(r, x->event);
-        if (x->inside) {
+        if (an_exec_inside(r, x)) {
             r->stage_inside[x->stage] = 1;
             labeled_batch(&b, an_exec_batch(r, x));
         }

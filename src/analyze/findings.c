@@ -72,7 +72,7 @@ static void composition(const pp_report *r, uint32_t s, char *buf, size_t len) {
     int is_wall = 1; /* every device of its execs has hw = wall by construction */
     unsigned quality = 0;
     for (size_t i = 0; i < r->nexecs; i++)
-        if (r->execs[i].stage == s && !r->execs[i].host) {
+        if (r->execs[i].stage == s && !an_exec_is_host(r, &r->execs[i])) {
             unsigned q = r->devices[an_exec_device(r, &r->execs[i])].hw_quality;
             is_wall &= (q & PP_HW_IS_WALL) != 0;
             quality |= q;
@@ -148,7 +148,7 @@ static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before
         return PP_ENOMEM;
     }
     for (size_t i = 0; i < r->nexecs; i++)
-        if (r->execs[i].inside && r->execs[i].stage != AN_NONE)
+        if (an_exec_inside(r, &r->execs[i]) && r->execs[i].stage != AN_NONE)
             iv[n++] = (an_kv){an_key_i64(an_start(r, r->execs[i].event)), i};
     for (size_t i = 0; i < r->nhost; i++)
         if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].role != PP_ROLE_STAGE)

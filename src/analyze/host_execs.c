@@ -86,8 +86,7 @@ static int host_execs_append(pp_report *r, const uint8_t *is_host_item, int seve
             if (r->track_device[t] == AN_NONE)
                 return PP_ENOMEM;
         }
-        r->execs[r->nexecs++] = (an_exec){.event = h->event, .stage = h->stage,
-                                          .inside = h->inside, .host = 1};
+        r->execs[r->nexecs++] = (an_exec){.event = (uint32_t)h->event, .stage = h->stage};
         int rc = an_exec_batch_set(r, r->nexecs - 1, h->batch);
         if (rc)
             return rc;

@@ -191,6 +191,14 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     r->m = r->model = m;
     pp_model_cols(m, &r->c);
+    if (r->c.count >= UINT32_MAX) { /* an_exec and the stage cells hold 32-bit event indexes */
+        size_t count = r->c.count;
+        free(r);
+        return pp_set_error(err, PP_EUNSUPPORTED,
+                            "%s: %zu events; the analysis takes fewer than %u: analyze it in "
+                            "windows cut with 'pipeprof convert --from --to'",
+                            o->source ? o->source : "the model", count, UINT32_MAX);
+    }
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
     const char *align = pp_model_string(m, r->meta.alignment);

@@ -24,7 +24,7 @@
  * size of the largest batch, and times every cell of the batch from there.
  *
  * Memory: the analysis's own tables refer to the model rather than copy it:
- * an exec (16 bytes) and a host span (24) keep their event index and read
+ * an exec (8 bytes) and a host span (24) keep their event index and read
  * their times, track and batch from the model's columns; stage cells hold
  * 4-byte references (4 bytes a batch), a data-parallel row is 16 bytes and
  * a bit of its stage time; a device bubble is two varints (gaps.c) and a
@@ -55,20 +55,21 @@ typedef struct an_buf {
 } an_buf;
 void *an_buf_get(an_buf *b, size_t bytes);
 
-/* One exec span as the analysis sees it: its model event, stage (a report
- * stage index, AN_NONE when unlabeled; the user's patterns may give it),
- * inside (1 when it lies entirely inside W) and host. Everything else is
- * read from the model's columns at `event`, not copied: its times (an_start,
- * an_end), hw_ns and xfer_ns, its track and so its device (an_exec_track,
- * an_exec_device) and its batch (an_exec_batch; r->exec_batch holds the
- * batches only once a pattern or a host span gave some exec a batch other
- * than its own field). 16 bytes an exec. A host exec is a stage instance
- * span with no exec of its (stage, batch): host work on its thread's track,
- * device "CPU (host)". */
+/* One exec span as the analysis sees it: its model event and stage (a
+ * report stage index, AN_NONE when unlabeled; the user's patterns may give
+ * it). Everything else is read from the model's columns at `event`, not
+ * copied: its times (an_start, an_end) and so whether it lies inside W
+ * (an_exec_inside), hw_ns and xfer_ns, its track and so its device
+ * (an_exec_track, an_exec_device) and its batch (an_exec_batch;
+ * r->exec_batch holds the batches only once a pattern or a host span gave
+ * some exec a batch other than its own field). 8 bytes an exec: the
+ * analysis takes models of fewer than 2^32 - 1 events (pp_report_build).
+ * A host exec (an_exec_is_host) is a stage instance span with no exec of
+ * its (stage, batch): host work on its thread's track, device "CPU (host)";
+ * the host execs follow the spans of role exec in r->execs. */
 typedef struct an_exec {
-    size_t event;
+    uint32_t event;
     uint32_t stage;
-    uint8_t inside, host;
 } an_exec;
 
 /* A host span of the stage analysis: a partition, merge or stage span
@@ -294,6 +295,14 @@ static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
 static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
     return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
+}
+
+/* 1 when exec x lies entirely inside W; 1 when it is host work. */
+static inline int an_exec_inside(const pp_report *r, const an_exec *x) {
+    return an_inside(r, pp_cols_ts(&r->c, x->event), pp_cols_dur(&r->c, x->event));
+}
+static inline int an_exec_is_host(const pp_report *r, const an_exec *x) {
+    return (size_t)(x - r->execs) >= r->nreal;
 }
 
 /* A span whose own fields already label it: partition, merge and stage

@@ -73,7 +73,7 @@ static uint64_t item_gather(const pp_report *r, const cells *c, size_t ref, cell
     const an_exec *x = &r->execs[ref - r->nhost];
     uint32_t track = an_exec_track(r, x);
     *it = (cell_item){an_start(r, x->event), an_end(r, x->event), x->event, x->stage,
-                      r->track_device[track], track, ITEM_EXEC, x->host};
+                      r->track_device[track], track, ITEM_EXEC, an_exec_is_host(r, x)};
     return (uint64_t)x->stage * c->nrank + c->rank[track];
 }
 
@@ -106,7 +106,7 @@ int an_batch_map_build(pp_report *r) {
             v[k++] = r->host[i].batch;
     for (size_t i = 0; i < r->nexecs && k < r->nlabeled; i++) {
         const an_exec *x = &r->execs[i];
-        if (x->inside && x->stage != AN_NONE && an_exec_batch(r, x) >= 0)
+        if (an_exec_inside(r, x) && x->stage != AN_NONE && an_exec_batch(r, x) >= 0)
             v[k++] = an_exec_batch(r, x);
     }
     return an_batch_map_sparse(r, &r->bmap, v, k);
@@ -124,7 +124,7 @@ static inline size_t item_batch(const pp_report *r, size_t ref) {
     }
     const an_exec *x = &r->execs[ref - r->nhost];
     int64_t batch = an_exec_batch(r, x);
-    return x->inside && x->stage != AN_NONE && batch >= 0 ? an_batch_index(&r->bmap, batch)
+    return an_exec_inside(r, x) && x->stage != AN_NONE && batch >= 0 ? an_batch_index(&r->bmap, batch)
                                                           : AN_NO_BATCH;
 }
 
@@ -362,12 +362,12 @@ static int stage_exec_figures(pp_report *r) {
     int rc = pen ? PP_OK : PP_ENOMEM;
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
-        if (!x->inside || x->stage == AN_NONE)
+        if (!an_exec_inside(r, x) || x->stage == AN_NONE)
             continue;
         pp_stage_stats *st = &r->stages[x->stage];
-        int64_t hw = x->host ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
+        int64_t hw = an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
         st->execs++;
-        host[x->stage] += x->host;
+        host[x->stage] += (uint64_t)an_exec_is_host(r, x);
         if (hw == 0) {
             st->hw_unknown++;
             continue;
@@ -381,8 +381,8 @@ static int stage_exec_figures(pp_report *r) {
         at[s + 2] += at[s + 1];
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) { /* at[s+1] is stage s's cursor */
         const an_exec *x = &r->execs[i];
-        int64_t hw = x->host ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
-        if (x->inside && x->stage != AN_NONE && hw != 0)
+        int64_t hw = an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
+        if (an_exec_inside(r, x) && x->stage != AN_NONE && hw != 0)
             pen[at[x->stage + 1]++] = pp_cols_dur(&r->c, x->event) - hw;
     }
     for (size_t s = 0; rc == PP_OK && s < ns; s++) {
