@@ -231,6 +231,10 @@ const char *pp_report_source(const pp_report *r);
 const pp_device_stats *pp_report_devices(const pp_report *r, size_t *n);
 const pp_track_stats *pp_report_tracks(const pp_report *r, size_t *n);
 const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n);
+/* The stage times, sorted by (batch, stage). The report keeps them in 16
+ * bytes each; this public table of 32-byte rows is made on the first call
+ * and lives until pp_report_free. That first call writes into the report:
+ * not from two threads at once. NULL and *n = 0 on no memory (or none). */
 const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n);
 const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n);
 const pp_cycle_stats *pp_report_cycles(const pp_report *r);

@@ -56,11 +56,11 @@ static void batch_rows(pp_report *r) {
         present += r->stages[s].time.n > 0;
     for (size_t i = 0; i < r->ntimes;) {
         pp_batch_stats *b = &r->batches[r->nbatches++];
-        b->batch = r->times[i].batch;
+        b->batch = an_batch_number(&r->bmap, r->times[i].batch);
         b->cycle_ns = -1;
         size_t j = i;
         /* stage order within a batch: strict > keeps the upstream stage on ties */
-        for (; j < r->ntimes && r->times[j].batch == b->batch; j++) {
+        for (; j < r->ntimes && r->times[j].batch == r->times[i].batch; j++) {
             if (r->times[j].time_ns > b->cycle_ns) {
                 b->cycle_ns = r->times[j].time_ns;
                 b->bottleneck = r->times[j].stage;

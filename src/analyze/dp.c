@@ -81,21 +81,23 @@ static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_
 
 typedef enum dp_part { DP_PARTITION, DP_MAX_DEVICE, DP_MERGE, DP_FORMULA, DP_MEASURED } dp_part;
 
-static int64_t dp_value(const an_dp_row *row, const pp_stage_time *t, dp_part part) {
-    switch (part) {
-    case DP_PARTITION: return row->partition_ns;
-    case DP_MAX_DEVICE: return t->time_ns - row->partition_ns - row->merge_ns;
-    case DP_MERGE: return row->merge_ns;
-    case DP_FORMULA: return t->time_ns;
-    case DP_MEASURED: return t->measured_ns;
-    }
-    return -1;
-}
-
 /* A data-parallel row and its stage time. */
 typedef struct dp_ref {
     uint32_t time, row;
 } dp_ref;
+
+static int64_t dp_value(const pp_report *r, dp_ref g, dp_part part) {
+    const an_dp_row *row = &r->dp_rows[g.row];
+    int64_t time = r->times[g.time].time_ns;
+    switch (part) {
+    case DP_PARTITION: return row->partition_ns;
+    case DP_MAX_DEVICE: return time - row->partition_ns - row->merge_ns;
+    case DP_MERGE: return row->merge_ns;
+    case DP_FORMULA: return time;
+    case DP_MEASURED: return r->dp_measured[g.row];
+    }
+    return -1;
+}
 
 /* Summary of one part over a stage's n rows; -1 (a missing measured span)
  * is left out. */
@@ -103,7 +105,7 @@ static int dp_summary(pp_report *r, const dp_ref *g, size_t n, dp_part part, int
                       pp_summary *out) {
     size_t m = 0;
     for (size_t k = 0; k < n; k++) {
-        int64_t v = dp_value(&r->dp_rows[g[k].row], &r->times[g[k].time], part);
+        int64_t v = dp_value(r, g[k], part);
         if (v >= 0)
             vals[m++] = v;
     }
@@ -157,9 +159,7 @@ int an_dp_compute(pp_report *r, pp_error *err) {
     for (size_t i = 0, base = 0; rc == PP_OK && i < r->ndp; base += r->dp[i++].ndevices)
         r->dp[i].devices = r->dp_devices + base;
     free(r->dp_rows); /* their last reader: freed before the later steps */
-    free(r->dp_time);
     r->dp_rows = NULL;
-    r->dp_time = NULL;
     r->ndp_rows = 0;
     an_dp_sums_free(r);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");

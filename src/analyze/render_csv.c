@@ -105,13 +105,12 @@ static void batches(const pp_report *r, pp_outfile *o) {
     put(o, "batch,complete,cycle_ns,bottleneck,e2e_ns,stage,stage_time_ns,measured_ns\n");
     for (size_t i = 0, t = 0; i < r->nbatches; i++) {
         const pp_batch_stats *b = &r->batches[i];
-        for (; t < r->ntimes && r->times[t].batch == b->batch; t++) {
+        for (pp_stage_time st; t < r->ntimes && (st = an_stage_time(r, t)).batch == b->batch; t++) {
             put(o, "%lld,%d,%lld,", (long long)b->batch, b->complete, (long long)b->cycle_ns);
             field(o, r->stages[b->bottleneck].name);
             put(o, ",%lld,", (long long)b->e2e_ns);
-            field(o, r->stages[r->times[t].stage].name);
-            put(o, ",%lld,%lld\n", (long long)r->times[t].time_ns,
-                (long long)r->times[t].measured_ns);
+            field(o, r->stages[st.stage].name);
+            put(o, ",%lld,%lld\n", (long long)st.time_ns, (long long)st.measured_ns);
         }
     }
 }

@@ -160,11 +160,11 @@ static void cycles(const pp_report *r, pp_outfile *o) {
         hj_raw(o, ", ");
         hj_i64(o, b->e2e_ns);
         hj_raw(o, ", [");
-        while (t < r->ntimes && r->times[t].batch < b->batch)
+        while (t < r->ntimes && an_stage_time(r, t).batch < b->batch)
             t++;
         for (size_t s = 0; s < r->nstages; s++) {
             hj_raw(o, s ? ", " : "");
-            if (t < r->ntimes && r->times[t].batch == b->batch && r->times[t].stage == s)
+            if (t < r->ntimes && an_stage_time(r, t).batch == b->batch && r->times[t].stage == s)
                 hj_i64(o, r->times[t++].time_ns);
             else
                 hj_raw(o, "null");

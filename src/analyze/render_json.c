@@ -131,11 +131,11 @@ static void stages(const pp_report *r, FILE *out) {
     }
     fputs("],\n\"stage_times\": [", out);
     for (size_t i = 0; i < r->ntimes; i++) {
-        const pp_stage_time *t = &r->times[i];
+        pp_stage_time t = an_stage_time(r, i);
         fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
-        str(out, r->stages[t->stage].name);
+        str(out, r->stages[t.stage].name);
         fprintf(out, ", \"batch\": %lld, \"time_ns\": %lld, \"measured_ns\": %lld}",
-                (long long)t->batch, (long long)t->time_ns, (long long)t->measured_ns);
+                (long long)t.batch, (long long)t.time_ns, (long long)t.measured_ns);
     }
     fputs("],\n\"batches\": [", out);
     for (size_t i = 0; i < r->nbatches; i++) {

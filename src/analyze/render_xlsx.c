@@ -254,9 +254,9 @@ static int stage_sheet(const book *b, uint32_t s) {
     lxw_row_t row = 1;
     size_t k = 0; /* r->batches and r->times are both sorted by batch */
     for (size_t i = 0; i < r->ntimes && row <= MAX_ROWS; i++) {
-        const pp_stage_time *t = &r->times[i];
-        if (t->stage != s)
+        if (r->times[i].stage != s)
             continue;
+        pp_stage_time st = an_stage_time(r, i), *t = &st;
         while (k < r->nbatches && r->batches[k].batch < t->batch)
             k++;
         number(ws, row, 0, (double)t->batch, NULL);

@@ -151,7 +151,6 @@ void an_scratch_forget(pp_report *r) {
 
 /* What only the build needs: freed before the report is handed out. */
 static void build_state_free(pp_report *r) {
-    free(r->bmap.sorted);
     an_scratch_free(r);
     free(r->execs);
     free(r->exec_batch);
@@ -165,16 +164,13 @@ static void build_state_free(pp_report *r) {
     free(r->stage_first);
     free(r->stage_inside);
     free(r->dp_rows);
-    free(r->dp_time);
     an_dp_sums_free(r);
-    r->bmap = (an_batch_map){0};
     r->execs = NULL;
     r->exec_batch = NULL;
     r->track_device = r->stage_of_string = NULL;
     r->stage_first = NULL;
     r->stage_inside = NULL;
     r->dp_rows = NULL;
-    r->dp_time = NULL;
     r->m = NULL;
 }
 
@@ -273,6 +269,11 @@ void pp_report_free(pp_report *r) {
     free_strings(r->stage_names, r->nstages);
     free(r->stages);
     free(r->times);
+    free(r->times_public);
+    free(r->dp_time);
+    free(r->dp_rank);
+    free(r->dp_measured);
+    free(r->bmap.sorted);
     free(r->batches);
     free(r->dp);
     free(r->dp_devices);
@@ -310,8 +311,17 @@ const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n) {
 }
 
 const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n) {
+    *n = 0;
+    if (!r->times_public && r->ntimes > 0) { /* written once: not from two threads at once */
+        pp_stage_time *t = malloc(r->ntimes * sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < r->ntimes; i++)
+            t[i] = an_stage_time(r, i);
+        ((pp_report *)r)->times_public = t;
+    }
     *n = r->ntimes;
-    return r->times;
+    return r->times_public;
 }
 
 const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n) {

@@ -26,8 +26,8 @@
  * Memory: the analysis's own tables refer to the model rather than copy it:
  * an exec (8 bytes) and a host span (24) keep their event index and read
  * their times, track and batch from the model's columns; stage cells hold
- * 4-byte references (4 bytes a batch), a data-parallel row is 16 bytes and
- * a bit of its stage time; a device bubble is two varints (gaps.c) and a
+ * 4-byte references (4 bytes a batch), a stage time is 16 bytes (an_time),
+ * a data-parallel row 16 and a bit of its stage time; a device bubble is two varints (gaps.c) and a
  * decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
  * bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
@@ -128,17 +128,25 @@ typedef struct an_gap_cursor {
 an_gap_cursor an_gaps_of(const pp_report *r, uint32_t d);
 int an_gap_next(an_gap_cursor *c, an_gap *g);
 
+/* A stage time as the report keeps it (16 bytes; the public pp_stage_time
+ * is 32): its stage, its batch as an index in r->bmap (which the report
+ * keeps) and its time. measured_ns, which only a data-parallel cell with
+ * both a partition and a merge has, is kept apart: r->dp_measured holds it
+ * for each data-parallel time (a time marked in r->dp_time), by the time's
+ * rank among the marked ones. an_stage_time gives the public struct. */
+typedef struct an_time {
+    uint32_t stage, batch;
+    int64_t time_ns;
+} an_time;
+pp_stage_time an_stage_time(const pp_report *r, size_t t);
+
 /* A data-parallel (stage, batch): what its summaries need beside its stage
  * time (16 bytes). Its time (r->times[t], marked in r->dp_time) gives the
- * stage, the formula time and the measured one; the max device wall is the
- * formula time less these two. */
+ * stage and the formula time, r->dp_measured the measured one; the max
+ * device wall is the formula time less the partition and the merge. */
 typedef struct an_dp_row {
     int64_t partition_ns, merge_ns;
 } an_dp_row;
-/* 1 when times[t] has a data-parallel row. */
-static inline int an_dp_time(const uint64_t *bits, size_t t) {
-    return (int)(bits[t / 64] >> (t % 64)) & 1;
-}
 
 /* What a data-parallel stage's batches add up to, as the stage step finds
  * them (in batch order): its parts (a device, or a track of the one
@@ -228,11 +236,14 @@ struct pp_report {
     size_t stage_cap;
     pp_stage_stats *stages;
     size_t nstages;
-    pp_stage_time *times;      /* sorted by (batch, stage) */
+    an_time *times;            /* sorted by (batch, stage) */
     size_t ntimes;
+    pp_stage_time *times_public; /* pp_report_stage_times' copy, made on its first call */
     an_dp_row *dp_rows;        /* in (batch, stage) order: those of the marked times */
     size_t ndp_rows;
-    uint64_t *dp_time;         /* a bit a time: it has a data-parallel row */
+    uint64_t *dp_time;         /* a bit a time: it is data parallel (kept with the report) */
+    uint32_t *dp_rank;         /* per word of dp_time: the marked times before it */
+    int64_t *dp_measured;      /* per marked time, in order: its measured_ns, or -1 */
     an_dp_sums *dp_sums;       /* per stage, nstages of them (NULL: none is data parallel) */
     pp_batch_stats *batches;
     size_t nbatches;
@@ -264,11 +275,12 @@ struct pp_report {
     pp_clock_stats *clocks;
     size_t nclocks;
 
-    /* Valid only while pp_report_build runs: the model, its columns, the
-     * batch map of the stage step and the reused scratch buffers. */
+    an_batch_map bmap;         /* the batches labeled inside W: the times' batch indexes */
+
+    /* Valid only while pp_report_build runs: the model, its columns and the
+     * reused scratch buffers. */
     const pp_model *m;
     pp_cols c;
-    an_batch_map bmap;
     an_buf sort_tmp, values, spans, spans2, index, hist;
 };
 

@@ -289,8 +289,8 @@ static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *k
     int has_bracket = p.part_start != INT64_MAX || p.merge_start != INT64_MAX;
     int by_track = p.ndev == 1 && p.ntracks > 1 && has_bracket && (p.pattern_bracket || p.all_host);
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
-    pp_stage_time *t = &r->times[r->ntimes++];
-    *t = (pp_stage_time){.stage = s, .batch = an_batch_number(&r->bmap, b), .measured_ns = -1};
+    an_time *t = &r->times[r->ntimes++];
+    *t = (an_time){.stage = s, .batch = (uint32_t)b};
     if (nparts == 1) {
         t->time_ns = p.exec_end - p.exec_start;
         return PP_OK;
@@ -305,7 +305,7 @@ static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *k
     int64_t max_wall = 0;
     int rc = dp_parts(r, c, it, kv, n, s, by_track, nparts, &max_wall);
     t->time_ns = row->partition_ns + max_wall + row->merge_ns;
-    t->measured_ns = has_part && has_merge ? p.merge_end - p.part_start : -1;
+    r->dp_measured[r->ndp_rows - 1] = has_part && has_merge ? p.merge_end - p.part_start : -1;
     return rc;
 }
 
@@ -317,6 +317,33 @@ static void *table_shrink(void *p, size_t n, size_t size) {
     return shrunk ? shrunk : p; /* a failed shrink keeps the larger table */
 }
 
+/* r->dp_rank: the marked times before each word of r->dp_time, so that
+ * an_stage_time finds a time's measured_ns without a search. */
+static int dp_ranks(pp_report *r) {
+    size_t words = r->ntimes / 64 + 1;
+    r->dp_rank = an_alloc(words, sizeof *r->dp_rank);
+    if (!r->dp_rank)
+        return PP_ENOMEM;
+    uint32_t before = 0;
+    for (size_t w = 0; w < words; w++) {
+        r->dp_rank[w] = before;
+        before += (uint32_t)__builtin_popcountll(r->dp_time[w]);
+    }
+    return PP_OK;
+}
+
+pp_stage_time an_stage_time(const pp_report *r, size_t t) {
+    const an_time *x = &r->times[t];
+    uint64_t word = r->dp_time[t / 64], below = (UINT64_C(1) << (t % 64)) - 1;
+    int64_t measured = -1;
+    if ((word >> (t % 64)) & 1) {
+        size_t rank = r->dp_rank[t / 64] + (size_t)__builtin_popcountll(word & below);
+        measured = r->dp_measured[rank];
+    }
+    return (pp_stage_time){.stage = x->stage, .batch = an_batch_number(&r->bmap, x->batch),
+                           .time_ns = x->time_ns, .measured_ns = measured};
+}
+
 /* Every timed cell in (batch, stage) order. A batch's items are gathered
  * once and sorted by (stage, kind, device, track), so each cell is one run
  * of them. A timed cell has an exec, a data-parallel one two: the exec
@@ -324,11 +351,13 @@ static void *table_shrink(void *p, size_t n, size_t size) {
 static int times_compute(pp_report *r, cells *c) {
     r->times = an_alloc(c->nexec, sizeof *r->times);
     r->dp_rows = an_alloc(c->nexec / 2, sizeof *r->dp_rows);
+    r->dp_measured = an_alloc(c->nexec / 2, sizeof *r->dp_measured);
     r->dp_time = an_calloc(c->nexec / 64 + 1, sizeof *r->dp_time);
     r->dp_sums = c->nexec >= 2 ? calloc(r->nstages, sizeof *r->dp_sums) : NULL;
     cell_item *it = an_buf_get(&r->spans, (c->big ? c->big : 1) * sizeof *it);
     an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (c->big ? c->big : 1) * sizeof *kv);
-    if (!r->times || !r->dp_rows || !r->dp_time || (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
+    if (!r->times || !r->dp_rows || !r->dp_measured || !r->dp_time ||
+        (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
         return PP_ENOMEM;
     int rc = PP_OK;
     for (size_t b = 0; rc == PP_OK && c->at && b < r->bmap.count; b++) {
@@ -345,9 +374,10 @@ static int times_compute(pp_report *r, cells *c) {
     }
     r->times = table_shrink(r->times, r->ntimes, sizeof *r->times);
     r->dp_rows = table_shrink(r->dp_rows, r->ndp_rows, sizeof *r->dp_rows);
+    r->dp_measured = table_shrink(r->dp_measured, r->ndp_rows, sizeof *r->dp_measured);
     if (r->ndp_rows == 0)
         an_dp_sums_free(r);
-    return rc;
+    return rc == PP_OK ? dp_ranks(r) : rc;
 }
 
 /* Per-stage exec figures: counts, hardware sums, concurrency penalty. The
