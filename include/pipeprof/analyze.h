@@ -236,6 +236,8 @@ const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n);
  * and lives until pp_report_free. That first call writes into the report:
  * not from two threads at once. NULL and *n = 0 on no memory (or none). */
 const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n);
+/* The batches, sorted by batch: made on the first call from the report's
+ * 12 bytes a batch, as pp_report_stage_times is. */
 const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n);
 const pp_cycle_stats *pp_report_cycles(const pp_report *r);
 const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);

@@ -49,58 +49,65 @@ static double per_second(int64_t count, int64_t ns) {
     return ns > 0 ? (double)count * 1e9 / (double)ns : 0.0;
 }
 
-/* One row per batch from the times in (batch, stage) order. */
-static void batch_rows(pp_report *r) {
-    uint32_t present = 0;
-    for (size_t s = 0; s < r->nstages; s++)
-        present += r->stages[s].time.n > 0;
-    for (size_t i = 0; i < r->ntimes;) {
-        pp_batch_stats *b = &r->batches[r->nbatches++];
-        b->batch = an_batch_number(&r->bmap, r->times[i].batch);
-        b->cycle_ns = -1;
-        size_t j = i;
-        /* stage order within a batch: strict > keeps the upstream stage on ties */
-        for (; j < r->ntimes && r->times[j].batch == r->times[i].batch; j++) {
-            if (r->times[j].time_ns > b->cycle_ns) {
-                b->cycle_ns = r->times[j].time_ns;
-                b->bottleneck = r->times[j].stage;
-            }
-            b->stages++;
+pp_batch_stats an_batch_stats(const pp_report *r, size_t i) {
+    size_t first = r->batch_time[i], end = r->batch_time[i + 1];
+    pp_batch_stats b = {.batch = an_batch_number(&r->bmap, r->times[first].batch),
+                        .cycle_ns = -1, .e2e_ns = r->batch_e2e[i]};
+    /* stage order within a batch: strict > keeps the upstream stage on ties */
+    for (size_t t = first; t < end; t++) {
+        if (r->times[t].time_ns > b.cycle_ns) {
+            b.cycle_ns = r->times[t].time_ns;
+            b.bottleneck = r->times[t].stage;
         }
-        b->complete = b->stages == present;
-        r->stages[b->bottleneck].bottleneck_count++;
-        i = j;
+        b.stages++;
     }
+    b.complete = b.stages == r->stages_timed;
+    return b;
+}
+
+/* One batch per run of times of one batch, in (batch, stage) order. */
+static void batch_rows(pp_report *r) {
+    for (size_t s = 0; s < r->nstages; s++)
+        r->stages_timed += r->stages[s].time.n > 0;
+    for (size_t i = 0; i < r->ntimes; i++)
+        if (i == 0 || r->times[i].batch != r->times[i - 1].batch)
+            r->batch_time[r->nbatches++] = (uint32_t)i;
+    r->batch_time[r->nbatches] = (uint32_t)r->ntimes;
 }
 
 int an_cycles_compute(pp_report *r, pp_error *err) {
     size_t nb = r->bmap.count;
-    r->batches = an_calloc(nb, sizeof *r->batches);
+    r->batch_time = an_alloc(nb + 1, sizeof *r->batch_time);
+    r->batch_e2e = an_alloc(nb ? nb : 1, sizeof *r->batch_e2e);
     int64_t *vals = nb <= SIZE_MAX / (3 * sizeof *vals)
                         ? an_buf_get(&r->values, 3 * nb * sizeof *vals)
                         : NULL;
-    if (!r->batches || !vals)
+    if (!r->batch_time || !r->batch_e2e || !vals)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     batch_rows(r);
     int64_t *first = vals + nb, *last = vals + 2 * nb;
     end_to_end(r, first, last);
+    for (size_t i = 0; i < r->nbatches; i++) {
+        size_t b = r->times[r->batch_time[i]].batch;
+        r->batch_e2e[i] = last[b] - first[b];
+    }
     size_t nc = 0;
     pp_cycle_stats *cy = &r->cycles;
     cy->batches = r->nbatches;
     for (size_t i = 0; i < r->nbatches; i++) {
-        size_t b = an_batch_index(&r->bmap, r->batches[i].batch);
-        r->batches[i].e2e_ns = last[b] - first[b];
-        if (r->batches[i].complete)
-            vals[nc++] = r->batches[i].cycle_ns;
+        pp_batch_stats b = an_batch_stats(r, i);
+        r->stages[b.bottleneck].bottleneck_count++;
+        if (b.complete)
+            vals[nc++] = b.cycle_ns;
     }
     cy->complete = nc;
     int rc = an_summary(r, vals, nc, &cy->cycle_complete);
     for (size_t i = 0; i < r->nbatches; i++)
-        vals[i] = r->batches[i].cycle_ns;
+        vals[i] = an_batch_stats(r, i).cycle_ns;
     if (rc == PP_OK)
         rc = an_summary(r, vals, r->nbatches, &cy->cycle);
     for (size_t i = 0; i < r->nbatches; i++)
-        vals[i] = r->batches[i].e2e_ns;
+        vals[i] = r->batch_e2e[i];
     if (rc == PP_OK)
         rc = an_summary(r, vals, r->nbatches, &cy->e2e);
     if (rc != PP_OK)

@@ -104,7 +104,7 @@ static void stages(const pp_report *r, pp_outfile *o) {
 static void batches(const pp_report *r, pp_outfile *o) {
     put(o, "batch,complete,cycle_ns,bottleneck,e2e_ns,stage,stage_time_ns,measured_ns\n");
     for (size_t i = 0, t = 0; i < r->nbatches; i++) {
-        const pp_batch_stats *b = &r->batches[i];
+        pp_batch_stats bs = an_batch_stats(r, i), *b = &bs;
         for (pp_stage_time st; t < r->ntimes && (st = an_stage_time(r, t)).batch == b->batch; t++) {
             put(o, "%lld,%d,%lld,", (long long)b->batch, b->complete, (long long)b->cycle_ns);
             field(o, r->stages[b->bottleneck].name);

@@ -135,7 +135,7 @@ static void stages(const pp_report *r, pp_outfile *o, uint64_t *hist) {
 
 /* The cycle summary and the first HTML_BATCH_ROWS batches, each with its
  * stage times (null where the batch lacks the stage). r->times is sorted by
- * (batch, stage), as r->batches is by batch. */
+ * (batch, stage), as the batches are by batch. */
 static void cycles(const pp_report *r, pp_outfile *o) {
     const pp_cycle_stats *c = &r->cycles;
     hj_raw(o, ",\n\"cycles\": {");
@@ -150,7 +150,7 @@ static void cycles(const pp_report *r, pp_outfile *o) {
     hj_raw(o, ",\n\"rows\": [");
     size_t t = 0, rows = r->nbatches < HTML_BATCH_ROWS ? r->nbatches : HTML_BATCH_ROWS;
     for (size_t i = 0; i < rows; i++) {
-        const pp_batch_stats *b = &r->batches[i];
+        pp_batch_stats bs = an_batch_stats(r, i), *b = &bs;
         hj_raw(o, i ? ",\n [" : "\n [");
         hj_i64(o, b->batch);
         hj_raw(o, b->complete ? ", true, " : ", false, ");

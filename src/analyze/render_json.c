@@ -139,7 +139,7 @@ static void stages(const pp_report *r, FILE *out) {
     }
     fputs("],\n\"batches\": [", out);
     for (size_t i = 0; i < r->nbatches; i++) {
-        const pp_batch_stats *b = &r->batches[i];
+        pp_batch_stats bs = an_batch_stats(r, i), *b = &bs;
         fprintf(out, "%s {\"batch\": %lld, \"complete\": %s, \"stages\": %u, \"cycle_ns\": %lld, "
                      "\"e2e_ns\": %lld, \"bottleneck\": ",
                 i ? ",\n" : "\n", (long long)b->batch, b->complete ? "true" : "false", b->stages,

@@ -252,23 +252,21 @@ static int stage_sheet(const book *b, uint32_t s) {
     worksheet_set_column(ws, 0, 5, 14, NULL);
     worksheet_freeze_panes(ws, 1, 0);
     lxw_row_t row = 1;
-    size_t k = 0; /* r->batches and r->times are both sorted by batch */
+    size_t k = 0; /* the batches and the times are both sorted by batch */
     for (size_t i = 0; i < r->ntimes && row <= MAX_ROWS; i++) {
         if (r->times[i].stage != s)
             continue;
         pp_stage_time st = an_stage_time(r, i), *t = &st;
-        while (k < r->nbatches && r->batches[k].batch < t->batch)
+        while (k + 1 < r->nbatches && r->batch_time[k + 1] <= i) /* the batch of time i */
             k++;
         number(ws, row, 0, (double)t->batch, NULL);
         number(ws, row, 1, ms(t->time_ns), b->ms);
         if (t->measured_ns >= 0)
             number(ws, row, 2, ms(t->measured_ns), b->ms);
-        if (k < r->nbatches && r->batches[k].batch == t->batch) {
-            const pp_batch_stats *bt = &r->batches[k];
-            number(ws, row, 3, ms(bt->cycle_ns), b->ms);
-            text(ws, row, 4, r->stages[bt->bottleneck].name);
-            text(ws, row, 5, bt->complete ? "yes" : "no");
-        }
+        pp_batch_stats bt = an_batch_stats(r, k);
+        number(ws, row, 3, ms(bt.cycle_ns), b->ms);
+        text(ws, row, 4, r->stages[bt.bottleneck].name);
+        text(ws, row, 5, bt.complete ? "yes" : "no");
         row++;
     }
     if (row > MAX_ROWS)

@@ -274,7 +274,9 @@ void pp_report_free(pp_report *r) {
     free(r->dp_rank);
     free(r->dp_measured);
     free(r->bmap.sorted);
-    free(r->batches);
+    free(r->batch_time);
+    free(r->batch_e2e);
+    free(r->batches_public);
     free(r->dp);
     free(r->dp_devices);
     free(r->ops);
@@ -325,8 +327,17 @@ const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n) {
 }
 
 const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n) {
+    *n = 0;
+    if (!r->batches_public && r->nbatches > 0) { /* written once: not from two threads at once */
+        pp_batch_stats *b = malloc(r->nbatches * sizeof *b);
+        if (!b)
+            return NULL;
+        for (size_t i = 0; i < r->nbatches; i++)
+            b[i] = an_batch_stats(r, i);
+        ((pp_report *)r)->batches_public = b;
+    }
     *n = r->nbatches;
-    return r->batches;
+    return r->batches_public;
 }
 
 const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n) {

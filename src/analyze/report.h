@@ -140,6 +140,14 @@ typedef struct an_time {
 } an_time;
 pp_stage_time an_stage_time(const pp_report *r, size_t t);
 
+/* A batch is kept as where its stage times start in r->times
+ * (r->batch_time; they end where the next batch's start) and its
+ * end-to-end latency (r->batch_e2e): 12 bytes, where the public
+ * pp_batch_stats is 40. Its cycle latency, bottleneck and stage count are
+ * read from its times again: an_batch_stats gives the public struct
+ * (cycles.c). */
+pp_batch_stats an_batch_stats(const pp_report *r, size_t i);
+
 /* A data-parallel (stage, batch): what its summaries need beside its stage
  * time (16 bytes). Its time (r->times[t], marked in r->dp_time) gives the
  * stage and the formula time, r->dp_measured the measured one; the max
@@ -245,8 +253,11 @@ struct pp_report {
     uint32_t *dp_rank;         /* per word of dp_time: the marked times before it */
     int64_t *dp_measured;      /* per marked time, in order: its measured_ns, or -1 */
     an_dp_sums *dp_sums;       /* per stage, nstages of them (NULL: none is data parallel) */
-    pp_batch_stats *batches;
+    uint32_t *batch_time;      /* per batch, its first time; [nbatches] = ntimes */
+    int64_t *batch_e2e;        /* per batch, its end-to-end latency */
     size_t nbatches;
+    uint32_t stages_timed;     /* stages with a time: a batch with all of them is complete */
+    pp_batch_stats *batches_public; /* pp_report_batches' copy, made on its first call */
     pp_cycle_stats cycles;
     pp_dp_stats *dp;
     size_t ndp;
