@@ -126,55 +126,6 @@ static int bottleneck(pp_report *r) {
                              (unsigned long long)r->nbatches, mean, p95, what, idle));
 }
 
-/* The stage-labeled intervals inside W, for the time outside every stage:
- * execs (ref < nexecs) and partitions and merges (host span ref - nexecs). */
-static void interval_of(const pp_report *r, size_t ref, int64_t *start, int64_t *end,
-                     uint32_t *stage) {
-    size_t event = ref < r->nexecs ? r->execs[ref].event : r->host[ref - r->nexecs].event;
-    *start = an_start(r, event), *end = an_end(r, event);
-    *stage = ref < r->nexecs ? r->execs[ref].stage : r->host[ref - r->nexecs].stage;
-}
-
-/* Time of W outside every stage's execs, partitions and merges, and the
- * stage that most often starts right after such a gap (by gap time). The
- * intervals are sorted by start with the stable radix sort (execs first on
- * ties), as references: 16 bytes an interval and as many of scratch. */
-static int outside_stages(const pp_report *r, int64_t *outside, uint32_t *before) {
-    size_t n = 0, nref = r->nexecs + r->nhost;
-    an_kv *iv = an_alloc(2 * (nref ? nref : 1), sizeof *iv);
-    int64_t *per_stage = calloc(r->nstages + 1, sizeof *per_stage);
-    if (!iv || !per_stage) {
-        free(iv), free(per_stage);
-        return PP_ENOMEM;
-    }
-    for (size_t i = 0; i < r->nexecs; i++)
-        if (an_exec_inside(r, &r->execs[i]) && r->execs[i].stage != AN_NONE)
-            iv[n++] = (an_kv){an_key_i64(an_start(r, r->execs[i].event)), i};
-    for (size_t i = 0; i < r->nhost; i++)
-        if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].role != PP_ROLE_STAGE)
-            iv[n++] = (an_kv){an_key_i64(an_start(r, r->host[i].event)), r->nexecs + i};
-    an_kv_sort(iv, n, iv + n);
-    int64_t at = r->window.start_ns, gaps = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t start, end;
-        uint32_t stage;
-        interval_of(r, (size_t)iv[i].val, &start, &end, &stage);
-        if (start > at) {
-            gaps += start - at;
-            per_stage[stage] += start - at;
-        }
-        at = end > at ? end : at;
-    }
-    gaps += r->window.end_ns > at ? r->window.end_ns - at : 0;
-    *outside = gaps;
-    *before = 0;
-    for (uint32_t s = 1; s < r->nstages; s++)
-        if (per_stage[s] > per_stage[*before])
-            *before = s;
-    free(iv), free(per_stage);
-    return PP_OK;
-}
-
 /* The throughput bound assumes the stages of different batches overlap
  * perfectly; when the measured throughput is far below it, say why: the
  * stages' sum against the period, and the time outside every stage. */
@@ -189,7 +140,7 @@ static int throughput_gap(pp_report *r) {
     for (size_t i = 0; i < r->ntimes; i++)
         sum = an_sat_add(sum, r->times[i].time_ns);
     sum /= (int64_t)(r->nbatches ? r->nbatches : 1);
-    if (outside_stages(r, &outside, &before) != PP_OK)
+    if (an_outside_stages(r, &outside, &before) != PP_OK)
         return PP_ENOMEM;
     char p[32], st[32], out[32], overlap[160] = "";
     an_format_ns(period, p, sizeof p);

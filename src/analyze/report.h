@@ -434,6 +434,10 @@ void an_runs_union(an_run *runs, size_t k, an_span *out, size_t *merged, int64_t
 /* Keeps the bubbles between the n merged busy intervals of device d, the
  * devices in order, in r->gap_bytes (room for 20 bytes a bubble; gaps.c). */
 void an_gaps_keep(pp_report *r, uint32_t d, const an_span *merged, size_t n);
+/* Time of W outside every stage's execs, partitions and merges, and the
+ * stage that most often starts right after such a gap, by gap time
+ * (outside.c, for the findings). */
+int an_outside_stages(pp_report *r, int64_t *outside, uint32_t *before);
 /* Bubbles of `n` merged intervals inside [w0, w1). */
 int an_gaps_summarize(pp_report *r, const an_span *merged, size_t n, int64_t w0, int64_t w1,
                       pp_gap_stats *out);
