@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,20 @@ static void usage(FILE *out) {
                  "\nexample:\n  pipeprof record -o trace.json -- ./my_pipeline --batches 100\n");
 }
 
+/* The large tables of a read or an analysis (a model's columns, the
+ * analysis's views and scratch) are freed step by step. glibc raises its
+ * mmap threshold to the size of each freed one, so the next tables come from
+ * the heap, whose freed pages stay resident: with the threshold fixed,
+ * every large table is its own mapping and its pages go back when it is
+ * freed (10M events: 23 MB less peak, docs/analysis.md "Memory"). */
+static void return_large_frees(void) {
+#ifdef M_MMAP_THRESHOLD
+    (void)mallopt(M_MMAP_THRESHOLD, 256 * 1024); /* a hint: failure changes no result */
+#endif
+}
+
 int main(int argc, char **argv) {
+    return_large_frees();
     remove_partial_files_on_signals();
     if (argc < 2) {
         usage(stderr);
