@@ -58,8 +58,9 @@ void pp_analyze_options_init(pp_analyze_options *o);
 /* Builds the report. Errors (message in err): PP_ENOTFOUND for an unknown
  * region (the message lists those that exist), PP_EINVAL for an empty window,
  * a trace without execs, or a bad option; PP_EUNSUPPORTED for a model of
- * 2^32 - 1 events or more (the analysis refers to events by 32-bit index:
- * cut such a trace into windows with pp_trace_convert's from_ns/to_ns); PP_ENOMEM. */
+ * 2^32 - 1 events or more, or 2^28 - 1 strings or more (the analysis refers
+ * to events by 32-bit index and to stages by 28-bit index: cut such a trace
+ * into windows with pp_trace_convert's from_ns/to_ns); PP_ENOMEM. */
 int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
                     pp_error *err);
 /* Accepts NULL. */

@@ -40,7 +40,7 @@ static void end_to_end(pp_report *r, int64_t *first, int64_t *last) {
     }
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->inside && h->batch != pp_cols_batch(c, h->event))
+        if (an_host_inside(r, h) && h->batch != pp_cols_batch(c, h->event))
             widen(r, h->batch, an_start(r, h->event), an_end(r, h->event), first, last);
     }
 }

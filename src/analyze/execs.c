@@ -169,8 +169,8 @@ static int stage_renumber(pp_report *r) {
         if (r->execs[i].stage != AN_NONE)
             r->execs[i].stage = rank[r->execs[i].stage];
     for (size_t i = 0; !same && i < r->nhost; i++)
-        if (r->host[i].stage != AN_NONE)
-            r->host[i].stage = rank[r->host[i].stage];
+        if (an_host_stage(&r->host[i]) != AN_NONE)
+            an_host_set_stage(&r->host[i], rank[an_host_stage(&r->host[i])]);
     for (size_t i = 0; !same && i < pp_model_string_count(r->m); i++)
         if (r->stage_of_string[i] != AN_NONE)
             r->stage_of_string[i] = rank[r->stage_of_string[i]];
@@ -202,7 +202,8 @@ static void host_compact(pp_report *r) {
     size_t k = 0;
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->role != PP_ROLE_STAGE || (h->inside && h->batch != pp_cols_batch(&r->c, h->event)))
+        if (an_host_role(h) != PP_ROLE_STAGE ||
+            (an_host_inside(r, h) && h->batch != pp_cols_batch(&r->c, h->event)))
             r->host[k++] = *h;
     }
     if (k == 0) {
@@ -219,12 +220,13 @@ int an_stage_order(pp_report *r, pp_error *err) {
     batch_range b = {0};
     for (size_t i = 0; i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->stage == AN_NONE)
+        uint32_t s = an_host_stage(h);
+        if (s == AN_NONE)
             continue;
-        if (an_start(r, h->event) < r->stage_first[h->stage])
-            r->stage_first[h->stage] = an_start(r, h->event);
-        if (h->inside) {
-            r->stage_inside[h->stage] = 1;
+        if (an_start(r, h->event) < r->stage_first[s])
+            r->stage_first[s] = an_start(r, h->event);
+        if (an_host_inside(r, h)) {
+            r->stage_inside[s] = 1;
             labeled_batch(&b, h->batch);
         }
     }

@@ -86,7 +86,7 @@ static int host_execs_append(pp_report *r, const uint8_t *is_host_item, int seve
             if (r->track_device[t] == AN_NONE)
                 return PP_ENOMEM;
         }
-        r->execs[r->nexecs++] = (an_exec){.event = (uint32_t)h->event, .stage = h->stage};
+        r->execs[r->nexecs++] = (an_exec){.event = h->event, .stage = an_host_stage(h)};
         int rc = an_exec_batch_set(r, r->nexecs - 1, h->batch);
         if (rc)
             return rc;
@@ -109,14 +109,15 @@ static int add_host_execs(pp_report *r) {
         cursor[s] = at[s + 1]; /* no lookup yet */
     for (size_t i = 0; rc == PP_OK && i < r->nhost; i++) {
         const an_host *h = &r->host[i];
-        if (h->role != PP_ROLE_STAGE || h->stage == AN_NONE)
+        uint32_t s = an_host_stage(h);
+        if (an_host_role(h) != PP_ROLE_STAGE || s == AN_NONE)
             continue;
-        size_t lo = at[h->stage], hi = at[h->stage + 1], k = hi;
+        size_t lo = at[s], hi = at[s + 1], k = hi;
         if (h->batch >= 0) {
             /* spans come mostly in batch order: a few steps from the last lookup */
-            k = an_lower_bound_near(batch, sizeof *batch, 0, sizeof *batch, lo, hi, cursor[h->stage],
+            k = an_lower_bound_near(batch, sizeof *batch, 0, sizeof *batch, lo, hi, cursor[s],
                                     (uint64_t)h->batch);
-            cursor[h->stage] = k;
+            cursor[s] = k;
         }
         if (k < hi && batch[k] == (uint64_t)h->batch)
             continue; /* the stage has execs of this batch */
@@ -165,7 +166,7 @@ static size_t lower_bound(const by_batch *v, size_t n, int64_t batch, int64_t st
 static int attribute_brackets(pp_report *r) {
     size_t need = 0;
     for (size_t i = 0; i < r->nhost; i++)
-        need += r->host[i].stage == AN_NONE && r->host[i].role != PP_ROLE_NONE;
+        need += an_host_stage(&r->host[i]) == AN_NONE && an_host_role(&r->host[i]) != PP_ROLE_NONE;
     if (need == 0)
         return PP_OK;
     by_batch *v = malloc((r->nexecs ? r->nexecs : 1) * sizeof *v);
@@ -179,13 +180,14 @@ static int attribute_brackets(pp_report *r) {
     qsort(v, n, sizeof *v, cmp_by_batch);
     for (size_t i = 0; i < r->nhost; i++) {
         an_host *h = &r->host[i];
-        if (h->stage != AN_NONE || h->role == PP_ROLE_NONE)
+        uint8_t role = an_host_role(h);
+        if (an_host_stage(h) != AN_NONE || role == PP_ROLE_NONE)
             continue;
         size_t k = lower_bound(v, n, h->batch, an_start(r, h->event));
-        if (h->role == PP_ROLE_PARTITION && k < n && v[k].batch == h->batch)
-            h->stage = v[k].stage;
-        else if (h->role == PP_ROLE_MERGE && k > 0 && v[k - 1].batch == h->batch)
-            h->stage = v[k - 1].stage;
+        if (role == PP_ROLE_PARTITION && k < n && v[k].batch == h->batch)
+            an_host_set_stage(h, v[k].stage);
+        else if (role == PP_ROLE_MERGE && k > 0 && v[k - 1].batch == h->batch)
+            an_host_set_stage(h, v[k - 1].stage);
     }
     free(v);
     return PP_OK;

@@ -232,13 +232,6 @@ static int host_add(pp_report *r, size_t *cap, const an_host *h) {
     return PP_OK;
 }
 
-static an_host host_of_event(const pp_report *r, size_t i, uint8_t role, uint32_t stage,
-                             int64_t batch) {
-    const pp_cols *c = &r->c;
-    return (an_host){.batch = batch, .event = i, .stage = stage, .role = role,
-                     .inside = (uint8_t)an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i))};
-}
-
 /* The spans that label themselves: user and unlabeled roles count as stage
  * spans. an_execs_collect counted them: the table is made at its size. */
 static int hosts_from_fields(pp_report *r, size_t *cap) {
@@ -256,7 +249,7 @@ static int hosts_from_fields(pp_report *r, size_t *cap) {
         uint32_t s = an_stage_of_string(r, pp_cols_stage(c, i));
         if (s == AN_NONE)
             return PP_ENOMEM;
-        r->host[r->nhost++] = host_of_event(r, i, role, s, pp_cols_batch(c, i));
+        r->host[r->nhost++] = an_host_make(pp_cols_batch(c, i), i, s, role, 0);
     }
     return PP_OK;
 }
@@ -278,8 +271,7 @@ static int hosts_from_patterns(pp_report *r, size_t *cap, const label_span *l, s
         if (role != PP_ROLE_NONE && l[i].stage_from != SIZE_MAX &&
             (s = stage_of_label(r, l, l[i].stage_from, nl)) == AN_NONE)
             return PP_ENOMEM;
-        an_host h = host_of_event(r, l[i].event, role, s, l[i].batch);
-        h.from_pattern = 1;
+        an_host h = an_host_make(l[i].batch, l[i].event, s, role, 1);
         if (host_add(r, cap, &h) != PP_OK)
             return PP_ENOMEM;
     }

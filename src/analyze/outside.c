@@ -20,7 +20,7 @@ static size_t event_of(const pp_report *r, size_t ref) {
 }
 
 static uint32_t stage_of(const pp_report *r, size_t ref) {
-    return ref < r->nexecs ? r->execs[ref].stage : r->host[ref - r->nexecs].stage;
+    return ref < r->nexecs ? r->execs[ref].stage : an_host_stage(&r->host[ref - r->nexecs]);
 }
 
 /* 1 for a stage-labeled interval inside W: an exec, a partition or a merge. */
@@ -28,7 +28,7 @@ static int counted(const pp_report *r, size_t ref) {
     if (ref < r->nexecs)
         return an_exec_inside(r, &r->execs[ref]) && r->execs[ref].stage != AN_NONE;
     const an_host *h = &r->host[ref - r->nexecs];
-    return h->inside && h->stage != AN_NONE && h->role != PP_ROLE_STAGE;
+    return an_host_inside(r, h) && an_host_stage(h) != AN_NONE && an_host_role(h) != PP_ROLE_STAGE;
 }
 
 /* The head of one track's list in the merge: its start and reference, and

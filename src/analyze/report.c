@@ -187,13 +187,17 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     r->m = r->model = m;
     pp_model_cols(m, &r->c);
-    if (r->c.count >= UINT32_MAX) { /* an_exec and the stage cells hold 32-bit event indexes */
-        size_t count = r->c.count;
+    /* an_exec, an_host and the stage cells hold 32-bit event indexes; an_host
+     * holds a stage in 28 bits, and the stages are fewer than the strings */
+    size_t count = r->c.count, strings = pp_model_string_count(m);
+    if (count >= UINT32_MAX || strings >= AN_HOST_NO_STAGE) {
         free(r);
         return pp_set_error(err, PP_EUNSUPPORTED,
-                            "%s: %zu events; the analysis takes fewer than %u: analyze it in "
-                            "windows cut with 'pipeprof convert --from --to'",
-                            o->source ? o->source : "the model", count, UINT32_MAX);
+                            "%s: %zu events and %zu strings; the analysis takes fewer than %u "
+                            "events and %u strings: analyze it in windows cut with 'pipeprof "
+                            "convert --from --to'",
+                            o->source ? o->source : "the model", count, strings, UINT32_MAX,
+                            (unsigned)AN_HOST_NO_STAGE);
     }
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");

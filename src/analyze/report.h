@@ -24,11 +24,11 @@
  * size of the largest batch, and times every cell of the batch from there.
  *
  * Memory: the analysis's own tables refer to the model rather than copy it:
- * an exec (8 bytes) and a host span (24) keep their event index and read
+ * an exec (8 bytes) and a host span (16) keep their event index and read
  * their times, track and batch from the model's columns; stage cells hold
  * 4-byte references (4 bytes a batch), a stage time is 16 bytes (an_time),
- * a data-parallel row 16 and a bit of its stage time; a device bubble is two varints (gaps.c) and a
- * decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
+ * a data-parallel row 16 and a bit of its stage time; a device bubble is
+ * two varints (gaps.c) and a decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
  * bytes per event. */
 #ifndef PP_ANALYZE_REPORT_H
 #define PP_ANALYZE_REPORT_H
@@ -75,17 +75,21 @@ typedef struct an_exec {
 /* A host span of the stage analysis: a partition, merge or stage span
  * (pipeprof's roles, a span whose args name a stage and a batch, or a name
  * the user's patterns label), or with role PP_ROLE_NONE a span that only
- * gives a batch to what it encloses (ProfilerStep#N). stage is a report
+ * gives a batch to what it encloses (ProfilerStep#N). Its stage is a report
  * stage index, AN_NONE for a partition or merge not yet attributed to the
- * data-parallel stage it brackets. from_pattern: labeled by the user's
- * patterns (a foreign trace) rather than by its own fields. Its times and
- * track are the model's at `event` (24 bytes a span). */
+ * data-parallel stage it brackets; from_pattern: labeled by the user's
+ * patterns (a foreign trace) rather than by its own fields. Stage, role and
+ * from_pattern share `bits` (an_host_make, an_host_stage, an_host_role,
+ * an_host_from_pattern); its times, track and whether it lies inside W
+ * (an_host_inside) are the model's at `event`. 16 bytes a span. */
 typedef struct an_host {
     int64_t batch;
-    size_t event;
-    uint32_t stage;
-    uint8_t role, inside, from_pattern;
+    uint32_t event;
+    uint32_t bits; /* stage: 28 bits (all ones: none), role: 3, from_pattern: 1 */
 } an_host;
+/* Report stages fit the 28 bits: there are fewer than AN_HOST_NO_STAGE
+ * (pp_report_build checks the model's strings, which bound them). */
+#define AN_HOST_NO_STAGE ((UINT32_C(1) << 28) - 1)
 
 /* A compiled name pattern (patterns.c): the group numbers of stage and
  * batch, 0 when the pattern has none. */
@@ -318,6 +322,29 @@ static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
 static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
     return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
+}
+
+static inline an_host an_host_make(int64_t batch, size_t event, uint32_t stage, uint8_t role,
+                                   int from_pattern) {
+    uint32_t s = stage == AN_NONE ? AN_HOST_NO_STAGE : stage;
+    return (an_host){.batch = batch, .event = (uint32_t)event,
+                     .bits = s | (uint32_t)(role & 7) << 28 | (uint32_t)(from_pattern != 0) << 31};
+}
+static inline uint32_t an_host_stage(const an_host *h) {
+    uint32_t s = h->bits & AN_HOST_NO_STAGE;
+    return s == AN_HOST_NO_STAGE ? AN_NONE : s;
+}
+static inline void an_host_set_stage(an_host *h, uint32_t stage) {
+    h->bits = (h->bits & ~AN_HOST_NO_STAGE) | (stage == AN_NONE ? AN_HOST_NO_STAGE : stage);
+}
+static inline uint8_t an_host_role(const an_host *h) {
+    return (uint8_t)(h->bits >> 28 & 7);
+}
+static inline int an_host_from_pattern(const an_host *h) {
+    return (int)(h->bits >> 31);
+}
+static inline int an_host_inside(const pp_report *r, const an_host *h) {
+    return an_inside(r, pp_cols_ts(&r->c, h->event), pp_cols_dur(&r->c, h->event));
 }
 
 /* 1 when exec x lies entirely inside W; 1 when it is host work. */

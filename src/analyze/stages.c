@@ -65,10 +65,11 @@ typedef struct cell_item {
 static uint64_t item_gather(const pp_report *r, const cells *c, size_t ref, cell_item *it) {
     if (ref < r->nhost) {
         const an_host *h = &r->host[ref];
-        uint8_t kind = h->role == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
-        *it = (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, h->stage, 0, 0,
-                          kind, h->from_pattern};
-        return (uint64_t)h->stage * c->nrank + kind;
+        uint8_t kind = an_host_role(h) == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
+        uint32_t s = an_host_stage(h);
+        *it = (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, s, 0, 0,
+                          kind, (uint8_t)an_host_from_pattern(h)};
+        return (uint64_t)s * c->nrank + kind;
     }
     const an_exec *x = &r->execs[ref - r->nhost];
     uint32_t track = an_exec_track(r, x);
@@ -102,7 +103,8 @@ int an_batch_map_build(pp_report *r) {
         return PP_ENOMEM;
     size_t k = 0;
     for (size_t i = 0; i < r->nhost && k < r->nlabeled; i++)
-        if (r->host[i].inside && r->host[i].stage != AN_NONE && r->host[i].batch >= 0)
+        if (an_host_inside(r, &r->host[i]) && an_host_stage(&r->host[i]) != AN_NONE &&
+            r->host[i].batch >= 0)
             v[k++] = r->host[i].batch;
     for (size_t i = 0; i < r->nexecs && k < r->nlabeled; i++) {
         const an_exec *x = &r->execs[i];
@@ -118,14 +120,15 @@ int an_batch_map_build(pp_report *r) {
 static inline size_t item_batch(const pp_report *r, size_t ref) {
     if (ref < r->nhost) {
         const an_host *h = &r->host[ref];
-        int item = h->inside && h->stage != AN_NONE && h->batch >= 0 &&
-                   (h->role == PP_ROLE_PARTITION || h->role == PP_ROLE_MERGE);
+        uint8_t role = an_host_role(h);
+        int item = an_host_inside(r, h) && an_host_stage(h) != AN_NONE && h->batch >= 0 &&
+                   (role == PP_ROLE_PARTITION || role == PP_ROLE_MERGE);
         return item ? an_batch_index(&r->bmap, h->batch) : AN_NO_BATCH;
     }
     const an_exec *x = &r->execs[ref - r->nhost];
     int64_t batch = an_exec_batch(r, x);
-    return an_exec_inside(r, x) && x->stage != AN_NONE && batch >= 0 ? an_batch_index(&r->bmap, batch)
-                                                          : AN_NO_BATCH;
+    int item = an_exec_inside(r, x) && x->stage != AN_NONE && batch >= 0;
+    return item ? an_batch_index(&r->bmap, batch) : AN_NO_BATCH;
 }
 
 /* Sorts n records by key, stably: insertion for the few items of a usual
