@@ -204,31 +204,48 @@ static void memcpy_s(size_t bytes, double *wall, double *cpu) {
     free(dst);
 }
 
-/* The bytes the model holds: 20 an event in its dense columns (ts, dur,
- * batch, name 4; track 2; kind, role 1), for each sparse column with a
- * nonzero value its width (hw_ns, xfer_ns 4, stage 2, phase 1; id, value
- * 8: one that is zero throughout is never written and takes no memory),
- * 16 for each value too wide for its narrow column (src/model/columns.h:
- * a start more than 2^31 ns from the first of its page of 256 events too),
- * and its annotation table, 16 bytes an annotation (src/model/ann_table.h). */
+/* Whether a batch takes the side table: one other than none (-1) more than
+ * 32766 from its page's base, the first such batch of its page of 256
+ * events, which *base keeps (INT64_MIN: none yet; src/model/columns.h). */
+static int batch_is_wide(int64_t batch, int64_t *base) {
+    if (batch == -1)
+        return 0;
+    if (*base == INT64_MIN)
+        *base = batch;
+    int64_t d;
+    return *base == INT64_MIN || __builtin_sub_overflow(batch, *base, &d) || d < -32767 ||
+           d > 32766;
+}
+
+/* The bytes the model holds: 16 an event in its dense columns (ts, dur,
+ * name 4; track 2; kind, role 1), for each sparse column with a value its
+ * width (batch, where some event has one, and stage 2; hw_ns, xfer_ns 4;
+ * phase 1; id, value 8: one that is zero, or no batch, throughout is never
+ * written and takes no memory), 16 for each value too wide for its narrow
+ * column (src/model/columns.h: a start more than 2^31 ns from the first of
+ * its page of 256 events, or a batch more than 32766 from its page's base,
+ * too), and its annotation table, 16 bytes an annotation
+ * (src/model/ann_table.h). */
 static double model_bytes(const pp_model *m) {
     pp_event_columns c;
     if (pp_model_columns(m, &c) != PP_OK)
         trace_die("no memory for the model's columns");
-    uint64_t stage = 0, phase = 0, hw = 0, xfer = 0, id = 0, value = 0, wide = 0;
+    uint64_t stage = 0, phase = 0, hw = 0, xfer = 0, id = 0, value = 0, wide = 0, batch = 0;
+    int64_t batch_base = INT64_MIN;
     for (size_t i = 0; i < c.count; i++) {
+        if (i % 256 == 0)
+            batch_base = INT64_MIN;
         uint64_t bits;
         memcpy(&bits, &c.value[i], sizeof bits);
-        stage |= c.stage[i], phase |= c.phase[i];
+        stage |= c.stage[i], phase |= c.phase[i], batch |= c.batch[i] != -1;
         hw |= c.hw_ns[i], xfer |= c.xfer_ns[i], id |= c.id[i], value |= bits;
-        wide += ((uint64_t)c.dur_ns[i] >= UINT32_MAX) + (c.batch[i] <= INT32_MIN) +
-                (c.batch[i] > INT32_MAX) + (c.hw_ns[i] >= UINT32_MAX) +
-                (c.xfer_ns[i] >= UINT32_MAX) + (c.track[i] >= UINT16_MAX) +
-                (c.stage[i] >= UINT16_MAX) +
+        wide += ((uint64_t)c.dur_ns[i] >= UINT32_MAX) + (uint64_t)batch_is_wide(c.batch[i], &batch_base) +
+                (c.hw_ns[i] >= UINT32_MAX) + (c.xfer_ns[i] >= UINT32_MAX) +
+                (c.track[i] >= UINT16_MAX) + (c.stage[i] >= UINT16_MAX) +
                 (c.ts_ns[i] - c.ts_ns[i & ~(size_t)255] <= INT32_MIN ||
                  c.ts_ns[i] - c.ts_ns[i & ~(size_t)255] > INT32_MAX);
     }
-    double per_event = 20.0 + 4.0 * ((hw != 0) + (xfer != 0)) + 2.0 * (stage != 0) +
+    double per_event = 16.0 + 4.0 * ((hw != 0) + (xfer != 0)) + 2.0 * ((stage != 0) + batch) +
                        1.0 * (phase != 0) + 8.0 * ((id != 0) + (value != 0));
     size_t nanns;
     pp_model_annotations(m, &nanns);

@@ -3,28 +3,31 @@
  *
  * Why narrow: at 100M events every byte an event is 100 MB, and the
  * columns are most of what a reader, writer or analysis holds. So dur_ns,
- * batch, hw_ns and xfer_ns are stored in 32 bits (a duration or a
- * hardware time up to 4.29 s, a batch number in the int32 range), the
- * track and stage ids in 16 bits (65534 tracks, a stage name among the
- * first 65534 strings), and ts_ns in 32 bits from a base that each page of
- * PP_TS_PAGE events shares (within 2.1 s of it): nearly every event of
- * every trace. A value that does not fit is stored as the column's escape
- * (PP_WIDE_U32, PP_WIDE_I32, PP_WIDE_U16) in its slot and in full in a
- * side table of (event, value) pairs sorted by event, which a reader
- * searches only when it meets the escape. 24 bytes an event fewer than
- * 64-bit times and 32-bit ids; docs/analysis.md ("Memory") has the
- * figures. The name id stays 32 bits: a trace of many kernels has more
- * than 65534 names, and most of its events would then take the side table.
+ * hw_ns and xfer_ns are stored in 32 bits (a duration or a hardware time
+ * up to 4.29 s), the track and stage ids in 16 bits (65534 tracks, a stage
+ * name among the first 65534 strings), ts_ns in 32 bits from a base that
+ * each page of PP_TS_PAGE events shares (within 2.1 s of it), and batch in
+ * 16 bits from a base of its page too (within 32766 batches of it; no batch,
+ * -1, is a zero slot, so that a trace without batches never writes the
+ * column): nearly every event of every trace. A value that does not fit
+ * is stored as the column's escape (PP_WIDE_U32, PP_WIDE_I32, PP_WIDE_I16,
+ * PP_WIDE_U16) in its slot and in full in a side table of (event, value)
+ * pairs sorted by event, which a reader searches only when it meets the
+ * escape. 26 bytes an event fewer than 64-bit times and batches and 32-bit
+ * ids; docs/analysis.md ("Memory") has the figures. The name id stays 32
+ * bits: a trace of many kernels has more than 65534 names, and most of its
+ * events would then take the side table.
  *
- * A page's base is the start of the first of its events written, whoever
- * writes it: the .pptrace reader's workers fill the pages of a block each,
- * and a page may straddle two blocks, so the base is set by a
- * compare-and-swap and never changes after (pp_slot_put_ts).
+ * A page's bases are the start and the batch (other than -1) of the first
+ * of its events written, whoever writes it: the .pptrace reader's workers
+ * fill the pages of a block each, and a page may straddle two blocks, so a
+ * base is set by a compare-and-swap and never changes after
+ * (pp_slot_put_ts, pp_slot_put_batch).
  *
  * Read a narrow column through its accessor (pp_cols_ts, pp_cols_dur,
  * pp_cols_batch, pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage),
  * never through its array alone: the fields are named ts32, dur32,
- * batch32, hw32, xfer32, track16 and stage16 so that a plain index does
+ * batch16, hw32, xfer32, track16 and stage16 so that a plain index does
  * not read like a value. */
 #ifndef PP_MODEL_COLUMNS_H
 #define PP_MODEL_COLUMNS_H
@@ -38,6 +41,7 @@
 /* The escapes: a slot holding one has its value in the side table. */
 #define PP_WIDE_U32 UINT32_MAX
 #define PP_WIDE_I32 INT32_MIN
+#define PP_WIDE_I16 INT16_MIN
 #define PP_WIDE_U16 UINT16_MAX
 
 /* Events a timestamp base serves: event i's is base[i >> PP_TS_PAGE_SHIFT];
@@ -46,6 +50,12 @@
 #define PP_TS_PAGE_SHIFT 8
 #define PP_TS_PAGE ((size_t)1 << PP_TS_PAGE_SHIFT)
 #define PP_TS_UNSET INT64_MIN
+/* The batch bases share those pages; one not yet set holds PP_BATCH_UNSET
+ * (a batch of INT64_MIN is kept in the side table, never as a base). A
+ * batch slot holds 0 for no batch (-1), d + 1 for a batch d >= 0 above the
+ * base, d for one d < 0 below it. */
+#define PP_BATCH_UNSET INT64_MIN
+#define PP_BATCH_DELTA_MAX 32766
 
 /* The narrow columns, in the order of a pp_wide_sink's tables. */
 enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_TRACK, PP_WIDE_STAGE,
@@ -84,7 +94,8 @@ typedef struct pp_cols {
     const int32_t *ts32;
     const _Atomic int64_t *ts_base;
     const uint32_t *dur32, *hw32, *xfer32;
-    const int32_t *batch32;
+    const int16_t *batch16;
+    const _Atomic int64_t *batch_base;
     const uint64_t *id;
     const double *value;
     const uint32_t *name;
@@ -115,9 +126,14 @@ static inline int64_t pp_cols_end(const pp_cols *c, size_t i) {
 }
 
 static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
-    int32_t v = c->batch32[i];
-    return v != PP_WIDE_I32 ? (int64_t)v
-                            : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], c->base + i);
+    int16_t v = c->batch16[i];
+    size_t k = c->base + i;
+    if (v == 0)
+        return -1;
+    if (v == PP_WIDE_I16)
+        return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], k);
+    int64_t b = atomic_load_explicit(&c->batch_base[k >> PP_TS_PAGE_SHIFT], memory_order_relaxed);
+    return b + v - (v > 0);
 }
 
 static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {

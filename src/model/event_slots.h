@@ -10,8 +10,9 @@
  * pp_model_add_event (the one place they are written) and appends the rows
  * up to the first that breaks one.
  *
- * The sparse columns (stage, phase, hw_ns, xfer_ns, id, value: zero for
- * every event in many traces) read zero in every slot past the last event,
+ * The sparse columns (batch, stage, phase, hw_ns, xfer_ns, id, value: no
+ * batch or zero for every event in many traces) read zero in every slot
+ * past the last event,
  * and a writer stores a value there only when it is not zero
  * (pp_slot_put_*), so that a column that is zero throughout is never
  * written and costs no memory (model/column_mem.h). */
@@ -36,7 +37,8 @@ typedef struct pp_event_slots {
     int32_t *ts32;
     _Atomic int64_t *ts_base; /* the store's, from event 0: not offset by pp_event_slots_at */
     uint32_t *dur32, *hw32, *xfer32;
-    int32_t *batch32;
+    int16_t *batch16;
+    _Atomic int64_t *batch_base; /* the store's, from event 0, as ts_base */
     uint64_t *id;
     double *value;
     uint32_t *name;
@@ -49,7 +51,7 @@ typedef struct pp_event_slots {
 /* The slots from slot k of `s` on. */
 static inline void pp_event_slots_at(const pp_event_slots *s, size_t k, pp_event_slots *out) {
     *out = (pp_event_slots){s->ts32 + k, s->ts_base, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
-                            s->batch32 + k, s->id + k, s->value + k, s->name + k,
+                            s->batch16 + k, s->batch_base, s->id + k, s->value + k, s->name + k,
                             s->stage16 + k, s->track16 + k, s->kind + k, s->role + k,
                             s->phase + k, s->base + k, s->wide};
 }
@@ -106,9 +108,20 @@ static inline int pp_slot_put_dur(const pp_event_slots *s, size_t i, int64_t v) 
     return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_DUR, i, (uint64_t)v);
 }
 
+/* batch: sparse (no batch, -1, is not written), 16 bits from its page's
+ * base, which the first batch written into the page sets (columns.h). */
 static inline int pp_slot_put_batch(const pp_event_slots *s, size_t i, int64_t v) {
-    int fits = v > INT32_MIN && v <= INT32_MAX;
-    s->batch32[i] = fits ? (int32_t)v : PP_WIDE_I32;
+    if (v == -1)
+        return 0;
+    _Atomic int64_t *base = &s->batch_base[(s->base + i) >> PP_TS_PAGE_SHIFT];
+    int64_t b = atomic_load_explicit(base, memory_order_relaxed);
+    /* on a lost race the exchange leaves the winner's base in b */
+    if (b == PP_BATCH_UNSET && v != PP_BATCH_UNSET && atomic_compare_exchange_strong(base, &b, v))
+        b = v;
+    int64_t d;
+    int fits = b != PP_BATCH_UNSET && !__builtin_sub_overflow(v, b, &d) &&
+               d >= -PP_BATCH_DELTA_MAX - 1 && d <= PP_BATCH_DELTA_MAX;
+    s->batch16[i] = fits ? (int16_t)(d >= 0 ? d + 1 : d) : PP_WIDE_I16;
     return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_BATCH, i, (uint64_t)v);
 }
 

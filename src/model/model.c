@@ -21,7 +21,7 @@ typedef struct event_store {
                              * (after a failed growth some columns are larger than cap) */
     pp_event_slots col;     /* the columns, from event 0 */
     pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
-    size_t nbases;          /* timestamp bases: one a page of PP_TS_PAGE events */
+    size_t nbases;          /* timestamp and batch bases: one a page of PP_TS_PAGE events */
 } event_store;
 
 /* The 64-bit and 32-bit columns that pp_model_columns hands out and the
@@ -70,12 +70,13 @@ int pp_model_create(pp_model **out) {
 
 static void event_store_free(event_store *e) {
     const pp_event_slots *c = &e->col;
-    void *cols[NCOLUMNS] = {c->ts32,  c->dur32, c->hw32,    c->xfer32,  c->batch32,
+    void *cols[NCOLUMNS] = {c->ts32,  c->dur32, c->hw32,    c->xfer32,  c->batch16,
                             c->id,    c->value, c->name,    c->stage16, c->track16,
                             c->kind,  c->role,  c->phase};
     for (size_t k = 0; k < NCOLUMNS; k++)
         pp_column_free(cols[k], e->bytes[k]);
     free((void *)c->ts_base);
+    free((void *)c->batch_base);
     pp_wide_free(&e->wide);
 }
 
@@ -170,12 +171,18 @@ void pp_event_init(pp_event *e) {
 static int event_store_reserve(event_store *e, size_t cap) {
     size_t nbases = (cap + PP_TS_PAGE - 1) >> PP_TS_PAGE_SHIFT;
     if (nbases > e->nbases) {
-        _Atomic int64_t *bases = realloc((void *)e->col.ts_base, nbases * sizeof *bases);
-        if (!bases)
+        _Atomic int64_t *ts = realloc((void *)e->col.ts_base, nbases * sizeof *ts);
+        if (ts)
+            e->col.ts_base = ts;
+        _Atomic int64_t *batch = ts ? realloc((void *)e->col.batch_base, nbases * sizeof *batch)
+                                    : NULL;
+        if (!batch) /* the larger table kept is never read past nbases */
             return PP_ENOMEM;
-        for (size_t p = e->nbases; p < nbases; p++)
-            atomic_init(&bases[p], PP_TS_UNSET);
-        e->col.ts_base = bases;
+        e->col.batch_base = batch;
+        for (size_t p = e->nbases; p < nbases; p++) {
+            atomic_init(&ts[p], PP_TS_UNSET);
+            atomic_init(&batch[p], PP_BATCH_UNSET);
+        }
         e->nbases = nbases;
     }
     int k = 0;
@@ -190,7 +197,7 @@ static int event_store_reserve(event_store *e, size_t cap) {
         }                                                                             \
         k++;                                                                          \
     } while (0)
-    GROW(ts32); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch32); GROW(id);
+    GROW(ts32); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch16); GROW(id);
     GROW(value); GROW(name); GROW(stage16); GROW(track16); GROW(kind); GROW(role); GROW(phase);
 #undef GROW
     e->col.wide = &e->wide;
@@ -213,6 +220,7 @@ static int event_store_make_room(event_store *e, size_t n) {
  * the last event (event_slots.h). */
 static void clear_sparse(event_store *e, size_t from, size_t to) {
     size_t n = to - from;
+    memset(e->col.batch16 + from, 0, n * sizeof *e->col.batch16);
     memset(e->col.stage16 + from, 0, n * sizeof *e->col.stage16);
     memset(e->col.phase + from, 0, n * sizeof *e->col.phase);
     memset(e->col.hw32 + from, 0, n * sizeof *e->col.hw32);
@@ -298,9 +306,9 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
 /* The slots as a read-only view: index i is slot i, event base + i. */
 static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
     *out = (pp_cols){count,      s->base,    s->ts32,    s->ts_base,  s->dur32,
-                     s->hw32,    s->xfer32,  s->batch32, s->id,       s->value,
-                     s->name,    s->stage16, s->track16, s->kind,     s->role,
-                     s->phase,   s->wide};
+                     s->hw32,    s->xfer32,  s->batch16, s->batch_base, s->id,
+                     s->value,   s->name,    s->stage16, s->track16,  s->kind,
+                     s->role,    s->phase,   s->wide};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
@@ -437,8 +445,10 @@ void pp_model_clear_events(pp_model *m) {
     if (e->count)
         clear_sparse(e, 0, e->count);
     pp_wide_cut(&e->wide, 0);
-    for (size_t p = 0; p < e->nbases; p++) /* the next events set their own */
+    for (size_t p = 0; p < e->nbases; p++) { /* the next events set their own */
         atomic_store_explicit(&e->col.ts_base[p], PP_TS_UNSET, memory_order_relaxed);
+        atomic_store_explicit(&e->col.batch_base[p], PP_BATCH_UNSET, memory_order_relaxed);
+    }
     view_drop(&m->view);
     e->count = 0;
     m->nanns = 0;

@@ -329,19 +329,32 @@ static void test_wide_values_in_one_block_read_back(void) {
 }
 
 /* Every 401st event starts 3 hours later, or 5 s earlier, than its page's
- * first. */
+ * first, and has a batch a million past its page's; the events after it
+ * have no batch, the batch INT64_MIN, INT64_MAX, and one 50 below the
+ * page's base; the first event of every page has no batch, so that the
+ * second sets the page's batch base. */
 static void move_far(size_t i, pp_event *e) {
-    if (i % 401 == 17)
+    if (i % 401 == 17) {
         e->ts_ns += i % 2 ? (int64_t)10800 * 1000000000 : -(int64_t)5000000000;
+        e->batch += 1000000;
+    }
+    if (i % 401 == 18 || i % PP_TS_PAGE == 0)
+        e->batch = -1;
+    if (i % 401 == 19)
+        e->batch = INT64_MIN;
+    if (i % 401 == 20)
+        e->batch = INT64_MAX;
+    if (i % 401 == 21)
+        e->batch -= 50;
 }
 
 /* A file whose EVENTS blocks hold 100 rows each, so that the pages of
- * events that share a timestamp base (PP_TS_PAGE, src/model/columns.h)
- * straddle blocks the reader's workers decode at once, and some of whose
- * events start hours from their neighbours (kept beside their slots, so
- * those blocks are left to the reader): every event reads back as
- * written. */
-static void test_timestamp_pages_across_small_blocks(void) {
+ * events that share a timestamp and a batch base (PP_TS_PAGE,
+ * src/model/columns.h) straddle blocks the reader's workers decode at
+ * once, and some of whose events start hours from their neighbours, or
+ * have batches far from theirs (kept beside their slots, so those blocks
+ * are left to the reader): every event reads back as written. */
+static void test_page_bases_across_small_blocks(void) {
     pp_model *m = many_events(2000), *back = NULL;
     pp_model *far = copy_edited(m, move_far);
     pp_error err = {{0}};
@@ -373,6 +386,14 @@ static void test_timestamp_pages_across_small_blocks(void) {
     pp_event e;
     pp_model_event(back, 418, &e); /* 418 % 401 == 17, even: 5 s before */
     EXPECT_EQ_I64(e.ts_ns, 4180 - (int64_t)5000000000);
+    EXPECT_EQ_I64(e.batch, 418 / 3 + 1000000);
+    const int64_t want[] = {-1, INT64_MIN, INT64_MAX, 422 / 3 - 50, 423 / 3};
+    for (size_t k = 0; k < 5; k++) {
+        pp_model_event(back, 419 + k, &e);
+        EXPECT_EQ_I64(e.batch, want[k]);
+    }
+    pp_model_event(back, 2 * PP_TS_PAGE, &e);
+    EXPECT_EQ_I64(e.batch, -1);
     free(data);
     free(cut);
     pp_model_free(m);
@@ -1057,7 +1078,7 @@ int main(void) {
     RUN(test_events_span_several_blocks);
     RUN(test_wide_values_in_one_block_read_back);
     RUN(test_ids_past_16_bits_read_back);
-    RUN(test_timestamp_pages_across_small_blocks);
+    RUN(test_page_bases_across_small_blocks);
     RUN(test_longest_varints_round_trip);
     RUN(test_truncated_file_keeps_complete_blocks);
     RUN(test_torn_final_block_is_truncation);
