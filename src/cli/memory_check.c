@@ -14,11 +14,11 @@
 #include "io/trace_read.h"
 
 /* What reading and analyzing holds at its peak, per event and per
- * annotation, for a pipeline trace that uses every column (stage, hardware
- * and transfer times): the model's 30 and the analysis's 36 bytes an event,
- * 16 an annotation (docs/analysis.md, "Memory": 77 in all at 0.7
- * annotations an event). Other traces hold less. */
-#define PEAK_BYTES_PER_EVENT 66
+ * annotation, for a pipeline trace that uses every column it reads (batch,
+ * stage, hardware and transfer times): the model's 28 and the analysis's
+ * 23 bytes an event, 16 an annotation (docs/analysis.md, "Memory": 62 in
+ * all at 0.7 annotations an event). Other traces hold less. */
+#define PEAK_BYTES_PER_EVENT 51
 #define PEAK_BYTES_PER_ANNOTATION 16
 
 /* The first number in the file at `path` after `key` (NULL: at its start);
