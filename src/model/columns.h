@@ -133,7 +133,7 @@ static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
     if (v == PP_WIDE_I16)
         return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], k);
     int64_t b = atomic_load_explicit(&c->batch_base[k >> PP_TS_PAGE_SHIFT], memory_order_relaxed);
-    return b + v - (v > 0);
+    return b + (v > 0 ? v - 1 : v); /* the delta first: base + delta is the batch written */
 }
 
 static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
