@@ -316,32 +316,40 @@ const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n) {
     return r->stages;
 }
 
+/* The public rows of a table the report keeps narrow (stage times,
+ * batches): n rows of `size` bytes, row i written by `row`; NULL for none
+ * or on no memory. */
+static void *public_rows(const pp_report *r, size_t n, size_t size,
+                         void (*row)(const pp_report *r, size_t i, void *out)) {
+    char *rows = n > 0 ? malloc(n * size) : NULL;
+    for (size_t i = 0; rows && i < n; i++)
+        row(r, i, rows + i * size);
+    return rows;
+}
+
+static void stage_time_row(const pp_report *r, size_t i, void *out) {
+    *(pp_stage_time *)out = an_stage_time(r, i);
+}
+
+static void batch_row(const pp_report *r, size_t i, void *out) {
+    *(pp_batch_stats *)out = an_batch_stats(r, i);
+}
+
+/* Their first call writes into the report: not from two threads at once. */
 const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n) {
-    *n = 0;
-    if (!r->times_public && r->ntimes > 0) { /* written once: not from two threads at once */
-        pp_stage_time *t = malloc(r->ntimes * sizeof *t);
-        if (!t)
-            return NULL;
-        for (size_t i = 0; i < r->ntimes; i++)
-            t[i] = an_stage_time(r, i);
-        ((pp_report *)r)->times_public = t;
-    }
-    *n = r->ntimes;
-    return r->times_public;
+    pp_report *w = (pp_report *)r;
+    if (!w->times_public)
+        w->times_public = public_rows(r, r->ntimes, sizeof *w->times_public, stage_time_row);
+    *n = w->times_public ? r->ntimes : 0;
+    return w->times_public;
 }
 
 const pp_batch_stats *pp_report_batches(const pp_report *r, size_t *n) {
-    *n = 0;
-    if (!r->batches_public && r->nbatches > 0) { /* written once: not from two threads at once */
-        pp_batch_stats *b = malloc(r->nbatches * sizeof *b);
-        if (!b)
-            return NULL;
-        for (size_t i = 0; i < r->nbatches; i++)
-            b[i] = an_batch_stats(r, i);
-        ((pp_report *)r)->batches_public = b;
-    }
-    *n = r->nbatches;
-    return r->batches_public;
+    pp_report *w = (pp_report *)r;
+    if (!w->batches_public)
+        w->batches_public = public_rows(r, r->nbatches, sizeof *w->batches_public, batch_row);
+    *n = w->batches_public ? r->nbatches : 0;
+    return w->batches_public;
 }
 
 const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n) {

@@ -282,6 +282,15 @@ static void test_stage_outside_window_dropped(void) {
     pp_model_free(m);
 }
 
+/* The report's throughput finding, or NULL. */
+static const char *throughput_finding(const pp_report *r) {
+    size_t n, k = 0;
+    const char *const *f = pp_report_findings(r, &n);
+    while (k < n && strncmp(f[k], "Throughput:", 11) != 0)
+        k++;
+    return k < n ? f[k] : NULL;
+}
+
 /* Two batches 1000 ns apart whose stages take 200 ns: A on the CPU [0, 100),
  * then B's partition on a host thread [100, 120) and its exec on the GPU
  * [120, 200). Cycle latency (100 ns) bounds 10M batches/s; 2 batches in a
@@ -303,17 +312,14 @@ static void test_throughput_gap_is_time_outside_every_stage(void) {
             b_exec(m, gpu, "B", b, t + 120, t + 200, 80, 0);
         }
         pp_report *r = b_report(m, NULL);
-        size_t n, k = 0;
-        const char *const *f = pp_report_findings(r, &n);
-        while (k < n && strncmp(f[k], "Throughput:", 11) != 0)
-            k++;
-        EXPECT(k < n);
-        if (k < n)
-            EXPECT_STR(f[k], "Throughput: 1666666.67 batches/s were measured, 6.0x below the "
-                             "10000000.00/s that cycle latency bounds: per batch, the stages take "
-                             "180 ns in sum against a period of 600 ns; 400 ns per batch (67% of "
-                             "the period) lies outside every stage, most of it right before stage "
-                             "\"A\".");
+        const char *f = throughput_finding(r);
+        EXPECT(f != NULL);
+        if (f)
+            EXPECT_STR(f, "Throughput: 1666666.67 batches/s were measured, 6.0x below the "
+                          "10000000.00/s that cycle latency bounds: per batch, the stages take "
+                          "180 ns in sum against a period of 600 ns; 400 ns per batch (67% of "
+                          "the period) lies outside every stage, most of it right before stage "
+                          "\"A\".");
         pp_report_free(r);
         pp_model_free(m);
     }
@@ -333,13 +339,8 @@ static void test_throughput_gap_tie_goes_to_the_exec(void) {
         b_exec(m, gpu, "B", b, t, t + 50, 50, 0);
     }
     pp_report *r = b_report(m, NULL);
-    size_t n, k = 0;
-    const char *const *f = pp_report_findings(r, &n);
-    while (k < n && strncmp(f[k], "Throughput:", 11) != 0)
-        k++;
-    EXPECT(k < n);
-    if (k < n)
-        EXPECT(strstr(f[k], "most of it right before stage \"B\".") != NULL);
+    const char *f = throughput_finding(r);
+    EXPECT(f != NULL && strstr(f, "most of it right before stage \"B\".") != NULL);
     pp_report_free(r);
     pp_model_free(m);
 }
