@@ -16,6 +16,7 @@
 #ifndef PP_BENCH_ANALYZE_TRACE_H
 #define PP_BENCH_ANALYZE_TRACE_H
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ static double now_s(void) {
  * *m, then analyzing it after the "warm up" region; the two times in s. */
 static pp_report *trace_read_and_analyze(const char *path, pp_model **m, double *read_s,
                                          double *analyze_s) {
+#ifdef M_MMAP_THRESHOLD
+    (void)mallopt(M_MMAP_THRESHOLD, 256 * 1024); /* as the CLI does (src/cli/main.c) */
+#endif
     pp_error err = {{0}};
     double t0 = now_s();
     if (pp_trace_read(path, m, &err) != PP_OK)

@@ -247,10 +247,10 @@ static int child(const char *path) {
     pp_model *m = NULL;
     double read_s, analyze_s;
     pp_report *r = trace_read_and_analyze(path, &m, &read_s, &analyze_s);
+    pp_model_free(m); /* the report's figures need it no more: the peak is the build's */
     put_figures(r, stdout);
     printf("TIME load=%.3f analyze=%.3f\n", read_s, analyze_s);
     pp_report_free(r);
-    pp_model_free(m);
     return 0;
 }
 

@@ -47,7 +47,6 @@
  *        bench_pptrace --child TRACE       (the analysis, run by the bench)
  *        bench_pptrace --convert TRACE OUT chunks|whole  (a conversion)
  *        bench_pptrace --fault BYTES          (the fault floor) */
-#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +69,6 @@ static void bench_line(const char *name, double v, const char *unit, const char 
 
 /* Reads TRACE, analyzes it, prints "events load_s analyze_s". */
 static int child(const char *path) {
-#ifdef M_MMAP_THRESHOLD
-    (void)mallopt(M_MMAP_THRESHOLD, 256 * 1024); /* as the CLI does (src/cli/main.c) */
-#endif
     pp_model *m = NULL;
     double read_s, analyze_s;
     pp_report *r = trace_read_and_analyze(path, &m, &read_s, &analyze_s);
