@@ -244,10 +244,9 @@ static void put_figures(const pp_report *r, FILE *out) {
 }
 
 static int child(const char *path) {
-    pp_model *m = NULL;
+    size_t events;
     double read_s, analyze_s;
-    pp_report *r = trace_read_and_analyze(path, &m, &read_s, &analyze_s);
-    pp_model_free(m); /* the report's figures need it no more: the peak is the build's */
+    pp_report *r = trace_read_and_analyze(path, &events, &read_s, &analyze_s);
     put_figures(r, stdout);
     printf("TIME load=%.3f analyze=%.3f\n", read_s, analyze_s);
     pp_report_free(r);

@@ -63,6 +63,14 @@ void pp_analyze_options_init(pp_analyze_options *o);
  * into windows with pp_trace_convert's from_ns/to_ns); PP_ENOMEM. */
 int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
                     pp_error *err);
+/* The same report from a model the caller gives up: m is freed, whatever
+ * the result, and the build drops its annotations once no step reads them
+ * again, before the stage step where the build holds the most (about 8
+ * bytes an event less at that peak for a pipeline trace: docs/analysis.md,
+ * "Memory"). For a caller that needs the model no more, as `pipeprof
+ * analyze`; pp_report_exec_parts then has nothing to compute from. */
+int pp_report_build_owned(pp_model *m, const pp_analyze_options *o, pp_report **out,
+                          pp_error *err);
 /* Accepts NULL. */
 void pp_report_free(pp_report *r);
 
@@ -306,7 +314,8 @@ typedef struct pp_clock_stats {
  * report was built from, which must still exist then (a report keeps only
  * each exec's (stage, device) cell: 4 bytes an exec rather than 80); the
  * table lives until pp_report_free. That first call writes into the report:
- * not from two threads at once. NULL and *n = 0 on no memory. */
+ * not from two threads at once. NULL and *n = 0 on no memory, and for a
+ * report of pp_report_build_owned (its model is gone). */
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n);
 const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n);
 const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n);

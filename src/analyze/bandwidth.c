@@ -132,18 +132,19 @@ static int stage_busy(pp_report *r, int64_t *busy) {
     return rc;
 }
 
-int an_bandwidth_compute(pp_report *r, pp_error *err) {
+int an_bandwidth_sums(pp_report *r, pp_error *err) {
     byte_keys k = {pp_model_find_string(r->m, "bytes_in"), pp_model_find_string(r->m, "bytes_out"),
                    pp_model_find_string(r->m, "bytes")};
     if (k.in == 0 && k.out == 0 && k.bytes == 0)
         return PP_OK; /* nothing in the trace carries bytes */
     size_t ntracks = pp_model_track_count(r->m);
     uint32_t *row_of = malloc((ntracks ? ntracks : 1) * sizeof *row_of);
-    int64_t *busy = malloc((r->nstages ? r->nstages : 1) * sizeof *busy);
-    if (!row_of || !busy) {
-        free(row_of), free(busy);
+    r->bw_sums = calloc(r->ndevices + r->ntracks + r->nstages + 1, sizeof *r->bw_sums);
+    if (!row_of || !r->bw_sums) {
+        free(row_of);
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     }
+    pp_bandwidth *dev = r->bw_sums, *trk = dev + r->ndevices, *stg = trk + r->ntracks;
     memset(row_of, 0xff, (ntracks ? ntracks : 1) * sizeof *row_of);
     for (size_t t = 0; t < r->ntracks; t++)
         row_of[r->tracks[t].track] = (uint32_t)t;
@@ -157,14 +158,30 @@ int an_bandwidth_compute(pp_report *r, pp_error *err) {
         if (in == 0 && out == 0)
             continue;
         int64_t xfer = an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_xfer(&r->c, x->event));
-        add_exec(&r->devices[an_exec_device(r, x)].bandwidth, in, out, xfer);
+        add_exec(&dev[an_exec_device(r, x)], in, out, xfer);
         if (row_of[an_exec_track(r, x)] != AN_NONE)
-            add_exec(&r->tracks[row_of[an_exec_track(r, x)]].bandwidth, in, out, xfer);
+            add_exec(&trk[row_of[an_exec_track(r, x)]], in, out, xfer);
         if (x->stage != AN_NONE)
-            add_exec(&r->stages[x->stage].bandwidth, in, out, xfer);
+            add_exec(&stg[x->stage], in, out, xfer);
     }
     free(row_of);
-    int rc = stage_busy(r, busy);
+    return PP_OK;
+}
+
+int an_bandwidth_rates(pp_report *r, pp_error *err) {
+    if (!r->bw_sums)
+        return PP_OK;
+    const pp_bandwidth *dev = r->bw_sums, *trk = dev + r->ndevices, *stg = trk + r->ntracks;
+    for (size_t d = 0; d < r->ndevices; d++)
+        r->devices[d].bandwidth = dev[d];
+    for (size_t t = 0; t < r->ntracks; t++)
+        r->tracks[t].bandwidth = trk[t];
+    for (size_t s = 0; s < r->nstages; s++)
+        r->stages[s].bandwidth = stg[s];
+    free(r->bw_sums);
+    r->bw_sums = NULL;
+    int64_t *busy = malloc((r->nstages ? r->nstages : 1) * sizeof *busy);
+    int rc = busy ? stage_busy(r, busy) : PP_ENOMEM;
     if (rc != PP_OK) {
         free(busy);
         return pp_set_error(err, rc, "out of memory");

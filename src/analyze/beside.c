@@ -1,5 +1,6 @@
-/* beside.c — the device step on a thread of its own, beside the stage,
- * data-parallel, cycle, op and decomposition steps (report.c).
+/* beside.c — the device step on a thread of its own, beside the op,
+ * decomposition, bandwidth-sum, stage, data-parallel, cycle and contention
+ * steps (report.c).
  *
  * Why: the device step is about a sixth of a build and shares nothing with
  * those steps. It reads what the steps before them made (the window, the

@@ -8,8 +8,8 @@
 #include "core/error.h"
 
 uint32_t an_find_stage(const pp_report *r, const char *name) {
-    for (uint32_t s = 0; s < r->nstages; s++)
-        if (strcmp(r->stages[s].name, name) == 0)
+    for (uint32_t s = 0; s < r->nstages; s++) /* the names, set by the stage order */
+        if (strcmp(r->stage_names[s], name) == 0)
             return s;
     return AN_NONE;
 }

@@ -351,7 +351,7 @@ static int exec_parts_build(pp_report *r) {
 
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n) {
     pp_report *w = (pp_report *)r; /* the report is never const: it caches the table */
-    if (!r->exec_parts && r->npart_cells > 0 && exec_parts_build(w) != PP_OK) {
+    if (!r->exec_parts && r->npart_cells > 0 && (!r->model || exec_parts_build(w) != PP_OK)) {
         *n = 0;
         return NULL;
     }

@@ -152,6 +152,8 @@ void an_scratch_forget(pp_report *r) {
 /* What only the build needs: freed before the report is handed out. */
 static void build_state_free(pp_report *r) {
     an_scratch_free(r);
+    free(r->bw_sums);
+    r->bw_sums = NULL;
     free(r->execs);
     free(r->exec_batch);
     free(r->starved);
@@ -174,8 +176,10 @@ static void build_state_free(pp_report *r) {
     r->m = NULL;
 }
 
-int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
-                    pp_error *err) {
+/* The build; with `own` (m itself, then) it also drops what of the model no
+ * step reads again (its annotations: the model is freed by the caller). */
+static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
+                 pp_report **out, pp_error *err) {
     *out = NULL;
     pp_analyze_options defaults;
     if (!o) {
@@ -218,25 +222,34 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     if (rc == PP_OK)
         rc = an_tracks_list(r, err);
     an_beside *devices = NULL;
-    if (rc == PP_OK) /* the device step, beside the next five (beside.c) */
+    if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
         rc = an_devices_start(r, &devices, err);
+    /* The steps that read annotations other than the shares come before the
+     * stage step, the build's peak: an owned model's then go before it. */
+    if (rc == PP_OK)
+        rc = an_ops_compute(r, err);
+    if (rc == PP_OK)
+        rc = an_decompose_compute(r, o, err);
+    if (rc == PP_OK)
+        rc = an_bandwidth_sums(r, err);
+    an_scratch_free(r);
+    if (rc == PP_OK && own)
+        pp_model_anns_keep(own, an_share_key(own));
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
+    if (own) /* no step reads an annotation after the stage step */
+        pp_model_anns_keep(own, 0);
     if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
         rc = an_dp_compute(r, err);
     if (rc == PP_OK) /* in the stage step's scratch, already faulted in */
         rc = an_cycles_compute(r, err);
     an_scratch_free(r);
-    if (rc == PP_OK)
-        rc = an_ops_compute(r, err);
     if (rc == PP_OK && o->nisolated > 0)
         rc = an_contention_compute(r, o, err);
-    if (rc == PP_OK)
-        rc = an_decompose_compute(r, o, err);
     int devices_rc = an_devices_join(r, devices, rc == PP_OK ? err : NULL);
     rc = rc == PP_OK ? devices_rc : rc;
     if (rc == PP_OK)
-        rc = an_bandwidth_compute(r, err);
+        rc = an_bandwidth_rates(r, err);
     if (rc == PP_OK)
         rc = an_findings_compute(r, err);
     build_state_free(r);
@@ -246,6 +259,20 @@ int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **
     }
     *out = r;
     return PP_OK;
+}
+
+int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
+                    pp_error *err) {
+    return build(NULL, m, o, out, err);
+}
+
+int pp_report_build_owned(pp_model *m, const pp_analyze_options *o, pp_report **out,
+                          pp_error *err) {
+    int rc = build(m, m, o, out, err);
+    pp_model_free(m);
+    if (*out)
+        (*out)->model = NULL; /* pp_report_exec_parts has nothing to read */
+    return rc;
 }
 
 static void free_strings(char **s, size_t n) {

@@ -1,14 +1,17 @@
 /* report.h — the report's layout and the steps that fill it.
  *
  * pp_report_build (report.c) runs the steps in order: window, exec view,
- * foreign labels, stage order, devices and tracks, stage times,
- * data-parallel breakdown, cycles, op statistics, contention, wall
- * decomposition, bandwidth, findings. Each step reads what earlier ones
- * filled in.
+ * foreign labels, stage order, devices and tracks, op statistics, wall
+ * decomposition, bandwidth sums, stage times, data-parallel breakdown,
+ * cycles, contention, bandwidth rates, findings. Each step reads what
+ * earlier ones filled in. The steps that read annotations other than the
+ * shares come before the stage step, the build's peak, so that
+ * pp_report_build_owned drops the rest of an owned model's annotations
+ * before it (pp_model_anns_keep).
  *
- * The device step runs on a thread of its own beside the stage,
- * data-parallel, cycle, op and decomposition steps (beside.c), which
- * neither read what it writes nor write what it reads.
+ * The device step runs on a thread of its own beside the steps from the op
+ * statistics to the contention (beside.c), which neither read what it
+ * writes nor write what it reads.
  *
  * Speed: a 10M-event trace is analyzed in a few linear passes over the
  * model's columns. Grouping uses counting sorts over dense indexes (tracks,
@@ -272,6 +275,7 @@ struct pp_report {
     size_t ntexts, captexts;
     char **findings;
     size_t nfindings;
+    pp_bandwidth *bw_sums;     /* bandwidth.c: per device, track, then stage, until the rates */
     pp_contention_stats *contention;
     size_t ncontention;
     int has_contention;        /* isolated times were given: the renderers show the table */
@@ -392,13 +396,23 @@ int an_devices_join(pp_report *r, an_beside *b, pp_error *err);
 void an_scratch_free(pp_report *r);
 void an_scratch_forget(pp_report *r);
 int an_stages_compute(pp_report *r, pp_error *err);
+/* The string id of "share", the key of the annotations the stage step reads
+ * (a data-parallel exec's part of its batch); 0 when the model has none. */
+static inline uint32_t an_share_key(const pp_model *m) {
+    return pp_model_find_string(m, "share");
+}
 int an_cycles_compute(pp_report *r, pp_error *err);
 int an_dp_compute(pp_report *r, pp_error *err);
 int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
-int an_bandwidth_compute(pp_report *r, pp_error *err);
+/* Bandwidth in two steps: the bytes of each device, track and stage, summed
+ * before the stage step (while the model still has every annotation:
+ * pp_report_build_owned), into r->bw_sums; the rates over busy time once the
+ * device step has joined. */
+int an_bandwidth_sums(pp_report *r, pp_error *err);
+int an_bandwidth_rates(pp_report *r, pp_error *err);
 /* The finding naming the largest non-device part of a (stage, device)
  * where it dominates (decompose.c); called by an_findings_compute. */
 int an_decompose_findings(pp_report *r);

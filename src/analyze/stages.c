@@ -177,7 +177,7 @@ static int cells_build(pp_report *r, cells *c) {
         return PP_EUNSUPPORTED;
     c->ann = pp_model_anns(r->m, &c->nann);
     c->ann_at = c->nann; /* no lookup yet */
-    c->share_key = pp_model_find_string(r->m, "share");
+    c->share_key = an_share_key(r->m);
     c->at = an_buf_get(&r->index, (nb + 2) * sizeof *c->at);
     if (!c->at)
         return PP_ENOMEM;

@@ -164,7 +164,7 @@ static int analyze_trace(analyze_args *a) {
         return code;
     a->opt.source = source;
     pp_report *r = NULL;
-    int rc = pp_report_build(m, &a->opt, &r, &err);
+    int rc = pp_report_build_owned(m, &a->opt, &r, &err); /* frees m: the outputs need the report alone */
     if (rc != PP_OK) {
         cli_error("analyze: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
         code = cli_exit_code(rc);
@@ -172,7 +172,6 @@ static int analyze_trace(analyze_args *a) {
         code = analyze_output(r, a);
     }
     pp_report_free(r);
-    pp_model_free(m);
     free(source);
     return code;
 }

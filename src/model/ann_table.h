@@ -58,4 +58,10 @@ static inline void pp_ann_unpack(const pp_ann *a, pp_annotation *out) {
 /* Every annotation, sorted by event; never NULL. */
 const pp_ann *pp_model_anns(const pp_model *m, size_t *count);
 
+/* Keeps only the annotations whose key is `key` (none for 0), in their
+ * order, in a table of their size: for an owner that has read the others
+ * for the last time (pp_report_build_owned). On no memory for the smaller
+ * table the kept ones stay in the larger. */
+void pp_model_anns_keep(pp_model *m, uint32_t key);
+
 #endif

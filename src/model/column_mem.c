@@ -46,6 +46,23 @@ void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
     return q;
 }
 
+void *pp_column_shrink(void *p, size_t old_bytes, size_t new_bytes) {
+    if (old_bytes < MAPPED_MIN)
+        return realloc(p, new_bytes);
+    if (new_bytes >= MAPPED_MIN) {
+        size_t keep = page_round(new_bytes), had = page_round(old_bytes);
+        if (had > keep)
+            munmap((unsigned char *)p + keep, had - keep);
+        return p;
+    }
+    void *q = malloc(new_bytes); /* below the mapped size: the heap's, as pp_column_free expects */
+    if (!q)
+        return NULL;
+    memcpy(q, p, new_bytes);
+    munmap(p, page_round(old_bytes));
+    return q;
+}
+
 void pp_column_free(void *p, size_t bytes) {
     if (bytes >= MAPPED_MIN)
         munmap(p, page_round(bytes));
@@ -61,6 +78,11 @@ void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes) {
     if (q)
         free(p);
     return q;
+}
+
+void *pp_column_shrink(void *p, size_t old_bytes, size_t new_bytes) {
+    (void)old_bytes;
+    return realloc(p, new_bytes);
 }
 
 void pp_column_free(void *p, size_t bytes) {

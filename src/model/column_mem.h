@@ -16,7 +16,13 @@
  * new_bytes (> old_bytes); bytes [old_bytes, new_bytes) read zero. The new
  * address, or NULL when out of memory, leaving p as it was. */
 void *pp_column_grow(void *p, size_t old_bytes, size_t new_bytes);
-/* Releases a column of `bytes` (its size when last grown). Accepts NULL. */
+/* Shrinks the column at p from old_bytes to new_bytes (< old_bytes, > 0),
+ * keeping its first new_bytes: in place where its pages are mapped (the
+ * pages past them go back), else moved. The new address, or NULL when out
+ * of memory for the move, leaving p as it was. */
+void *pp_column_shrink(void *p, size_t old_bytes, size_t new_bytes);
+/* Releases a column of `bytes` (its size when last grown or shrunk). Accepts
+ * NULL. */
 void pp_column_free(void *p, size_t bytes);
 
 #endif

@@ -462,6 +462,28 @@ const pp_ann *pp_model_anns(const pp_model *m, size_t *count) {
     return m->anns ? m->anns : none;
 }
 
+void pp_model_anns_keep(pp_model *m, uint32_t key) {
+    size_t n = 0;
+    for (size_t i = 0; i < m->nanns; i++)
+        if (key != 0 && pp_ann_key(&m->anns[i]) == key)
+            m->anns[n++] = m->anns[i];
+    view_drop(&m->view);
+    m->nanns = n;
+    if (n == 0) {
+        pp_column_free(m->anns, m->capanns * sizeof *m->anns);
+        m->anns = NULL;
+        m->capanns = 0;
+        return;
+    }
+    pp_ann *kept = n < m->capanns ? pp_column_shrink(m->anns, m->capanns * sizeof *kept,
+                                                     n * sizeof *kept)
+                                  : NULL;
+    if (kept) { /* else the kept ones stay at the front of the larger table */
+        m->anns = kept;
+        m->capanns = n;
+    }
+}
+
 const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
     static const pp_annotation none[1];
     wide_view *v = (wide_view *)&m->view; /* made once, under its lock */

@@ -7,6 +7,7 @@
  * 32-bit columns (model/columns.h) read back whole. */
 #include <math.h>
 
+#include "model/ann_table.h"
 #include "model/event_slots.h"
 #include "pipeprof/model.h"
 #include "testutil.h"
@@ -253,6 +254,54 @@ static void test_annotation_commit_stops_at_the_first_refused(void) {
     pp_model_free(m);
 }
 
+/* A model of `n` plain events whose event i has annotation key 2 + i % 3
+ * (interned "a", "b", "c") with value i; its keys in keys[3]. */
+static pp_model *annotated(size_t n, uint32_t keys[3]) {
+    pp_model *m = model_with_track();
+    append_plain(m, (int)n);
+    for (int k = 0; k < 3; k++)
+        EXPECT_EQ_I64(pp_model_intern(m, (const char[]){(char)('a' + k), 0}, 1, &keys[k]), PP_OK);
+    for (size_t i = 0; i < n; i++) {
+        pp_annotation a = {.event = i, .key = keys[i % 3], .type = PP_VALUE_INT, .v.i = (int64_t)i};
+        EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    }
+    return m;
+}
+
+/* The annotations of key keys[k] read back in order, values k, k + 3, ... */
+static void expect_only_key(const pp_model *m, size_t n, const uint32_t keys[3], size_t k) {
+    size_t got;
+    const pp_ann *a = pp_model_anns(m, &got);
+    EXPECT_EQ_U64(got, (n - k + 2) / 3);
+    for (size_t j = 0; j < got; j++)
+        EXPECT(a[j].event == k + 3 * j && pp_ann_key(&a[j]) == keys[k] &&
+               a[j].v.i == (int64_t)(k + 3 * j));
+}
+
+/* pp_model_anns_keep keeps one key's annotations, in order, from a table of
+ * mapped pages (300000 annotations, 4.8 MB) into mapped pages and into the
+ * heap, and from the heap; the model takes annotations after it, and
+ * keeping none empties the table. */
+static void test_annotations_keep_one_key(void) {
+    uint32_t keys[3];
+    const size_t sizes[] = {300000, 90000, 300}; /* mapped to mapped, to the heap; heap */
+    for (size_t s = 0; s < 3; s++) {
+        size_t n = sizes[s];
+        pp_model *m = annotated(n, keys);
+        pp_model_anns_keep(m, keys[1]);
+        expect_only_key(m, n, keys, 1);
+        pp_annotation more = {.event = n - 1, .key = keys[0], .type = PP_VALUE_INT, .v.i = -1};
+        EXPECT_EQ_I64(pp_model_add_annotation(m, &more), PP_OK);
+        size_t got;
+        const pp_annotation *all = pp_model_annotations(m, &got);
+        EXPECT(all && got == (n + 1) / 3 + 1 && all[got - 1].v.i == -1);
+        pp_model_anns_keep(m, 0);
+        pp_model_anns(m, &got);
+        EXPECT_EQ_U64(got, 0);
+        pp_model_free(m);
+    }
+}
+
 int main(void) {
     RUN(test_columns_keep_every_value_as_they_grow);
     RUN(test_columns_view_follows_changes);
@@ -261,5 +310,6 @@ int main(void) {
     RUN(test_commit_stops_at_the_first_refused_event);
     RUN(test_unreserved_slots_read_zero);
     RUN(test_annotation_commit_stops_at_the_first_refused);
+    RUN(test_annotations_keep_one_key);
     return pp_test_finish();
 }
