@@ -5,8 +5,11 @@
  * over a window cut to the middle of the trace; and over a region. A
  * report that builds is written as text, JSON (file and memory), CSV and
  * HTML, into memory files and /dev/shm (the scratch names fuzz/run.sh
- * removes). An error with a message is a fine outcome; a crash, leak,
- * undefined behaviour or a report the renderers choke on is not. */
+ * removes). As it is and labeled by ProfilerStep#N, a second model read
+ * from the input is analyzed by pp_report_build_owned too, which must give
+ * the same result and the same JSON. An error with a message is a fine
+ * outcome; a crash, leak, undefined behaviour, a report the renderers
+ * choke on or two builds that differ is not. */
 #include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -58,11 +61,35 @@ static void render(const pp_report *r, const pp_model *m) {
         remove(path);
 }
 
-static void analyze(const pp_model *m, const pp_analyze_options *o) {
+static char *report_json(const pp_report *r) {
+    char *json = NULL;
+    return r && pp_report_json(r, &json, NULL) == PP_OK ? json : NULL;
+}
+
+/* With `path`, the input's file: also the owned build of a second model read
+ * from it, compared. */
+static void analyze(const pp_model *m, const pp_analyze_options *o, const char *path) {
     pp_report *r = NULL;
     pp_error err = {{0}};
-    if (pp_report_build(m, o, &r, &err) == PP_OK)
+    int rc = pp_report_build(m, o, &r, &err);
+    if (rc == PP_OK)
         render(r, m);
+    pp_model *again = NULL;
+    pp_error err_again = {{0}};
+    if (path && pp_chrome_read(path, &again, &err_again) == PP_OK) {
+        pp_report *owned = NULL;
+        int rc_owned = pp_report_build_owned(again, o, &owned, &err_again);
+        char *a = report_json(r), *b = report_json(owned);
+        int differ = a && b && strcmp(a, b) != 0;
+        if (rc_owned != rc || strcmp(err.msg, err_again.msg) != 0 || differ) {
+            fprintf(stderr, "pp_report_build_owned: %d \"%s\", pp_report_build: %d \"%s\"%s\n",
+                    rc_owned, err_again.msg, rc, err.msg, differ ? ", JSON differs" : "");
+            abort();
+        }
+        pp_report_json_free(a);
+        pp_report_json_free(b);
+        pp_report_free(owned);
+    }
     pp_report_free(r);
 }
 
@@ -91,22 +118,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pp_analyze_options o;
         pp_analyze_options_init(&o);
         o.source = "fuzz.json";
-        analyze(m, &o);
+        analyze(m, &o, path);
         o.batch_pattern = "^(?<stage>.+)/batch(?<batch>[0-9]+)$";
-        analyze(m, &o);
+        analyze(m, &o, NULL);
         o.batch_pattern = "^ProfilerStep#(?<batch>[0-9]+)$";
         o.stage_pattern = "^(?<stage>Stage[0-9]_[A-Za-z]+)(/batch(?<batch>[0-9]+))?$";
-        analyze(m, &o);
+        analyze(m, &o, path);
         pp_analyze_options_init(&o);
         int64_t first, last;
         span_of(m, &first, &last);
         o.has_from = o.has_to = 1;
         o.from_ns = first + (last / 4 - first / 4);
         o.to_ns = last - (last / 4 - first / 4);
-        analyze(m, &o);
+        analyze(m, &o, NULL);
         pp_analyze_options_init(&o);
         o.region = "warm up";
-        analyze(m, &o);
+        analyze(m, &o, NULL);
     }
     pp_model_free(m);
     close(fd);
