@@ -225,14 +225,15 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
         rc = an_devices_start(r, &devices, err);
     /* The steps that read annotations other than the shares come before the
-     * stage step, the build's peak: an owned model's then go before it. */
+     * stage step, which holds the most: an owned model's annotations but the
+     * shares go before it. */
     if (rc == PP_OK)
         rc = an_ops_compute(r, err);
     if (rc == PP_OK)
         rc = an_decompose_compute(r, o, err);
     if (rc == PP_OK)
         rc = an_bandwidth_sums(r, err);
-    an_scratch_free(r);
+    an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
     if (rc == PP_OK && own)
         pp_model_anns_keep(own, an_share_key(own));
     if (rc == PP_OK)
