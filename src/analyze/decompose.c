@@ -120,6 +120,9 @@ static int clocks_collect(pp_report *r) {
         }
         if (!method || error < 0)
             continue;
+        method = an_keep_text(r, method); /* the report's own: it may outlive the model */
+        if (!method)
+            return PP_ENOMEM;
         size_t j = 0;
         while (j < r->nclocks && r->clocks[j].device != d)
             j++;

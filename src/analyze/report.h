@@ -271,7 +271,7 @@ struct pp_report {
     pp_dp_device *dp_devices;  /* dp[i].devices point here */
     pp_op_stats *ops, *op_types;
     size_t nops, nop_types;
-    char **texts;              /* owned strings of the op tables */
+    char **texts;              /* owned strings of the op and clock tables */
     size_t ntexts, captexts;
     char **findings;
     size_t nfindings;
