@@ -94,18 +94,18 @@ int an_cycles_compute(pp_report *r, pp_error *err) {
     size_t nc = 0;
     pp_cycle_stats *cy = &r->cycles;
     cy->batches = r->nbatches;
+    int64_t *cycle = first; /* first and last are free again: every batch's cycle */
     for (size_t i = 0; i < r->nbatches; i++) {
         pp_batch_stats b = an_batch_stats(r, i);
         r->stages[b.bottleneck].bottleneck_count++;
+        cycle[i] = b.cycle_ns;
         if (b.complete)
             vals[nc++] = b.cycle_ns;
     }
     cy->complete = nc;
     int rc = an_summary(r, vals, nc, &cy->cycle_complete);
-    for (size_t i = 0; i < r->nbatches; i++)
-        vals[i] = an_batch_stats(r, i).cycle_ns;
     if (rc == PP_OK)
-        rc = an_summary(r, vals, r->nbatches, &cy->cycle);
+        rc = an_summary(r, cycle, r->nbatches, &cy->cycle);
     for (size_t i = 0; i < r->nbatches; i++)
         vals[i] = r->batch_e2e[i];
     if (rc == PP_OK)

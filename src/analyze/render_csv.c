@@ -103,9 +103,10 @@ static void stages(const pp_report *r, pp_outfile *o) {
  * reader can pivot either way without a join. */
 static void batches(const pp_report *r, pp_outfile *o) {
     put(o, "batch,complete,cycle_ns,bottleneck,e2e_ns,stage,stage_time_ns,measured_ns\n");
-    for (size_t i = 0, t = 0; i < r->nbatches; i++) {
+    for (size_t i = 0; i < r->nbatches; i++) {
         pp_batch_stats bs = an_batch_stats(r, i), *b = &bs;
-        for (pp_stage_time st; t < r->ntimes && (st = an_stage_time(r, t)).batch == b->batch; t++) {
+        for (size_t t = r->batch_time[i]; t < r->batch_time[i + 1]; t++) {
+            pp_stage_time st = an_stage_time(r, t);
             put(o, "%lld,%d,%lld,", (long long)b->batch, b->complete, (long long)b->cycle_ns);
             field(o, r->stages[b->bottleneck].name);
             put(o, ",%lld,", (long long)b->e2e_ns);

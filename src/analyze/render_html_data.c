@@ -134,8 +134,8 @@ static void stages(const pp_report *r, pp_outfile *o, uint64_t *hist) {
 }
 
 /* The cycle summary and the first HTML_BATCH_ROWS batches, each with its
- * stage times (null where the batch lacks the stage). r->times is sorted by
- * (batch, stage), as the batches are by batch. */
+ * stage times (null where the batch lacks the stage): batch i's are
+ * r->times[batch_time[i] .. batch_time[i + 1]), in stage order. */
 static void cycles(const pp_report *r, pp_outfile *o) {
     const pp_cycle_stats *c = &r->cycles;
     hj_raw(o, ",\n\"cycles\": {");
@@ -148,7 +148,7 @@ static void cycles(const pp_report *r, pp_outfile *o) {
     ratio(o, "throughput_measured_per_s", c->throughput_measured);
     num(o, "rows_cap", HTML_BATCH_ROWS);
     hj_raw(o, ",\n\"rows\": [");
-    size_t t = 0, rows = r->nbatches < HTML_BATCH_ROWS ? r->nbatches : HTML_BATCH_ROWS;
+    size_t rows = r->nbatches < HTML_BATCH_ROWS ? r->nbatches : HTML_BATCH_ROWS;
     for (size_t i = 0; i < rows; i++) {
         pp_batch_stats bs = an_batch_stats(r, i), *b = &bs;
         hj_raw(o, i ? ",\n [" : "\n [");
@@ -160,11 +160,10 @@ static void cycles(const pp_report *r, pp_outfile *o) {
         hj_raw(o, ", ");
         hj_i64(o, b->e2e_ns);
         hj_raw(o, ", [");
-        while (t < r->ntimes && an_stage_time(r, t).batch < b->batch)
-            t++;
+        size_t t = r->batch_time[i], end = r->batch_time[i + 1];
         for (size_t s = 0; s < r->nstages; s++) {
             hj_raw(o, s ? ", " : "");
-            if (t < r->ntimes && an_stage_time(r, t).batch == b->batch && r->times[t].stage == s)
+            if (t < end && r->times[t].stage == s)
                 hj_i64(o, r->times[t++].time_ns);
             else
                 hj_raw(o, "null");

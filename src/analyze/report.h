@@ -546,6 +546,10 @@ static inline int64_t an_sat_add(int64_t a, int64_t b) {
 static inline int64_t an_hw_of(uint64_t hw) {
     return hw > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hw;
 }
+/* The hardware time of exec x: 0 for host work, which has none. */
+static inline int64_t an_exec_hw(const pp_report *r, const an_exec *x) {
+    return an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
+}
 /* num / den as a double (0 when den is 0), for ratios. */
 double an_ratio(int64_t num, int64_t den);
 

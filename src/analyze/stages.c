@@ -398,7 +398,7 @@ static int stage_exec_figures(pp_report *r) {
         if (!an_exec_inside(r, x) || x->stage == AN_NONE)
             continue;
         pp_stage_stats *st = &r->stages[x->stage];
-        int64_t hw = an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
+        int64_t hw = an_exec_hw(r, x);
         st->execs++;
         host[x->stage] += (uint64_t)an_exec_is_host(r, x);
         if (hw == 0) {
@@ -414,7 +414,7 @@ static int stage_exec_figures(pp_report *r) {
         at[s + 2] += at[s + 1];
     for (size_t i = 0; rc == PP_OK && i < r->nexecs; i++) { /* at[s+1] is stage s's cursor */
         const an_exec *x = &r->execs[i];
-        int64_t hw = an_exec_is_host(r, x) ? 0 : an_hw_of(pp_cols_hw(&r->c, x->event));
+        int64_t hw = an_exec_hw(r, x);
         if (an_exec_inside(r, x) && x->stage != AN_NONE && hw != 0)
             pen[at[x->stage + 1]++] = pp_cols_dur(&r->c, x->event) - hw;
     }

@@ -16,11 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/ann_table.h"
 #include "capture/pptrace_stream.h"
 #include "capture/pptrace_stream_impl.h"
 #include "io/outfile.h"
-
+#include "model/ann_table.h"
 
 /* Set before the session starts, cleared by finish; read by any thread
  * that stops a session. */

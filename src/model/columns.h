@@ -21,8 +21,8 @@
  * A page's bases are the start and the batch (other than -1) of the first
  * of its events written, whoever writes it: the .pptrace reader's workers
  * fill the pages of a block each, and a page may straddle two blocks, so a
- * base is set by a compare-and-swap and never changes after
- * (pp_slot_put_ts, pp_slot_put_batch).
+ * base is set by a compare-and-swap and never changes after (pp_page_base,
+ * model/event_slots.h).
  *
  * Read a narrow column through its accessor (pp_cols_ts, pp_cols_dur,
  * pp_cols_batch, pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage),
@@ -44,18 +44,21 @@
 #define PP_WIDE_I16 INT16_MIN
 #define PP_WIDE_U16 UINT16_MAX
 
-/* Events a timestamp base serves: event i's is base[i >> PP_TS_PAGE_SHIFT];
- * a page not yet written holds PP_TS_UNSET (no event starts there: the
- * model refuses ts INT64_MIN). */
+/* Events a page's bases serve: event i's are pages[i >> PP_TS_PAGE_SHIFT]. */
 #define PP_TS_PAGE_SHIFT 8
 #define PP_TS_PAGE ((size_t)1 << PP_TS_PAGE_SHIFT)
-#define PP_TS_UNSET INT64_MIN
-/* The batch bases share those pages; one not yet set holds PP_BATCH_UNSET
- * (a batch of INT64_MIN is kept in the side table, never as a base). A
- * batch slot holds 0 for no batch (-1), d + 1 for a batch d >= 0 above the
- * base, d for one d < 0 below it. */
-#define PP_BATCH_UNSET INT64_MIN
+/* A base not yet set. No start is INT64_MIN (the model refuses it), and a
+ * batch of INT64_MIN is kept in the side table, never as a base. */
+#define PP_BASE_UNSET INT64_MIN
+/* A batch slot holds 0 for no batch (-1), d + 1 for a batch d >= 0 above
+ * its page's base, d for one d < 0 below it. */
 #define PP_BATCH_DELTA_MAX 32766
+
+/* The bases of one page of events: its first start and its first batch
+ * other than -1 written (PP_BASE_UNSET until then). */
+typedef struct pp_page_bases {
+    _Atomic int64_t ts, batch;
+} pp_page_bases;
 
 /* The narrow columns, in the order of a pp_wide_sink's tables. */
 enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_TRACK, PP_WIDE_STAGE,
@@ -92,10 +95,9 @@ void pp_wide_free(pp_wide_sink *s);
 typedef struct pp_cols {
     size_t count, base;
     const int32_t *ts32;
-    const _Atomic int64_t *ts_base;
+    const pp_page_bases *pages;
     const uint32_t *dur32, *hw32, *xfer32;
     const int16_t *batch16;
-    const _Atomic int64_t *batch_base;
     const uint64_t *id;
     const double *value;
     const uint32_t *name;
@@ -111,7 +113,7 @@ static inline int64_t pp_cols_ts(const pp_cols *c, size_t i) {
     size_t k = c->base + i;
     if (v == PP_WIDE_I32)
         return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_TS], k);
-    return atomic_load_explicit(&c->ts_base[k >> PP_TS_PAGE_SHIFT], memory_order_relaxed) + v;
+    return atomic_load_explicit(&c->pages[k >> PP_TS_PAGE_SHIFT].ts, memory_order_relaxed) + v;
 }
 
 static inline int64_t pp_cols_dur(const pp_cols *c, size_t i) {
@@ -132,7 +134,7 @@ static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
         return -1;
     if (v == PP_WIDE_I16)
         return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], k);
-    int64_t b = atomic_load_explicit(&c->batch_base[k >> PP_TS_PAGE_SHIFT], memory_order_relaxed);
+    int64_t b = atomic_load_explicit(&c->pages[k >> PP_TS_PAGE_SHIFT].batch, memory_order_relaxed);
     return b + (v > 0 ? v - 1 : v); /* the delta first: base + delta is the batch written */
 }
 

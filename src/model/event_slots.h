@@ -35,10 +35,9 @@
  * such a value then gives up, as pptrace_read_ahead.c's workers do). */
 typedef struct pp_event_slots {
     int32_t *ts32;
-    _Atomic int64_t *ts_base; /* the store's, from event 0: not offset by pp_event_slots_at */
+    pp_page_bases *pages; /* the store's, from event 0: not offset by pp_event_slots_at */
     uint32_t *dur32, *hw32, *xfer32;
     int16_t *batch16;
-    _Atomic int64_t *batch_base; /* the store's, from event 0, as ts_base */
     uint64_t *id;
     double *value;
     uint32_t *name;
@@ -50,8 +49,8 @@ typedef struct pp_event_slots {
 
 /* The slots from slot k of `s` on. */
 static inline void pp_event_slots_at(const pp_event_slots *s, size_t k, pp_event_slots *out) {
-    *out = (pp_event_slots){s->ts32 + k, s->ts_base, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
-                            s->batch16 + k, s->batch_base, s->id + k, s->value + k, s->name + k,
+    *out = (pp_event_slots){s->ts32 + k, s->pages, s->dur32 + k, s->hw32 + k, s->xfer32 + k,
+                            s->batch16 + k, s->id + k, s->value + k, s->name + k,
                             s->stage16 + k, s->track16 + k, s->kind + k, s->role + k,
                             s->phase + k, s->base + k, s->wide};
 }
@@ -87,16 +86,22 @@ static inline int pp_slot_put_escaped(const pp_event_slots *s, int c, size_t i, 
     return s->wide ? pp_wide_append(s->wide, c, s->base + i, v) : PP_ENOMEM;
 }
 
-/* ts: 32 bits from its page's base, which the first writer of the page
- * sets (columns.h). */
-static inline int pp_slot_put_ts(const pp_event_slots *s, size_t i, int64_t v) {
-    _Atomic int64_t *base = &s->ts_base[(s->base + i) >> PP_TS_PAGE_SHIFT];
+/* The page base `base` holds, set to v first when it has none: the first
+ * writer of a page sets it, by compare-and-swap, since the .pptrace
+ * reader's workers may share a page (columns.h). PP_BASE_UNSET when v is
+ * PP_BASE_UNSET and no base was set. */
+static inline int64_t pp_page_base(_Atomic int64_t *base, int64_t v) {
     int64_t b = atomic_load_explicit(base, memory_order_relaxed);
     /* on a lost race the exchange leaves the winner's base in b */
-    if (b == PP_TS_UNSET && v != PP_TS_UNSET && atomic_compare_exchange_strong(base, &b, v))
+    if (b == PP_BASE_UNSET && v != PP_BASE_UNSET && atomic_compare_exchange_strong(base, &b, v))
         b = v;
-    int64_t off;
-    int fits = b != PP_TS_UNSET && !__builtin_sub_overflow(v, b, &off) && off > INT32_MIN &&
+    return b;
+}
+
+/* ts: 32 bits from its page's base (columns.h). */
+static inline int pp_slot_put_ts(const pp_event_slots *s, size_t i, int64_t v) {
+    int64_t b = pp_page_base(&s->pages[(s->base + i) >> PP_TS_PAGE_SHIFT].ts, v), off;
+    int fits = b != PP_BASE_UNSET && !__builtin_sub_overflow(v, b, &off) && off > INT32_MIN &&
                off <= INT32_MAX;
     s->ts32[i] = fits ? (int32_t)off : PP_WIDE_I32;
     return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_TS, i, (uint64_t)v);
@@ -109,17 +114,12 @@ static inline int pp_slot_put_dur(const pp_event_slots *s, size_t i, int64_t v) 
 }
 
 /* batch: sparse (no batch, -1, is not written), 16 bits from its page's
- * base, which the first batch written into the page sets (columns.h). */
+ * base (columns.h). */
 static inline int pp_slot_put_batch(const pp_event_slots *s, size_t i, int64_t v) {
     if (v == -1)
         return 0;
-    _Atomic int64_t *base = &s->batch_base[(s->base + i) >> PP_TS_PAGE_SHIFT];
-    int64_t b = atomic_load_explicit(base, memory_order_relaxed);
-    /* on a lost race the exchange leaves the winner's base in b */
-    if (b == PP_BATCH_UNSET && v != PP_BATCH_UNSET && atomic_compare_exchange_strong(base, &b, v))
-        b = v;
-    int64_t d;
-    int fits = b != PP_BATCH_UNSET && !__builtin_sub_overflow(v, b, &d) &&
+    int64_t b = pp_page_base(&s->pages[(s->base + i) >> PP_TS_PAGE_SHIFT].batch, v), d;
+    int fits = b != PP_BASE_UNSET && !__builtin_sub_overflow(v, b, &d) &&
                d >= -PP_BATCH_DELTA_MAX - 1 && d <= PP_BATCH_DELTA_MAX;
     s->batch16[i] = fits ? (int16_t)(d >= 0 ? d + 1 : d) : PP_WIDE_I16;
     return fits ? 0 : pp_slot_put_escaped(s, PP_WIDE_BATCH, i, (uint64_t)v);

@@ -21,7 +21,7 @@ typedef struct event_store {
                              * (after a failed growth some columns are larger than cap) */
     pp_event_slots col;     /* the columns, from event 0 */
     pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
-    size_t nbases;          /* timestamp and batch bases: one a page of PP_TS_PAGE events */
+    size_t npages;          /* page bases: one a page of PP_TS_PAGE events */
 } event_store;
 
 /* The 64-bit and 32-bit columns that pp_model_columns hands out and the
@@ -75,8 +75,7 @@ static void event_store_free(event_store *e) {
                             c->kind,  c->role,  c->phase};
     for (size_t k = 0; k < NCOLUMNS; k++)
         pp_column_free(cols[k], e->bytes[k]);
-    free((void *)c->ts_base);
-    free((void *)c->batch_base);
+    free(c->pages);
     pp_wide_free(&e->wide);
 }
 
@@ -169,21 +168,17 @@ void pp_event_init(pp_event *e) {
  * sparse columns rely on it: event_slots.h). On failure nothing is lost: the
  * columns already grown stay valid at their new size. */
 static int event_store_reserve(event_store *e, size_t cap) {
-    size_t nbases = (cap + PP_TS_PAGE - 1) >> PP_TS_PAGE_SHIFT;
-    if (nbases > e->nbases) {
-        _Atomic int64_t *ts = realloc((void *)e->col.ts_base, nbases * sizeof *ts);
-        if (ts)
-            e->col.ts_base = ts;
-        _Atomic int64_t *batch = ts ? realloc((void *)e->col.batch_base, nbases * sizeof *batch)
-                                    : NULL;
-        if (!batch) /* the larger table kept is never read past nbases */
+    size_t npages = (cap + PP_TS_PAGE - 1) >> PP_TS_PAGE_SHIFT;
+    if (npages > e->npages) {
+        pp_page_bases *pages = realloc(e->col.pages, npages * sizeof *pages);
+        if (!pages)
             return PP_ENOMEM;
-        e->col.batch_base = batch;
-        for (size_t p = e->nbases; p < nbases; p++) {
-            atomic_init(&ts[p], PP_TS_UNSET);
-            atomic_init(&batch[p], PP_BATCH_UNSET);
+        for (size_t p = e->npages; p < npages; p++) {
+            atomic_init(&pages[p].ts, PP_BASE_UNSET);
+            atomic_init(&pages[p].batch, PP_BASE_UNSET);
         }
-        e->nbases = nbases;
+        e->col.pages = pages;
+        e->npages = npages;
     }
     int k = 0;
 #define GROW(c)                                                                       \
@@ -305,10 +300,10 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
 
 /* The slots as a read-only view: index i is slot i, event base + i. */
 static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
-    *out = (pp_cols){count,      s->base,    s->ts32,    s->ts_base,  s->dur32,
-                     s->hw32,    s->xfer32,  s->batch16, s->batch_base, s->id,
-                     s->value,   s->name,    s->stage16, s->track16,  s->kind,
-                     s->role,    s->phase,   s->wide};
+    *out = (pp_cols){count,      s->base,    s->ts32,    s->pages,    s->dur32,
+                     s->hw32,    s->xfer32,  s->batch16, s->id,       s->value,
+                     s->name,    s->stage16, s->track16, s->kind,     s->role,
+                     s->phase,   s->wide};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
@@ -445,9 +440,9 @@ void pp_model_clear_events(pp_model *m) {
     if (e->count)
         clear_sparse(e, 0, e->count);
     pp_wide_cut(&e->wide, 0);
-    for (size_t p = 0; p < e->nbases; p++) { /* the next events set their own */
-        atomic_store_explicit(&e->col.ts_base[p], PP_TS_UNSET, memory_order_relaxed);
-        atomic_store_explicit(&e->col.batch_base[p], PP_BATCH_UNSET, memory_order_relaxed);
+    for (size_t p = 0; p < e->npages; p++) { /* the next events set their own */
+        atomic_store_explicit(&e->col.pages[p].ts, PP_BASE_UNSET, memory_order_relaxed);
+        atomic_store_explicit(&e->col.pages[p].batch, PP_BASE_UNSET, memory_order_relaxed);
     }
     view_drop(&m->view);
     e->count = 0;

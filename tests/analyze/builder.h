@@ -75,16 +75,42 @@ static inline size_t b_exec(pp_model *m, uint32_t track, const char *stage, int6
     return b_span(m, track, PP_ROLE_EXEC, "infer", stage, batch, start, end, hw, xfer);
 }
 
-static inline void b_region(pp_model *m, uint32_t track, const char *name, int64_t start, int64_t end) {
+/* An event of `kind` (no role, stage or batch) `name` on `track` over
+ * [start, end); its event index. */
+static inline size_t b_plain(pp_model *m, uint8_t kind, uint32_t track, const char *name,
+                             int64_t start, int64_t end) {
     pp_event e;
     pp_event_init(&e);
-    e.kind = PP_EV_REGION;
+    e.kind = kind;
     e.track = track;
     e.name = b_str(m, name);
     e.ts_ns = start;
     e.dur_ns = end - start;
     if (pp_model_add_event(m, &e) != PP_OK)
         abort();
+    return pp_model_event_count(m) - 1;
+}
+
+/* An instant `name` on `track` at ts; its event index. */
+static inline size_t b_instant(pp_model *m, uint32_t track, const char *name, int64_t ts) {
+    return b_plain(m, PP_EV_INSTANT, track, name, ts, ts);
+}
+
+/* A "clock alignment" mark on `track` at ts: the method a device's clock
+ * was aligned by and its error bound. */
+static inline void b_clock_mark(pp_model *m, uint32_t track, int64_t ts, const char *method,
+                                int64_t error_ns) {
+    size_t at = b_instant(m, track, "clock alignment", ts);
+    pp_annotation a = {.event = at, .key = b_str(m, "method"), .type = PP_VALUE_STR,
+                       .v.s = b_str(m, method)};
+    pp_annotation b = {.event = at, .key = b_str(m, "error_ns"), .type = PP_VALUE_INT,
+                       .v.i = error_ns};
+    if (pp_model_add_annotation(m, &a) != PP_OK || pp_model_add_annotation(m, &b) != PP_OK)
+        abort();
+}
+
+static inline void b_region(pp_model *m, uint32_t track, const char *name, int64_t start, int64_t end) {
+    b_plain(m, PP_EV_REGION, track, name, start, end);
 }
 
 static inline pp_model *b_model(void) {

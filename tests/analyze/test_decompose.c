@@ -211,23 +211,8 @@ static void test_clock_alignment_is_reported(void) {
     pp_model *m = b_model();
     uint32_t gpu = b_device(m, "GPU", 0, 0);
     split_exec(m, gpu, "A", 0, 0, 1000, 600, 0, 100, 200, 100);
-    for (int k = 0; k < 2; k++) {
-        pp_event ev;
-        pp_event_init(&ev);
-        ev.kind = PP_EV_INSTANT;
-        ev.track = gpu;
-        ev.name = b_str(m, "clock alignment");
-        ev.ts_ns = 500;
-        if (pp_model_add_event(m, &ev) != PP_OK)
-            abort();
-        size_t i = pp_model_event_count(m) - 1;
-        pp_annotation a = {.event = i, .key = b_str(m, "method"), .type = PP_VALUE_STR,
-                           .v.s = b_str(m, "marker QUEUED")};
-        pp_annotation b = {.event = i, .key = b_str(m, "error_ns"), .type = PP_VALUE_INT,
-                           .v.i = k ? 2500 : 900};
-        if (pp_model_add_annotation(m, &a) != PP_OK || pp_model_add_annotation(m, &b) != PP_OK)
-            abort();
-    }
+    for (int k = 0; k < 2; k++)
+        b_clock_mark(m, gpu, 500, "marker QUEUED", k ? 2500 : 900);
     pp_report *r = b_report(m, NULL);
     size_t n;
     const pp_clock_stats *c = pp_report_clocks(r, &n);

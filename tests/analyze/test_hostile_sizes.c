@@ -57,10 +57,7 @@ static void test_throughput_finding_over_decades(void) {
     uint32_t gpu = b_device(m, "GPU", 0, 0);
     b_exec(m, gpu, "A", 0, t, t + 1000, 500, 0);
     b_exec(m, gpu, "B", 0, t + 1000, t + 2000, 500, 0);
-    pp_event e;
-    pp_event_init(&e);
-    e.kind = PP_EV_INSTANT, e.track = gpu, e.name = b_str(m, "start"), e.ts_ns = 0;
-    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    b_instant(m, gpu, "start", 0);
     pp_report *r = b_report(m, NULL);
     size_t n;
     const char *const *f = pp_report_findings(r, &n);

@@ -54,24 +54,6 @@ static void annotate(pp_model *m, size_t event, const char *key, pp_value_type t
     EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
 }
 
-/* A "clock alignment" mark on `track` at `ts`: its method and error bound
- * (the report keeps the method's text). */
-static void clock_mark(pp_model *m, uint32_t track, int64_t ts) {
-    pp_event e;
-    pp_event_init(&e);
-    e.kind = PP_EV_INSTANT;
-    e.track = track;
-    e.name = b_str(m, "clock alignment");
-    e.ts_ns = ts;
-    EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
-    size_t at = pp_model_event_count(m) - 1;
-    pp_annotation a = {.event = at, .key = b_str(m, "method"), .type = PP_VALUE_STR,
-                       .v.s = b_str(m, "cl profiling offset")};
-    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
-    a = (pp_annotation){.event = at, .key = b_str(m, "error_ns"), .type = PP_VALUE_INT, .v.i = 96};
-    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
-}
-
 /* Every kind of annotation the analysis reads: the shares of a
  * data-parallel stage, bytes, an op's type and CPU time, an exec's submit,
  * queue and completion split, and a device's clock alignment, over 40
@@ -80,7 +62,7 @@ static pp_model *annotated_pipeline(void) {
     pp_model *m = b_model();
     uint32_t cpu = b_device(m, "CPU", 0, 0), npu = b_device(m, "NPU", 0, 1);
     uint32_t gpu = b_device(m, "GPU", 0, 0), host = b_thread(m, "main");
-    clock_mark(m, gpu, 0);
+    b_clock_mark(m, gpu, 0, "cl profiling offset", 96); /* the report keeps the method's text */
     for (int64_t b = 0; b < 40; b++) {
         int64_t t = 1000 * b;
         b_span(m, host, PP_ROLE_PARTITION, "partition", "embed", b, t, t + 20, 0, 0);

@@ -46,7 +46,7 @@ static void test_events_decode_as_encoded(void) {
     /* zeroed, as the model's slots are: sparse columns are written only
      * where a value is not zero */
     int32_t ts_out[3] = {0};
-    _Atomic int64_t ts_base[1] = {PP_TS_UNSET}, batch_base[1] = {PP_BATCH_UNSET};
+    pp_page_bases pages[1] = {{PP_BASE_UNSET, PP_BASE_UNSET}};
     uint32_t dur_out[3] = {0}, hw_out[3] = {0}, xfer_out[3] = {0};
     int16_t batch_out[3] = {0};
     uint64_t id_out[3] = {0};
@@ -55,9 +55,8 @@ static void test_events_decode_as_encoded(void) {
     uint16_t stage_out[3] = {0}, track_out[3] = {0};
     uint8_t kind_out[3] = {0}, role_out[3] = {0}, phase_out[3] = {0};
     pp_wide_sink wide = {0};
-    pp_event_slots s = {.ts32 = ts_out,     .ts_base = ts_base, .dur32 = dur_out,
+    pp_event_slots s = {.ts32 = ts_out,     .pages = pages, .dur32 = dur_out,
                         .hw32 = hw_out,     .xfer32 = xfer_out, .batch16 = batch_out,
-                        .batch_base = batch_base,
                         .id = id_out,       .value = value_out, .name = name_out,
                         .stage16 = stage_out, .track16 = track_out, .kind = kind_out,
                         .role = role_out,   .phase = phase_out, .base = 0, .wide = &wide};
@@ -112,16 +111,15 @@ static void test_wide_value_without_side_table_is_refused(void) {
     pptrace_decoder d;
     EXPECT_EQ_I64(pptrace_events_open(&d, out, len), PPTRACE_LAYOUT_OK);
     int32_t ts_out[1] = {0};
-    _Atomic int64_t ts_base[1] = {PP_TS_UNSET}, batch_base[1] = {PP_BATCH_UNSET};
+    pp_page_bases pages[1] = {{PP_BASE_UNSET, PP_BASE_UNSET}};
     uint32_t dur_out[1] = {0}, hw_out[1] = {0}, xfer_out[1] = {0}, name_out[1] = {0};
     uint16_t stage_out[1] = {0}, track_out[1] = {0};
     int16_t batch_out[1] = {0};
     uint64_t id_out[1] = {0};
     double value_out[1] = {0};
     uint8_t kind_out[1] = {0}, role_out[1] = {0}, phase_out[1] = {0};
-    pp_event_slots s = {.ts32 = ts_out,     .ts_base = ts_base, .dur32 = dur_out,
+    pp_event_slots s = {.ts32 = ts_out,     .pages = pages, .dur32 = dur_out,
                         .hw32 = hw_out,     .xfer32 = xfer_out, .batch16 = batch_out,
-                        .batch_base = batch_base,
                         .id = id_out,       .value = value_out, .name = name_out,
                         .stage16 = stage_out, .track16 = track_out, .kind = kind_out,
                         .role = role_out,   .phase = phase_out, .base = 0, .wide = NULL};

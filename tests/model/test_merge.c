@@ -23,17 +23,6 @@ static pp_model *trace_on(const char *boot, const char *host) {
     return m;
 }
 
-static void mark(pp_model *m, uint32_t track, const char *name, int64_t ts) {
-    pp_event e;
-    pp_event_init(&e);
-    e.kind = PP_EV_INSTANT;
-    e.track = track;
-    e.name = b_str(m, name);
-    e.ts_ns = ts;
-    if (pp_model_add_event(m, &e) != PP_OK)
-        abort();
-}
-
 static void flow(pp_model *m, uint32_t track, uint64_t id, int64_t ts, pp_flow_phase phase) {
     pp_event e;
     pp_event_init(&e);
@@ -59,8 +48,8 @@ static void test_known_offset_recovered_from_sync_marks(void) {
     uint32_t ta = b_thread(a, "main"), tb = b_thread(b, "main");
     for (int k = 0; k < 4; k++) {
         int64_t t = 5000000000 + k * 1000000;
-        mark(a, ta, "sync", t);
-        mark(b, tb, "sync", t - D + jitter[k]);
+        b_instant(a, ta, "sync", t);
+        b_instant(b, tb, "sync", t - D + jitter[k]);
     }
     pp_merge_input in[] = {{a, "a", 0, 0}, {b, "b", 0, 0}};
     pp_alignment al[2];
@@ -90,8 +79,8 @@ static void test_known_offset_recovered_from_sync_marks(void) {
 /* One sync pair gives an offset but cannot show its own error. */
 static void test_single_sync_pair_has_unknown_error(void) {
     pp_model *a = trace_on("boot-a", "h"), *b = trace_on("boot-b", "h");
-    mark(a, b_thread(a, "main"), "handshake", 900);
-    mark(b, b_thread(b, "main"), "handshake", 100);
+    b_instant(a, b_thread(a, "main"), "handshake", 900);
+    b_instant(b, b_thread(b, "main"), "handshake", 100);
     pp_merge_input in[] = {{a, "a", 0, 0}, {b, "b", 0, 0}};
     pp_merge_options o = {.sync_name = "handshake"};
     pp_alignment al[2];
@@ -127,7 +116,7 @@ static void test_same_boot_shares_the_clock_and_offsets_win(void) {
 static void test_no_common_clock_is_refused(void) {
     pp_model *a = trace_on("boot-a", "alpha"), *b = trace_on("boot-b", "beta");
     pp_model *foreign = trace_on(NULL, NULL);
-    mark(a, b_thread(a, "main"), "sync", 10); /* only one side has the mark */
+    b_instant(a, b_thread(a, "main"), "sync", 10); /* only one side has the mark */
     pp_merge_input in[] = {{a, "a.pptrace", 0, 0}, {b, "b.pptrace", 0, 0}};
     pp_alignment al[2];
     pp_model *m = NULL;

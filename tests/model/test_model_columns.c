@@ -101,16 +101,22 @@ static void test_columns_view_follows_changes(void) {
     pp_model_free(m);
 }
 
+/* Appends n events with a name and nothing else: every sparse field 0. */
+static void append_plain(pp_model *m, int n) {
+    for (int i = 0; i < n; i++) {
+        pp_event e;
+        pp_event_init(&e);
+        e.name = 1;
+        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    }
+}
+
 /* pp_model_annotations' 24-byte copy follows the model: an annotation
  * appended after a first call, and a key, type and value of every kind,
  * read back as appended. */
 static void test_annotations_view_follows_changes(void) {
     pp_model *m = model_with_track();
-    pp_event e;
-    pp_event_init(&e);
-    e.name = 1;
-    for (int i = 0; i < 2; i++)
-        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    append_plain(m, 2);
     pp_annotation a = {.event = 0, .key = 1, .type = PP_VALUE_DOUBLE, .v.d = -0.25};
     EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
     size_t n;
@@ -128,16 +134,6 @@ static void test_annotations_view_follows_changes(void) {
     EXPECT(got && got[1].event == 1 && got[1].key == 1 && got[1].v.i == INT64_MIN);
     EXPECT(got && got[2].type == PP_VALUE_STR && got[2].v.s == 1);
     pp_model_free(m);
-}
-
-/* Appends n events with a name and nothing else: every sparse field 0. */
-static void append_plain(pp_model *m, int n) {
-    for (int i = 0; i < n; i++) {
-        pp_event e;
-        pp_event_init(&e);
-        e.name = 1;
-        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
-    }
 }
 
 /* Events [from, to) read zero in every sparse column. */
@@ -234,11 +230,7 @@ static void test_unreserved_slots_read_zero(void) {
  * appended, it and those after it are not. */
 static void test_annotation_commit_stops_at_the_first_refused(void) {
     pp_model *m = model_with_track();
-    pp_event e;
-    pp_event_init(&e);
-    e.name = 1;
-    for (int i = 0; i < 3; i++)
-        EXPECT_EQ_I64(pp_model_add_event(m, &e), PP_OK);
+    append_plain(m, 3);
     pp_ann *a;
     EXPECT_EQ_I64(pp_model_annotations_reserve(m, 3, &a), PP_OK);
     const pp_annotation wide[3] = {{.event = 1, .key = 1, .type = PP_VALUE_INT, .v.i = 4},
