@@ -64,11 +64,12 @@ void pp_analyze_options_init(pp_analyze_options *o);
 int pp_report_build(const pp_model *m, const pp_analyze_options *o, pp_report **out,
                     pp_error *err);
 /* The same report from a model the caller gives up: m is freed, whatever
- * the result, and the build drops its annotations once no step reads them
- * again, before the stage step where the build holds the most (about 8
- * bytes an event less at that peak for a pipeline trace: docs/analysis.md,
- * "Memory"). For a caller that needs the model no more, as `pipeprof
- * analyze`; pp_report_exec_parts then has nothing to compute from. */
+ * the result. The build first narrows the model's columns in place to the
+ * fewest bytes its values need, and drops its annotations once no step
+ * reads them again: for a pipeline trace it then holds less than the model
+ * as read (docs/analysis.md, "Memory"). For a caller that needs the model
+ * no more, as `pipeprof analyze`; pp_report_exec_parts then has nothing to
+ * compute from. */
 int pp_report_build_owned(pp_model *m, const pp_analyze_options *o, pp_report **out,
                           pp_error *err);
 /* Accepts NULL. */

@@ -71,7 +71,7 @@ static void exec_bytes(const pp_report *r, const an_exec *x, const byte_keys *k,
             copied = (uint64_t)a[j].v.i;
     }
     if (*in == 0 && *out == 0 && copied > 0)
-        copy_bytes(pp_model_string(r->m, r->c.name[x->event]), copied, in, out);
+        copy_bytes(pp_model_string(r->m, pp_cols_name(&r->c, x->event)), copied, in, out);
 }
 
 static void add_exec(pp_bandwidth *b, uint64_t in, uint64_t out, int64_t xfer) {

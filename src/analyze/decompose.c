@@ -103,7 +103,7 @@ static int clocks_collect(pp_report *r) {
     size_t nann;
     const pp_ann *a = pp_model_anns(r->m, &nann);
     for (size_t i = 0; i < r->c.count; i++) {
-        if (r->c.kind[i] != PP_EV_INSTANT || r->c.name[i] != name)
+        if (r->c.kind[i] != PP_EV_INSTANT || pp_cols_name(&r->c, i) != name)
             continue;
         uint32_t d = r->track_device[pp_cols_track(&r->c, i)];
         if (d == AN_NONE)

@@ -2,9 +2,10 @@
  *
  * One an_exec per span of role exec, with its stage as a report stage index;
  * its device is its track's (r->track_device: a device track's device name,
- * else the track's process name). The same pass counts what the next steps
- * make tables of: the host spans labeled by their own fields (label.c) and
- * the op spans (ops.c). Host execs are added by host_execs.c, in room made
+ * else the track's process name). The same passes count what the next
+ * steps make tables of, the host spans labeled by their own fields
+ * (label.c) and the op spans, and gather the op spans' annotations
+ * (ops.c). Host execs are added by host_execs.c, in room made
  * here. Stages are then ordered by first
  * appearance in time over execs and over the host spans (partition, merge,
  * stage) of the whole trace: that order is
@@ -80,9 +81,14 @@ int an_execs_collect(pp_report *r, pp_error *err) {
      * labeled by its fields); the pages of what is not used are never touched */
     r->exec_cap = n + nfield;
     r->execs = an_alloc(r->exec_cap, sizeof *r->execs);
-    if (!r->execs)
+    r->op = an_alloc(nops ? nops : 1, sizeof *r->op);
+    if (!r->execs || !r->op)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
-    for (size_t i = 0; i < c->count; i++) {
+    an_op_gatherer ops;
+    an_op_gather_start(r, &ops);
+    for (size_t i = 0, k = 0; i < c->count; i++) {
+        if (an_is_op_span(c, i))
+            an_op_gather(&ops, i, &r->op[k++]);
         if (!is_exec(c, i))
             continue;
         an_exec *x = &r->execs[r->nexecs++];

@@ -94,7 +94,7 @@ int an_pattern_hint(pp_report *r) {
     for (size_t i = 0; i < c->count; i++)
         if (c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
             pp_cols_stage(c, i) == 0)
-            used[c->name[i]] = 1;
+            used[pp_cols_name(c, i)] = 1;
     for (uint32_t id = 1; id < nstr; id++) {
         char stage[STAGE_LEN], tail[TAIL_LEN];
         if (used[id] && cut_name(pp_model_string(r->m, id), stage, tail))

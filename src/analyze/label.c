@@ -129,7 +129,7 @@ static int cmp_corr(const void *a, const void *b) {
 
 static int candidate(const pp_cols *c, size_t i, const name_label *nl) {
     return c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-           nl[c->name[i]].matched && !an_labeled_by_fields(c, i);
+           nl[pp_cols_name(c, i)].matched && !an_labeled_by_fields(c, i);
 }
 
 /* Parents, inherited stages and batches, in one pass per track with a
@@ -295,7 +295,7 @@ static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
     for (size_t i = 0, k = 0; rc == PP_OK && i < c->count; i++)
         if (candidate(c, i, nl))
             l[k++] = (label_span){.start = pp_cols_ts(c, i), .end = pp_cols_end(c, i),
-                                  .event = i, .track = pp_cols_track(c, i), .name = c->name[i]};
+                                  .event = i, .track = pp_cols_track(c, i), .name = pp_cols_name(c, i)};
     if (rc == PP_OK) {
         qsort(l, n, sizeof *l, cmp_label);
         inherit(l, n, nl);

@@ -7,8 +7,12 @@
  * (strings) and "cpu_ns" (integer) annotations, as the pipeline executor
  * records them; real time is the span's duration.
  *
- * Groups are few and ops many: one pass hashes every op into its two groups,
- * then a counting sort by group gathers each group's durations. */
+ * The annotations are gathered first, in an_execs_collect's pass over the
+ * events (an_op_gather), so that pp_report_build_owned drops an owned
+ * model's at once; the op step proper comes after the host execs, which
+ * make host tracks devices. Groups are few and ops many: one pass hashes every op into its
+ * two groups, then a counting sort by group gathers each group's
+ * durations. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,36 +76,37 @@ static size_t group_of(op_groups *t, const op_key *k) {
     return t->n - 1;
 }
 
-/* One op: its duration and its group in each table. */
-typedef struct op_item {
-    int64_t dur;
-    uint32_t by_name, by_type;
-} op_item;
+an_op_keys an_op_keys_of(const pp_model *m) {
+    return (an_op_keys){pp_model_find_string(m, "type"), pp_model_find_string(m, "exec_type"),
+                        pp_model_find_string(m, "cpu_ns")};
+}
 
-/* String ids of the annotation keys an op may carry; 0 = absent. */
-typedef struct ann_keys {
-    uint32_t type, exec, cpu;
-} ann_keys;
+void an_op_gather_start(const pp_report *r, an_op_gatherer *g) {
+    g->ann = pp_model_anns(r->m, &g->nann);
+    g->cursor = 0;
+    g->keys = an_op_keys_of(r->m);
+}
 
-/* Reads the annotations of op event i into k and its CPU time; *c is a
- * cursor into the annotation table, sorted by event, so the ops are read in
- * one pass. */
-static int op_annotations(const pp_ann *a, size_t na, size_t *c, size_t i,
-                          const ann_keys *keys, op_key *k, int64_t *cpu) {
-    int has_cpu = 0;
-    while (*c < na && a[*c].event < i)
-        (*c)++;
-    for (size_t j = *c; j < na && a[j].event == i; j++) {
-        if (pp_ann_key(&a[j]) == 0)
+void an_op_gather(an_op_gatherer *g, size_t event, an_op *op) {
+    const pp_ann *a = g->ann;
+    uint32_t type = 0, exec = 0;
+    int64_t cpu = 0;
+    while (g->cursor < g->nann && a[g->cursor].event < event)
+        g->cursor++;
+    for (size_t j = g->cursor; j < g->nann && a[j].event == event; j++) {
+        uint32_t key = pp_ann_key(&a[j]);
+        if (key == 0)
             continue; /* the empty string: never one of the keys */
-        if (pp_ann_type(&a[j]) == PP_VALUE_STR && pp_ann_key(&a[j]) == keys->type)
-            k->type = a[j].v.s;
-        else if (pp_ann_type(&a[j]) == PP_VALUE_STR && pp_ann_key(&a[j]) == keys->exec)
-            k->exec = a[j].v.s;
-        else if (pp_ann_type(&a[j]) == PP_VALUE_INT && pp_ann_key(&a[j]) == keys->cpu)
-            *cpu = a[j].v.i, has_cpu = 1;
+        if (pp_ann_type(&a[j]) == PP_VALUE_STR && key == g->keys.type)
+            type = a[j].v.s;
+        else if (pp_ann_type(&a[j]) == PP_VALUE_STR && key == g->keys.exec)
+            exec = a[j].v.s | (exec & AN_OP_HAS_CPU);
+        else if (pp_ann_type(&a[j]) == PP_VALUE_INT && key == g->keys.cpu)
+            cpu = a[j].v.i, exec |= AN_OP_HAS_CPU;
     }
-    return has_cpu;
+    op->ann.type = type;
+    op->ann.exec = exec;
+    op->ann.cpu = cpu;
 }
 
 static void group_add(op_group *g, int has_cpu, int64_t cpu) {
@@ -110,41 +115,45 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
     g->cpu_total += has_cpu ? cpu : 0;
 }
 
-static int is_op(const pp_report *r, size_t i) {
+/* Whether op span i is counted: inside W, on a track with execs. */
+static int counted(const pp_report *r, size_t i) {
     const pp_cols *c = &r->c;
-    return an_is_op_span(c, i) && r->track_device[pp_cols_track(c, i)] != AN_NONE &&
+    return r->track_device[pp_cols_track(c, i)] != AN_NONE &&
            an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i));
 }
 
-/* One pass: every op's duration and groups; *n ops. */
-static int ops_collect(pp_report *r, op_item *it, size_t *n, op_groups *named,
-                       op_groups *typed) {
+/* One pass: every counted op's duration and groups, written over r->op
+ * from the start (the k-th op span's annotations are read before the
+ * k-th item, or one before it, is written); *n ops. */
+static int ops_collect(pp_report *r, size_t *n, op_groups *named, op_groups *typed) {
     const pp_cols *c = &r->c;
-    const ann_keys keys = {pp_model_find_string(r->m, "type"),
-                           pp_model_find_string(r->m, "exec_type"),
-                           pp_model_find_string(r->m, "cpu_ns")};
-    size_t na, cursor = 0, m = 0;
-    const pp_ann *a = pp_model_anns(r->m, &na);
-    for (size_t i = 0; i < c->count; i++) {
-        if (!is_op(r, i))
+    size_t m = 0;
+    for (size_t i = 0, k = 0; i < c->count; i++) {
+        if (!an_is_op_span(c, i))
             continue;
-        op_key k = {r->track_device[pp_cols_track(c, i)], c->name[i], 0, 0};
-        int64_t cpu = 0;
-        int has_cpu = op_annotations(a, na, &cursor, i, &keys, &k, &cpu);
-        size_t g1 = group_of(named, &k);
+        an_op op = r->op[k++];
+        if (!counted(r, i))
+            continue;
+        op_key key = {r->track_device[pp_cols_track(c, i)], pp_cols_name(c, i), op.ann.type,
+                      op.ann.exec & ~AN_OP_HAS_CPU};
+        int has_cpu = (op.ann.exec & AN_OP_HAS_CPU) != 0;
+        size_t g1 = group_of(named, &key);
         if (g1 == SIZE_MAX)
             return PP_ENOMEM;
         if (named->g[g1].typed == UINT32_MAX) { /* a new name: its group by type */
-            k.name = 0;
-            size_t g = group_of(typed, &k);
+            key.name = 0;
+            size_t g = group_of(typed, &key);
             if (g == SIZE_MAX)
                 return PP_ENOMEM;
             named->g[g1].typed = (uint32_t)g;
         }
         size_t g2 = named->g[g1].typed;
-        group_add(&named->g[g1], has_cpu, cpu);
-        group_add(&typed->g[g2], has_cpu, cpu);
-        it[m++] = (op_item){pp_cols_dur(c, i), (uint32_t)g1, (uint32_t)g2};
+        group_add(&named->g[g1], has_cpu, op.ann.cpu);
+        group_add(&typed->g[g2], has_cpu, op.ann.cpu);
+        an_op *item = &r->op[m++];
+        item->item.dur = pp_cols_dur(c, i);
+        item->item.by_name = (uint32_t)g1;
+        item->item.by_type = (uint32_t)g2;
     }
     *n = m;
     return PP_OK;
@@ -163,7 +172,7 @@ static int cmp_total(const void *a, const void *b) {
 
 /* One table: each group's durations gathered by a counting sort on the
  * group, summarized, and the rows sorted by total. */
-static int op_table(pp_report *r, const op_item *it, size_t n, const op_groups *t, int named,
+static int op_table(pp_report *r, const an_op *it, size_t n, const op_groups *t, int named,
                     pp_op_stats **out, size_t *nout) {
     size_t *at = calloc(t->n + 1, sizeof *at);
     int64_t *durs = an_buf_get(&r->values, n * sizeof *durs);
@@ -173,11 +182,11 @@ static int op_table(pp_report *r, const op_item *it, size_t n, const op_groups *
         return PP_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        at[(named ? it[i].by_name : it[i].by_type) + 1]++;
+        at[(named ? it[i].item.by_name : it[i].item.by_type) + 1]++;
     for (size_t g = 0; g < t->n; g++)
         at[g + 1] += at[g];
     for (size_t i = 0; i < n; i++) /* at[g] is group g's cursor, then its end */
-        durs[at[named ? it[i].by_name : it[i].by_type]++] = it[i].dur;
+        durs[at[named ? it[i].item.by_name : it[i].item.by_type]++] = it[i].item.dur;
     int rc = PP_OK;
     for (size_t g = 0, start = 0; rc == PP_OK && g < t->n; start = at[g++]) {
         const op_group *grp = &t->g[g];
@@ -204,17 +213,17 @@ int an_ops_compute(pp_report *r, pp_error *err) {
     if (n == 0)
         return PP_OK;
     op_groups named = {0}, typed = {0};
-    op_item *it = an_alloc(n, sizeof *it); /* room for every op span (an_execs_collect */
-    int rc = it ? rehash(&named, 64) : PP_ENOMEM; /* counted them): ops left out are never touched */
+    int rc = rehash(&named, 64);
     if (rc == PP_OK)
         rc = rehash(&typed, 64);
     if (rc == PP_OK)
-        rc = ops_collect(r, it, &n, &named, &typed);
+        rc = ops_collect(r, &n, &named, &typed);
     if (rc == PP_OK && n > 0) /* else no op lies inside W on a device track: no tables */
-        rc = op_table(r, it, n, &named, 1, &r->ops, &r->nops);
+        rc = op_table(r, r->op, n, &named, 1, &r->ops, &r->nops);
     if (rc == PP_OK && n > 0)
-        rc = op_table(r, it, n, &typed, 0, &r->op_types, &r->nop_types);
-    free(it);
+        rc = op_table(r, r->op, n, &typed, 0, &r->op_types, &r->nop_types);
+    free(r->op);
+    r->op = NULL;
     free(named.g), free(named.index.slot), free(typed.g), free(typed.index.slot);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -183,7 +183,7 @@ static void spans(tl *t, pp_outfile *o) {
                            : role < sizeof role_names / sizeof *role_names ? role_names[role] : "";
         hj_raw(o, shown++ ? ",\n[" : "\n[");
         hj_i64(o, t->row_of[pp_cols_track(&t->c, i)]);
-        int64_t v[] = {pp_cols_ts(&t->c, i) - t->w0, pp_cols_dur(&t->c, i), page_str(t, t->c.name[i]),
+        int64_t v[] = {pp_cols_ts(&t->c, i) - t->w0, pp_cols_dur(&t->c, i), page_str(t, pp_cols_name(&t->c, i)),
                        page_str(t, pp_cols_stage(&t->c, i)), pp_cols_batch(&t->c, i), (int64_t)pp_cols_hw(&t->c, i),
                        (int64_t)pp_cols_xfer(&t->c, i)};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) {

@@ -156,6 +156,8 @@ static void build_state_free(pp_report *r) {
     r->bw_sums = NULL;
     free(r->execs);
     free(r->exec_batch);
+    free(r->op);
+    r->op = NULL;
     free(r->starved);
     r->starved = NULL;
     free(r->host);
@@ -190,6 +192,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (!r)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     r->m = r->model = m;
+    if (own) /* read for the last time: its columns as narrow as its values allow */
+        pp_model_narrow(own);
     pp_model_cols(m, &r->c);
     /* an_exec, an_host and the stage cells hold 32-bit event indexes; an_host
      * holds a stage in 28 bits, and the stages are fewer than the strings */
@@ -211,8 +215,12 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
                                                     : pp_set_error(err, PP_ENOMEM, "out of memory");
     if (rc == PP_OK)
         rc = an_window_select(r, o, err);
-    if (rc == PP_OK)
+    if (rc == PP_OK) /* the exec view, and the op spans' annotations gathered */
         rc = an_execs_collect(r, err);
+    an_op_keys op = an_op_keys_of(m);
+    const uint32_t op_keys[] = {op.type, op.exec, op.cpu};
+    if (rc == PP_OK && own) /* no step reads them after */
+        pp_model_anns_drop(own, op_keys, 3);
     if (rc == PP_OK)
         rc = an_labels_collect(r, o, err);
     if (rc == PP_OK)
@@ -234,12 +242,13 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (rc == PP_OK)
         rc = an_bandwidth_sums(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
+    uint32_t share = an_share_key(m);
     if (rc == PP_OK && own)
-        pp_model_anns_keep(own, an_share_key(own));
+        pp_model_anns_keep(own, &share, 1);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
     if (own) /* no step reads an annotation after the stage step */
-        pp_model_anns_keep(own, 0);
+        pp_model_anns_keep(own, NULL, 0);
     if (rc == PP_OK) /* before cycles: it frees the data-parallel rows */
         rc = an_dp_compute(r, err);
     if (rc == PP_OK) /* in the stage step's scratch, already faulted in */

@@ -4,10 +4,11 @@
  * foreign labels, stage order, devices and tracks, op statistics, wall
  * decomposition, bandwidth sums, stage times, data-parallel breakdown,
  * cycles, contention, bandwidth rates, findings. Each step reads what
- * earlier ones filled in. The steps that read annotations other than the
- * shares come before the stage step, the build's peak, so that
- * pp_report_build_owned drops the rest of an owned model's annotations
- * before it (pp_model_anns_keep).
+ * earlier ones filled in. pp_report_build_owned, which takes the model,
+ * narrows its columns first (pp_model_narrow) and drops its annotations
+ * as soon as no later step reads them: the op spans' once the exec step has
+ * gathered them, the rest but the shares before the stage step, and those
+ * after it (pp_model_anns_drop, pp_model_anns_keep).
  *
  * The device step runs on a thread of its own beside the steps from the op
  * statistics to the contention (beside.c), which neither read what it
@@ -93,6 +94,24 @@ typedef struct an_host {
 /* Report stages fit the 28 bits: there are fewer than AN_HOST_NO_STAGE
  * (pp_report_build checks the model's strings, which bound them). */
 #define AN_HOST_NO_STAGE ((UINT32_C(1) << 28) - 1)
+
+/* One op span (a level-2 layer or kernel) of the op step (ops.c), 16
+ * bytes. First its annotations, gathered before the views are made: its
+ * type and exec type (string ids, 0 when absent; the strings are fewer
+ * than 2^28: pp_report_build) and its CPU time, AN_OP_HAS_CPU set in
+ * `exec` when it has one. Then, for an op the tables count, its duration
+ * and its group in each table, written over the gathered ones in place. */
+typedef union an_op {
+    struct {
+        uint32_t type, exec;
+        int64_t cpu;
+    } ann;
+    struct {
+        int64_t dur;
+        uint32_t by_name, by_type;
+    } item;
+} an_op;
+#define AN_OP_HAS_CPU (UINT32_C(1) << 31)
 
 /* A compiled name pattern (patterns.c): the group numbers of stage and
  * batch, 0 when the pattern has none. */
@@ -228,7 +247,8 @@ struct pp_report {
     an_host *host;             /* after an_stage_order: only those later steps read */
     size_t nhost;
     size_t nfield_hosts;       /* spans labeled by their own fields (an_execs_collect) */
-    size_t nop_spans;          /* spans of role op (an_execs_collect) */
+    an_op *op;                 /* one per span of role op, in event order (an_execs_collect) */
+    size_t nop_spans;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
@@ -403,6 +423,22 @@ static inline uint32_t an_share_key(const pp_model *m) {
 }
 int an_cycles_compute(pp_report *r, pp_error *err);
 int an_dp_compute(pp_report *r, pp_error *err);
+/* The op step in two: an_execs_collect gathers the annotations of every
+ * op span into r->op in its pass over the events (an_op_gather), so that
+ * pp_report_build_owned drops an owned model's before the other views are
+ * made; an_ops_compute makes the op tables from them. */
+typedef struct an_op_keys { /* the keys' string ids, 0 for one the model lacks */
+    uint32_t type, exec, cpu;
+} an_op_keys;
+an_op_keys an_op_keys_of(const pp_model *m);
+typedef struct an_op_gatherer {
+    const pp_ann *ann; /* the model's annotations, sorted by event */
+    size_t nann, cursor;
+    an_op_keys keys;
+} an_op_gatherer;
+void an_op_gather_start(const pp_report *r, an_op_gatherer *g);
+/* The annotations of op span `event` into *op; op spans come in event order. */
+void an_op_gather(an_op_gatherer *g, size_t event, an_op *op);
 int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);

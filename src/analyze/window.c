@@ -21,13 +21,13 @@ static void region_names(const pp_model *m, const pp_cols *c, char *buf, size_t 
         if (c->kind[i] != PP_EV_REGION)
             continue;
         size_t k = 0;
-        while (k < nseen && seen[k] != c->name[i])
+        while (k < nseen && seen[k] != pp_cols_name(c, i))
             k++;
         if (k < nseen)
             continue;
-        seen[nseen++] = c->name[i];
+        seen[nseen++] = pp_cols_name(c, i);
         int w = snprintf(buf + used, len - used, "%s\"%s\"", used ? ", " : "",
-                         pp_model_string(m, c->name[i]));
+                         pp_model_string(m, pp_cols_name(c, i)));
         if (w < 0 || (size_t)w >= len - used)
             return;
         used += (size_t)w;
@@ -39,7 +39,7 @@ static int region_hull(const pp_model *m, const pp_cols *c,
     uint32_t id = pp_model_find_string(m, name);
     int found = 0;
     for (size_t i = 0; id != 0 && i < c->count; i++) {
-        if (c->kind[i] != PP_EV_REGION || c->name[i] != id)
+        if (c->kind[i] != PP_EV_REGION || pp_cols_name(c, i) != id)
             continue;
         int64_t e = pp_cols_end(c, i);
         if (!found || pp_cols_ts(c, i) < *lo)

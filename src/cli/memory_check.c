@@ -18,7 +18,9 @@
  * stage, hardware and transfer times): the model's 28 and the analysis's
  * 23 bytes an event, 16 an annotation (docs/analysis.md, "Memory": 62 in
  * all at 0.7 annotations an event, where the caller keeps the model, as
- * export and report do; analyze holds 55). Other traces hold less. */
+ * export and report do, and analyze where the model's columns do not
+ * narrow; analyze holds 40 of that trace, whose columns narrow: reading is
+ * its peak). Other traces hold less. */
 #define PEAK_BYTES_PER_EVENT 51
 #define PEAK_BYTES_PER_ANNOTATION 16
 

@@ -404,7 +404,7 @@ static char *put_head(const writer *w, char *p, const char *head, size_t head_le
 
 static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
                        const pp_ann *a, const pp_ann *a_end) {
-    uint32_t track = pp_cols_track(c, i), name = c->name[i];
+    uint32_t track = pp_cols_track(c, i), name = pp_cols_name(c, i);
     switch (c->kind[i]) {
     case PP_EV_SPAN:
     case PP_EV_REGION:
@@ -452,7 +452,7 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
 /* The most bytes put_event may write for event i (a range names itself twice). */
 static size_t event_max(const writer *w, const pp_cols *c, size_t i,
                         const pp_ann *a, const pp_ann *a_end) {
-    size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, c->name[i]) + quoted_len(w, pp_cols_stage(c, i));
+    size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, pp_cols_name(c, i)) + quoted_len(w, pp_cols_stage(c, i));
     for (; a < a_end; a++)
         need += 2 + ANNOTATION_PREFIX_LEN + quoted_len(w, pp_ann_key(a)) +
                 (pp_ann_type(a) == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);

@@ -260,7 +260,7 @@ static uint8_t *put_annotations(pf_writer *w, uint8_t *p, size_t i, const pp_ann
 
 /* The most bytes event i's packet takes, and room for its interning refs. */
 static int reserve_event(pf_writer *w, size_t i, const pp_ann *a, const pp_ann *a_end) {
-    size_t need = PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + w->len[w->c.name[i]] +
+    size_t need = PACKET_FIXED_MAX + 8 * ANNOTATION_MAX + w->len[pp_cols_name(&w->c, i)] +
                   w->len[pp_cols_stage(&w->c, i)] + 2 * FIXED_COUNT * 24;
     /* refs: the name, six pipeline keys, the stage and role values; then a
      * key and a value per annotation */
@@ -277,7 +277,7 @@ static int write_event(pf_writer *w, size_t i, const pp_ann *a, const pp_ann *a_
     uint64_t uuid = pf_track_uuid(pp_cols_track(c, i));
     int rc = PP_OK;
     if (kind == PP_EV_COUNTER)
-        rc = pf_counter_track(w, pp_cols_track(c, i), c->name[i], &uuid);
+        rc = pf_counter_track(w, pp_cols_track(c, i), pp_cols_name(c, i), &uuid);
     if (!rc)
         rc = reserve_event(w, i, a, a_end);
     if (rc)
@@ -293,18 +293,18 @@ static int write_event(pf_writer *w, size_t i, const pp_ann *a, const pp_ann *a_
         break;
     case PP_EV_FLOW:
         p = pb_uint(p, EVENT_TYPE, TYPE_INSTANT);
-        p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, c->name[i]));
+        p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, pp_cols_name(c, i)));
         p = pb_fixed64(p, c->phase[i] == PP_FLOW_END ? EVENT_TERMINATING_FLOW_IDS : EVENT_FLOW_IDS,
                        c->id[i]);
         break;
     case PP_EV_INSTANT:
         p = pb_uint(p, EVENT_TYPE, TYPE_INSTANT);
-        p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, c->name[i]));
+        p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, pp_cols_name(c, i)));
         p = put_annotations(w, p, i, a, a_end);
         break;
     default: /* spans, ranges and regions */
         p = pb_uint(p, EVENT_TYPE, TYPE_SLICE_BEGIN);
-        p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, c->name[i]));
+        p = pb_uint(p, EVENT_NAME_IID, intern(w, TABLE_EVENT_NAMES, pp_cols_name(c, i)));
         p = put_annotations(w, p, i, a, a_end);
         rc = pf_ends_push(&w->ends, pp_cols_end(c, i), uuid);
         break;

@@ -104,7 +104,7 @@ size_t pptrace_events_encode(const pp_cols *c, size_t first, size_t n,
         p[PPTRACE_EV_XFER] = put_varint(p[PPTRACE_EV_XFER], pp_cols_xfer(c, i));
         p[PPTRACE_EV_ID] = put_varint(p[PPTRACE_EV_ID], c->id[i]);
         p[PPTRACE_EV_VALUE] = put_varint(p[PPTRACE_EV_VALUE], bswap64(bits ^ value));
-        p[PPTRACE_EV_NAME] = put_varint(p[PPTRACE_EV_NAME], c->name[i]);
+        p[PPTRACE_EV_NAME] = put_varint(p[PPTRACE_EV_NAME], pp_cols_name(c, i));
         p[PPTRACE_EV_STAGE] = put_varint(p[PPTRACE_EV_STAGE], pp_cols_stage(c, i));
         p[PPTRACE_EV_TRACK] = put_varint(p[PPTRACE_EV_TRACK], pp_cols_track(c, i));
         *p[PPTRACE_EV_FLAGS]++ = (unsigned char)(c->kind[i] | c->role[i] << 3 | c->phase[i] << 6);

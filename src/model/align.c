@@ -43,14 +43,14 @@ static int sync_times(const pp_model *m, const char *name, int64_t **out, size_t
     pp_model_cols(m, &c);
     size_t count = 0;
     for (size_t i = 0; i < c.count; i++)
-        count += c.kind[i] == PP_EV_INSTANT && c.name[i] == id;
+        count += c.kind[i] == PP_EV_INSTANT && pp_cols_name(&c, i) == id;
     if (!count)
         return PP_OK;
     int64_t *t = malloc(count * sizeof *t);
     if (!t)
         return PP_ENOMEM;
     for (size_t i = 0, k = 0; i < c.count; i++)
-        if (c.kind[i] == PP_EV_INSTANT && c.name[i] == id)
+        if (c.kind[i] == PP_EV_INSTANT && pp_cols_name(&c, i) == id)
             t[k++] = pp_cols_ts(&c, i);
     for (size_t i = 1; i < count; i++) /* nearly sorted already: insertion sort */
         for (size_t k = i; k > 0 && t[k - 1] > t[k]; k--) {

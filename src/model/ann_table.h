@@ -58,10 +58,14 @@ static inline void pp_ann_unpack(const pp_ann *a, pp_annotation *out) {
 /* Every annotation, sorted by event; never NULL. */
 const pp_ann *pp_model_anns(const pp_model *m, size_t *count);
 
-/* Keeps only the annotations whose key is `key` (none for 0), in their
- * order, in a table of their size: for an owner that has read the others
- * for the last time (pp_report_build_owned). On no memory for the smaller
- * table the kept ones stay in the larger. */
-void pp_model_anns_keep(pp_model *m, uint32_t key);
+/* Keeps only the annotations whose key is one of keys[0..n) (none for n =
+ * 0; n at most PP_ANN_KEYS_MAX, the rest ignored), or drops those, in
+ * their order, in a table of their size: for an owner that has read the
+ * others for the last time (pp_report_build_owned). A key 0 in keys names
+ * none (pp_model_find_string gives 0 for a string the model lacks). On no
+ * memory for the smaller table the kept ones stay in the larger. */
+#define PP_ANN_KEYS_MAX 4
+void pp_model_anns_keep(pp_model *m, const uint32_t *keys, size_t n);
+void pp_model_anns_drop(pp_model *m, const uint32_t *keys, size_t n);
 
 #endif

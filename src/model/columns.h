@@ -24,11 +24,14 @@
  * base is set by a compare-and-swap and never changes after (pp_page_base,
  * model/event_slots.h).
  *
+ * An owner that reads a model for the last time may narrow it further
+ * (pp_model_narrow): to 1 or 2 bytes a slot where the values of a trace
+ * allow, the name column too.
+ *
  * Read a narrow column through its accessor (pp_cols_ts, pp_cols_dur,
- * pp_cols_batch, pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage),
- * never through its array alone: the fields are named ts32, dur32,
- * batch16, hw32, xfer32, track16 and stage16 so that a plain index does
- * not read like a value. */
+ * pp_cols_batch, pp_cols_hw, pp_cols_xfer, pp_cols_track, pp_cols_stage,
+ * pp_cols_name), never through its array alone: their width is the
+ * view's (pp_ncol), and an escape is read from the side table. */
 #ifndef PP_MODEL_COLUMNS_H
 #define PP_MODEL_COLUMNS_H
 
@@ -62,7 +65,7 @@ typedef struct pp_page_bases {
 
 /* The narrow columns, in the order of a pp_wide_sink's tables. */
 enum { PP_WIDE_DUR, PP_WIDE_BATCH, PP_WIDE_HW, PP_WIDE_XFER, PP_WIDE_TRACK, PP_WIDE_STAGE,
-       PP_WIDE_TS, PP_WIDE_COLUMNS };
+       PP_WIDE_TS, PP_WIDE_NAME, PP_WIDE_COLUMNS };
 
 /* One escaped value: event index and the value's 64 bits. */
 typedef struct pp_wide {
@@ -90,18 +93,41 @@ uint64_t pp_wide_get(const pp_wide_col *w, size_t at);
 void pp_wide_cut(pp_wide_sink *s, size_t from);
 void pp_wide_free(pp_wide_sink *s);
 
+/* A narrow column as a reader sees it: slots 1 << shift bytes wide, of
+ * unsigned values or, for batch, of signed deltas; a slot holding
+ * `escape` (all ones, the most negative delta; for the name column at 32
+ * bits UINT32_MAX, which no string id is) has its value in the side
+ * table. Written at the widths of pp_event_slots; pp_model_narrow may
+ * narrow a model's columns further. */
+typedef struct pp_ncol {
+    const void *p;
+    uint32_t shift, escape;
+} pp_ncol;
+
+static inline pp_ncol pp_ncol_make(const void *p, unsigned shift, int is_signed) {
+    uint32_t all_ones = UINT32_MAX >> (32 - (8u << shift));
+    return (pp_ncol){p, shift, is_signed ? ~(all_ones >> 1) : all_ones};
+}
+
+static inline uint32_t pp_ncol_u(pp_ncol c, size_t i) {
+    return c.shift == 0 ? ((const uint8_t *)c.p)[i]
+         : c.shift == 1 ? ((const uint16_t *)c.p)[i]
+                        : ((const uint32_t *)c.p)[i];
+}
+
+static inline int32_t pp_ncol_i(pp_ncol c, size_t i) {
+    return c.shift == 0 ? ((const int8_t *)c.p)[i] : ((const int16_t *)c.p)[i];
+}
+
 /* Read-only column view of every event; index i is event base + i (base
  * is 0 but in a view of a reader's reserved slots: model.c). */
 typedef struct pp_cols {
     size_t count, base;
     const int32_t *ts32;
     const pp_page_bases *pages;
-    const uint32_t *dur32, *hw32, *xfer32;
-    const int16_t *batch16;
+    pp_ncol dur, hw, xfer, batch, name, stage, track;
     const uint64_t *id;
     const double *value;
-    const uint32_t *name;
-    const uint16_t *stage16, *track16;
     const uint8_t *kind, *role, *phase;
     const pp_wide_sink *wide;
 } pp_cols;
@@ -117,9 +143,10 @@ static inline int64_t pp_cols_ts(const pp_cols *c, size_t i) {
 }
 
 static inline int64_t pp_cols_dur(const pp_cols *c, size_t i) {
-    uint32_t v = c->dur32[i];
-    return v != PP_WIDE_U32 ? (int64_t)v
-                            : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_DUR], c->base + i);
+    uint32_t v = pp_ncol_u(c->dur, i);
+    return v != c->dur.escape
+               ? (int64_t)v
+               : (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_DUR], c->base + i);
 }
 
 /* ts + dur: the end of event i (never past INT64_MAX: pp_model_add_event). */
@@ -128,34 +155,56 @@ static inline int64_t pp_cols_end(const pp_cols *c, size_t i) {
 }
 
 static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
-    int16_t v = c->batch16[i];
+    int32_t v = pp_ncol_i(c->batch, i);
     size_t k = c->base + i;
     if (v == 0)
         return -1;
-    if (v == PP_WIDE_I16)
+    if (v == (int32_t)c->batch.escape)
         return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], k);
     int64_t b = atomic_load_explicit(&c->pages[k >> PP_TS_PAGE_SHIFT].batch, memory_order_relaxed);
     return b + (v > 0 ? v - 1 : v); /* the delta first: base + delta is the batch written */
 }
 
 static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
-    uint32_t v = c->hw32[i];
-    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_HW], c->base + i);
+    uint32_t v = pp_ncol_u(c->hw, i);
+    return v != c->hw.escape ? v : pp_wide_get(&c->wide->col[PP_WIDE_HW], c->base + i);
 }
 
 static inline uint64_t pp_cols_xfer(const pp_cols *c, size_t i) {
-    uint32_t v = c->xfer32[i];
-    return v != PP_WIDE_U32 ? v : pp_wide_get(&c->wide->col[PP_WIDE_XFER], c->base + i);
+    uint32_t v = pp_ncol_u(c->xfer, i);
+    return v != c->xfer.escape ? v
+                                          : pp_wide_get(&c->wide->col[PP_WIDE_XFER], c->base + i);
 }
 
 static inline uint32_t pp_cols_track(const pp_cols *c, size_t i) {
-    uint16_t v = c->track16[i];
-    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_TRACK], c->base + i);
+    uint32_t v = pp_ncol_u(c->track, i);
+    return v != c->track.escape
+               ? v
+               : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_TRACK], c->base + i);
 }
 
 static inline uint32_t pp_cols_stage(const pp_cols *c, size_t i) {
-    uint16_t v = c->stage16[i];
-    return v != PP_WIDE_U16 ? v : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_STAGE], c->base + i);
+    uint32_t v = pp_ncol_u(c->stage, i);
+    return v != c->stage.escape
+               ? v
+               : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_STAGE], c->base + i);
 }
+
+static inline uint32_t pp_cols_name(const pp_cols *c, size_t i) {
+    uint32_t v = pp_ncol_u(c->name, i);
+    return v != c->name.escape
+               ? v
+               : (uint32_t)pp_wide_get(&c->wide->col[PP_WIDE_NAME], c->base + i);
+}
+
+/* Narrows the model's narrow columns and its name column further, in
+ * place, each to the fewest bytes a slot (1, 2 or 4) that leave at most
+ * one event in 64 escaped to the side table, and gives the memory freed
+ * back: for an owner about to read the model for the last time
+ * (pp_report_build_owned), since a narrowed model takes no more events
+ * (pp_model_add_event, pp_model_events_reserve and pp_model_sort_by_time
+ * return PP_EINVAL, and pp_model_columns too). Readers see the same
+ * values. A column whose side table cannot grow stays as it is. */
+void pp_model_narrow(pp_model *m);
 
 #endif

@@ -12,6 +12,7 @@
 #include "model/column_mem.h"
 #include "model/columns.h"
 #include "model/event_slots.h"
+#include "model/narrow.h"
 
 #define NCOLUMNS 13
 
@@ -22,7 +23,14 @@ typedef struct event_store {
     pp_event_slots col;     /* the columns, from event 0 */
     pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
     size_t npages;          /* page bases: one a page of PP_TS_PAGE events */
+    int narrowed;           /* by pp_model_narrow: col's slots are as wide as `shift` says */
+    uint8_t shift[PP_WIDE_COLUMNS]; /* log2 of a slot's bytes, by pp_wide_sink column */
 } event_store;
+
+/* The slot widths of pp_event_slots: every column until pp_model_narrow. */
+static const uint8_t slot_shift[PP_WIDE_COLUMNS] = {
+    [PP_WIDE_DUR] = 2, [PP_WIDE_BATCH] = 1, [PP_WIDE_HW] = 2,   [PP_WIDE_XFER] = 2,
+    [PP_WIDE_TRACK] = 1, [PP_WIDE_STAGE] = 1, [PP_WIDE_TS] = 2, [PP_WIDE_NAME] = 2};
 
 /* The 64-bit and 32-bit columns that pp_model_columns hands out and the
  * 24-byte annotations of pp_model_annotations, made from the narrow ones
@@ -50,6 +58,11 @@ struct pp_model {
     pp_model_meta meta;
 };
 
+static void event_store_init(event_store *e) {
+    *e = (event_store){0};
+    memcpy(e->shift, slot_shift, sizeof slot_shift);
+}
+
 int pp_model_create(pp_model **out) {
     pp_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -64,6 +77,7 @@ int pp_model_create(pp_model **out) {
         return PP_ENOMEM;
     }
     m->meta.level = -1;
+    event_store_init(&m->ev);
     *out = m;
     return PP_OK;
 }
@@ -203,6 +217,8 @@ static int event_store_reserve(event_store *e, size_t cap) {
 /* Makes room for events [count, count + n): at least doubling, so that n
  * appends of one event cost O(n) copies. */
 static int event_store_make_room(event_store *e, size_t n) {
+    if (e->narrowed)
+        return PP_EINVAL;
     if (n <= e->cap - e->count && e->cap) /* slots point into columns, even for n = 0 */
         return PP_OK;
     if (n > SIZE_MAX / 2 / sizeof *e->col.id - e->count) /* the widest column's bytes */
@@ -215,11 +231,12 @@ static int event_store_make_room(event_store *e, size_t n) {
  * the last event (event_slots.h). */
 static void clear_sparse(event_store *e, size_t from, size_t to) {
     size_t n = to - from;
-    memset(e->col.batch16 + from, 0, n * sizeof *e->col.batch16);
-    memset(e->col.stage16 + from, 0, n * sizeof *e->col.stage16);
+    const uint8_t *w = e->shift; /* pp_model_narrow may have narrowed them */
+    memset((char *)e->col.batch16 + (from << w[PP_WIDE_BATCH]), 0, n << w[PP_WIDE_BATCH]);
+    memset((char *)e->col.stage16 + (from << w[PP_WIDE_STAGE]), 0, n << w[PP_WIDE_STAGE]);
     memset(e->col.phase + from, 0, n * sizeof *e->col.phase);
-    memset(e->col.hw32 + from, 0, n * sizeof *e->col.hw32);
-    memset(e->col.xfer32 + from, 0, n * sizeof *e->col.xfer32);
+    memset((char *)e->col.hw32 + (from << w[PP_WIDE_HW]), 0, n << w[PP_WIDE_HW]);
+    memset((char *)e->col.xfer32 + (from << w[PP_WIDE_XFER]), 0, n << w[PP_WIDE_XFER]);
     memset(e->col.id + from, 0, n * sizeof *e->col.id);
     memset(e->col.value + from, 0, n * sizeof *e->col.value);
 }
@@ -265,7 +282,8 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
     size_t i = e->count, end = e->count + n;
     pp_cols c;
     pp_model_cols(m, &c); /* its count is the committed one; the slots past it are read alike */
-    while (i < end && event_ok(m, pp_cols_ts(&c, i), pp_cols_dur(&c, i), c.name[i], pp_cols_stage(&c, i),
+    while (i < end && event_ok(m, pp_cols_ts(&c, i), pp_cols_dur(&c, i), pp_cols_name(&c, i),
+                               pp_cols_stage(&c, i),
                                pp_cols_track(&c, i), c.kind[i], c.role[i], c.phase[i]))
         i++;
     if (i < end && refused)
@@ -298,22 +316,34 @@ int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
     return rc;
 }
 
-/* The slots as a read-only view: index i is slot i, event base + i. */
-static void cols_of(const pp_event_slots *s, size_t count, pp_cols *out) {
-    *out = (pp_cols){count,      s->base,    s->ts32,    s->pages,    s->dur32,
-                     s->hw32,    s->xfer32,  s->batch16, s->id,       s->value,
-                     s->name,    s->stage16, s->track16, s->kind,     s->role,
-                     s->phase,   s->wide};
+/* The slots as a read-only view, their widths `shift`: index i is slot i,
+ * event base + i. */
+static void cols_of(const pp_event_slots *s, size_t count, const uint8_t *shift, pp_cols *out) {
+    *out = (pp_cols){.count = count, .base = s->base, .ts32 = s->ts32, .pages = s->pages,
+                     .dur = pp_ncol_make(s->dur32, shift[PP_WIDE_DUR], 0),
+                     .hw = pp_ncol_make(s->hw32, shift[PP_WIDE_HW], 0),
+                     .xfer = pp_ncol_make(s->xfer32, shift[PP_WIDE_XFER], 0),
+                     .batch = pp_ncol_make(s->batch16, shift[PP_WIDE_BATCH], 1),
+                     .name = pp_ncol_make(s->name, shift[PP_WIDE_NAME], 0),
+                     .stage = pp_ncol_make(s->stage16, shift[PP_WIDE_STAGE], 0),
+                     .track = pp_ncol_make(s->track16, shift[PP_WIDE_TRACK], 0),
+                     .id = s->id, .value = s->value, .kind = s->kind, .role = s->role,
+                     .phase = s->phase, .wide = s->wide};
+}
+
+/* Event i of a column view. */
+static void event_of(const pp_cols *c, size_t i, pp_event *out) {
+    *out = (pp_event){pp_cols_ts(c, i),    pp_cols_dur(c, i),   pp_cols_batch(c, i),
+                      pp_cols_hw(c, i),    pp_cols_xfer(c, i),  c->id[i],
+                      c->value[i],         pp_cols_name(c, i),  pp_cols_stage(c, i),
+                      pp_cols_track(c, i), c->kind[i],          c->role[i],
+                      c->phase[i]};
 }
 
 void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
     pp_cols c;
-    cols_of(s, i + 1, &c);
-    *out = (pp_event){pp_cols_ts(&c, i),    pp_cols_dur(&c, i),   pp_cols_batch(&c, i),
-                      pp_cols_hw(&c, i),    pp_cols_xfer(&c, i),  c.id[i],
-                      c.value[i],           c.name[i],            pp_cols_stage(&c, i),
-                      pp_cols_track(&c, i), c.kind[i],            c.role[i],
-                      c.phase[i]};
+    cols_of(s, i + 1, slot_shift, &c);
+    event_of(&c, i, out);
 }
 
 size_t pp_model_event_count(const pp_model *m) {
@@ -321,11 +351,39 @@ size_t pp_model_event_count(const pp_model *m) {
 }
 
 void pp_model_event(const pp_model *m, size_t i, pp_event *out) {
-    pp_event_slots_get(&m->ev.col, i, out);
+    pp_cols c;
+    pp_model_cols(m, &c);
+    event_of(&c, i, out);
 }
 
 void pp_model_cols(const pp_model *m, pp_cols *out) {
-    cols_of(&m->ev.col, m->ev.count, out);
+    cols_of(&m->ev.col, m->ev.count, m->ev.shift, out);
+}
+
+void pp_model_narrow(pp_model *m) {
+    event_store *e = &m->ev;
+    view_drop(&m->view);
+    e->narrowed = 1;
+    pp_narrow_col c[] = {
+#define COLUMN(field, w) {e->col.field, 0, e->shift[w], w == PP_WIDE_BATCH, &e->wide.col[w], e->col.pages}
+        COLUMN(dur32, PP_WIDE_DUR),     COLUMN(hw32, PP_WIDE_HW),       COLUMN(xfer32, PP_WIDE_XFER),
+        COLUMN(name, PP_WIDE_NAME),     COLUMN(batch16, PP_WIDE_BATCH), COLUMN(stage16, PP_WIDE_STAGE),
+        COLUMN(track16, PP_WIDE_TRACK),
+#undef COLUMN
+    };
+    /* each column's allocation is in e->bytes, in the order of GROW */
+    const size_t at[] = {1, 2, 3, 7, 4, 8, 9};
+    const int wide[] = {PP_WIDE_DUR,   PP_WIDE_HW,    PP_WIDE_XFER, PP_WIDE_NAME,
+                        PP_WIDE_BATCH, PP_WIDE_STAGE, PP_WIDE_TRACK};
+    for (size_t k = 0; k < 7; k++)
+        c[k].bytes = e->bytes[at[k]];
+    pp_columns_narrow(c, 7, e->count);
+    for (size_t k = 0; k < 7; k++) {
+        e->bytes[at[k]] = c[k].bytes;
+        e->shift[wide[k]] = (uint8_t)c[k].shift;
+    }
+    e->col.dur32 = c[0].p, e->col.hw32 = c[1].p, e->col.xfer32 = c[2].p, e->col.name = c[3].p;
+    e->col.batch16 = c[4].p, e->col.stage16 = c[5].p, e->col.track16 = c[6].p;
 }
 
 /* Makes the 64-bit columns of pp_model_columns from the narrow ones, the
@@ -363,6 +421,8 @@ int pp_model_columns(const pp_model *m, pp_event_columns *out) {
     const event_store *e = &m->ev;
     wide_view *v = (wide_view *)&m->view; /* made once, under its lock */
     memset(out, 0, sizeof *out);
+    if (e->narrowed) /* its name column is no longer the 32-bit one handed out */
+        return PP_EINVAL;
     pthread_mutex_lock(&v->lock);
     int rc = v->dur_ns ? PP_OK : view_make(m, v);
     pthread_mutex_unlock(&v->lock);
@@ -457,11 +517,22 @@ const pp_ann *pp_model_anns(const pp_model *m, size_t *count) {
     return m->anns ? m->anns : none;
 }
 
-void pp_model_anns_keep(pp_model *m, uint32_t key) {
+/* pp_model_anns_keep (listed 1) and pp_model_anns_drop (listed 0): keeps
+ * the annotations whose key is among keys[0..nkeys) or not. The keys go
+ * into fixed slots, the rest holding UINT32_MAX, which no key is (keys are
+ * below 2^30: ann_table.h), so that an annotation takes four compares and
+ * no loop. */
+static void anns_filter(pp_model *m, const uint32_t *keys, size_t nkeys, int listed) {
+    uint32_t k[PP_ANN_KEYS_MAX] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    for (size_t j = 0; j < nkeys && j < PP_ANN_KEYS_MAX; j++)
+        k[j] = keys[j] ? keys[j] : UINT32_MAX; /* a key 0 names none */
     size_t n = 0;
-    for (size_t i = 0; i < m->nanns; i++)
-        if (key != 0 && pp_ann_key(&m->anns[i]) == key)
+    for (size_t i = 0; i < m->nanns; i++) {
+        uint32_t key = pp_ann_key(&m->anns[i]);
+        int among = (key == k[0]) | (key == k[1]) | (key == k[2]) | (key == k[3]);
+        if (among == listed)
             m->anns[n++] = m->anns[i];
+    }
     view_drop(&m->view);
     m->nanns = n;
     if (n == 0) {
@@ -477,6 +548,14 @@ void pp_model_anns_keep(pp_model *m, uint32_t key) {
         m->anns = kept;
         m->capanns = n;
     }
+}
+
+void pp_model_anns_keep(pp_model *m, const uint32_t *keys, size_t n) {
+    anns_filter(m, keys, n, 1);
+}
+
+void pp_model_anns_drop(pp_model *m, const uint32_t *keys, size_t n) {
+    anns_filter(m, keys, n, 0);
 }
 
 const pp_annotation *pp_model_annotations(const pp_model *m, size_t *count) {
@@ -564,6 +643,8 @@ static void sort_indices(size_t *idx, size_t *tmp, size_t n, const int64_t *ts) 
 
 int pp_model_sort_by_time(pp_model *m) {
     event_store *e = &m->ev;
+    if (e->narrowed) /* it takes no more events: it cannot make the sorted ones */
+        return PP_EINVAL;
     size_t n = e->count;
     pp_cols c;
     pp_model_cols(m, &c);
@@ -578,7 +659,8 @@ int pp_model_sort_by_time(pp_model *m) {
     int64_t *ts = malloc(n * sizeof *ts);
     size_t capanns = m->nanns ? m->nanns : 1;
     pp_ann *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
-    event_store sorted = {0};
+    event_store sorted;
+    event_store_init(&sorted);
     if (!idx || !tmp || !ts || !anns || event_store_reserve(&sorted, n) != PP_OK) {
         free(idx);
         free(tmp);

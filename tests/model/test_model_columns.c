@@ -270,9 +270,10 @@ static void expect_only_key(const pp_model *m, size_t n, const uint32_t keys[3],
                a[j].v.i == (int64_t)(k + 3 * j));
 }
 
-/* pp_model_anns_keep keeps one key's annotations, in order, from a table of
- * mapped pages (300000 annotations, 4.8 MB) into mapped pages and into the
- * heap, and from the heap; the model takes annotations after it, and
+/* pp_model_anns_drop and pp_model_anns_keep keep the annotations of the
+ * keys they are told to, in order, from a table of mapped pages (300000
+ * annotations, 4.8 MB) into mapped pages and into the heap, and from the
+ * heap; a key 0 names none; the model takes annotations after them, and
  * keeping none empties the table. */
 static void test_annotations_keep_one_key(void) {
     uint32_t keys[3];
@@ -280,14 +281,19 @@ static void test_annotations_keep_one_key(void) {
     for (size_t s = 0; s < 3; s++) {
         size_t n = sizes[s];
         pp_model *m = annotated(n, keys);
-        pp_model_anns_keep(m, keys[1]);
+        const uint32_t drop[] = {keys[0], 0, keys[2]}, none = 0;
+        pp_model_anns_drop(m, drop, 3);
+        expect_only_key(m, n, keys, 1);
+        pp_model_anns_keep(m, &keys[1], 1); /* every one kept: the same */
+        expect_only_key(m, n, keys, 1);
+        pp_model_anns_drop(m, &none, 1);
         expect_only_key(m, n, keys, 1);
         pp_annotation more = {.event = n - 1, .key = keys[0], .type = PP_VALUE_INT, .v.i = -1};
         EXPECT_EQ_I64(pp_model_add_annotation(m, &more), PP_OK);
         size_t got;
         const pp_annotation *all = pp_model_annotations(m, &got);
         EXPECT(all && got == (n + 1) / 3 + 1 && all[got - 1].v.i == -1);
-        pp_model_anns_keep(m, 0);
+        pp_model_anns_keep(m, NULL, 0);
         pp_model_anns(m, &got);
         EXPECT_EQ_U64(got, 0);
         pp_model_free(m);
