@@ -10,7 +10,7 @@
  * after writing or copying a large trace) the kernel compacts memory for
  * them while the fault waits (THP "defrag" madvise, the default). Measured
  * on bench_pptrace's trace: 100M events analyzed in 9.2-9.9 s with every
- * table advised, 7.2 s with this bound, 6.7-7.4 s with none; 10M events in
+ * table advised, 7.1-7.2 s with this bound, 6.7-7.4 s with none; 10M events in
  * 0.56 s advised (every table is below the bound) and 0.67-0.70 s not.
  * Scratch buffers are reused from step to step (an_buf), so their pages
  * fault in once per report. */
