@@ -96,7 +96,7 @@ typedef struct an_host {
 #define AN_HOST_NO_STAGE ((UINT32_C(1) << 28) - 1)
 
 /* One op span (a level-2 layer or kernel) of the op step (ops.c), 16
- * bytes. First its annotations, gathered before the views are made: its
+ * bytes. First its annotations, gathered as the exec view is made: its
  * type and exec type (string ids, 0 when absent; the strings are fewer
  * than 2^28: pp_report_build) and its CPU time, AN_OP_HAS_CPU set in
  * `exec` when it has one. Then, for an op the tables count, its duration
