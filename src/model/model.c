@@ -12,25 +12,7 @@
 #include "model/column_mem.h"
 #include "model/columns.h"
 #include "model/event_slots.h"
-#include "model/narrow.h"
-
-#define NCOLUMNS 13
-
-typedef struct event_store {
-    size_t count, cap;
-    size_t bytes[NCOLUMNS]; /* each column's allocation, in the order of pp_event_slots
-                             * (after a failed growth some columns are larger than cap) */
-    pp_event_slots col;     /* the columns, from event 0 */
-    pp_wide_sink wide;      /* the values too wide for their slots (model/columns.h) */
-    size_t npages;          /* page bases: one a page of PP_TS_PAGE events */
-    int narrowed;           /* by pp_model_narrow: col's slots are as wide as `shift` says */
-    uint8_t shift[PP_WIDE_COLUMNS]; /* log2 of a slot's bytes, by pp_wide_sink column */
-} event_store;
-
-/* The slot widths of pp_event_slots: every column until pp_model_narrow. */
-static const uint8_t slot_shift[PP_WIDE_COLUMNS] = {
-    [PP_WIDE_DUR] = 2, [PP_WIDE_BATCH] = 1, [PP_WIDE_HW] = 2,   [PP_WIDE_XFER] = 2,
-    [PP_WIDE_TRACK] = 1, [PP_WIDE_STAGE] = 1, [PP_WIDE_TS] = 2, [PP_WIDE_NAME] = 2};
+#include "model/event_store.h"
 
 /* The 64-bit and 32-bit columns that pp_model_columns hands out and the
  * 24-byte annotations of pp_model_annotations, made from the narrow ones
@@ -47,7 +29,7 @@ typedef struct wide_view {
 
 struct pp_model {
     pp_strtab strings;
-    event_store ev;
+    pp_event_store ev;
     wide_view view;
     pp_track_info *tracks;
     size_t ntracks, captracks;
@@ -57,11 +39,6 @@ struct pp_model {
     size_t nanns, capanns;
     pp_model_meta meta;
 };
-
-static void event_store_init(event_store *e) {
-    *e = (event_store){0};
-    memcpy(e->shift, slot_shift, sizeof slot_shift);
-}
 
 int pp_model_create(pp_model **out) {
     pp_model *m = calloc(1, sizeof *m);
@@ -77,20 +54,9 @@ int pp_model_create(pp_model **out) {
         return PP_ENOMEM;
     }
     m->meta.level = -1;
-    event_store_init(&m->ev);
+    pp_event_store_init(&m->ev);
     *out = m;
     return PP_OK;
-}
-
-static void event_store_free(event_store *e) {
-    const pp_event_slots *c = &e->col;
-    void *cols[NCOLUMNS] = {c->ts32,  c->dur32, c->hw32,    c->xfer32,  c->batch16,
-                            c->id,    c->value, c->name,    c->stage16, c->track16,
-                            c->kind,  c->role,  c->phase};
-    for (size_t k = 0; k < NCOLUMNS; k++)
-        pp_column_free(cols[k], e->bytes[k]);
-    free(c->pages);
-    pp_wide_free(&e->wide);
 }
 
 /* Forgets the copies made for pp_model_columns and pp_model_annotations:
@@ -117,7 +83,7 @@ void pp_model_free(pp_model *m) {
     if (!m)
         return;
     pp_strtab_free(&m->strings);
-    event_store_free(&m->ev);
+    pp_event_store_free(&m->ev);
     view_drop(&m->view);
     pthread_mutex_destroy(&m->view.lock);
     free(m->tracks);
@@ -181,66 +147,6 @@ void pp_event_init(pp_event *e) {
 /* Grows every column to `cap` (> e->cap) entries, the new ones zero (the
  * sparse columns rely on it: event_slots.h). On failure nothing is lost: the
  * columns already grown stay valid at their new size. */
-static int event_store_reserve(event_store *e, size_t cap) {
-    size_t npages = (cap + PP_TS_PAGE - 1) >> PP_TS_PAGE_SHIFT;
-    if (npages > e->npages) {
-        pp_page_bases *pages = realloc(e->col.pages, npages * sizeof *pages);
-        if (!pages)
-            return PP_ENOMEM;
-        for (size_t p = e->npages; p < npages; p++) {
-            atomic_init(&pages[p].ts, PP_BASE_UNSET);
-            atomic_init(&pages[p].batch, PP_BASE_UNSET);
-        }
-        e->col.pages = pages;
-        e->npages = npages;
-    }
-    int k = 0;
-#define GROW(c)                                                                       \
-    do {                                                                              \
-        if (e->bytes[k] < cap * sizeof *e->col.c) {                                   \
-            void *p_ = pp_column_grow(e->col.c, e->bytes[k], cap * sizeof *e->col.c); \
-            if (!p_)                                                                  \
-                return PP_ENOMEM;                                                     \
-            e->col.c = p_;                                                            \
-            e->bytes[k] = cap * sizeof *e->col.c;                                     \
-        }                                                                             \
-        k++;                                                                          \
-    } while (0)
-    GROW(ts32); GROW(dur32); GROW(hw32); GROW(xfer32); GROW(batch16); GROW(id);
-    GROW(value); GROW(name); GROW(stage16); GROW(track16); GROW(kind); GROW(role); GROW(phase);
-#undef GROW
-    e->col.wide = &e->wide;
-    e->cap = cap;
-    return PP_OK;
-}
-
-/* Makes room for events [count, count + n): at least doubling, so that n
- * appends of one event cost O(n) copies. */
-static int event_store_make_room(event_store *e, size_t n) {
-    if (e->narrowed)
-        return PP_EINVAL;
-    if (n <= e->cap - e->count && e->cap) /* slots point into columns, even for n = 0 */
-        return PP_OK;
-    if (n > SIZE_MAX / 2 / sizeof *e->col.id - e->count) /* the widest column's bytes */
-        return PP_ENOMEM;
-    size_t cap = e->cap ? e->cap * 2 : 1024;
-    return event_store_reserve(e, cap > e->count + n ? cap : e->count + n);
-}
-
-/* Zeroes slots [from, to) of the sparse columns, which must read zero past
- * the last event (event_slots.h). */
-static void clear_sparse(event_store *e, size_t from, size_t to) {
-    size_t n = to - from;
-    const uint8_t *w = e->shift; /* pp_model_narrow may have narrowed them */
-    memset((char *)e->col.batch16 + (from << w[PP_WIDE_BATCH]), 0, n << w[PP_WIDE_BATCH]);
-    memset((char *)e->col.stage16 + (from << w[PP_WIDE_STAGE]), 0, n << w[PP_WIDE_STAGE]);
-    memset(e->col.phase + from, 0, n * sizeof *e->col.phase);
-    memset((char *)e->col.hw32 + (from << w[PP_WIDE_HW]), 0, n << w[PP_WIDE_HW]);
-    memset((char *)e->col.xfer32 + (from << w[PP_WIDE_XFER]), 0, n << w[PP_WIDE_XFER]);
-    memset(e->col.id + from, 0, n * sizeof *e->col.id);
-    memset(e->col.value + from, 0, n * sizeof *e->col.value);
-}
-
 /* pp_model_add_event's rules (model.h), for the one event and the bulk
  * append alike. */
 static inline int event_ok(const pp_model *m, int64_t ts, int64_t dur, uint32_t name,
@@ -252,11 +158,11 @@ static inline int event_ok(const pp_model *m, int64_t ts, int64_t dur, uint32_t 
 }
 
 int pp_model_add_event(pp_model *m, const pp_event *ev) {
-    event_store *e = &m->ev;
+    pp_event_store *e = &m->ev;
     if (!event_ok(m, ev->ts_ns, ev->dur_ns, ev->name, ev->stage, ev->track, ev->kind, ev->role,
                   ev->phase))
         return PP_EINVAL;
-    int rc = event_store_make_room(e, 1);
+    int rc = pp_event_store_make_room(e, 1);
     if (rc)
         return rc;
     view_drop(&m->view);
@@ -269,8 +175,8 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
 }
 
 int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
-    event_store *e = &m->ev;
-    int rc = event_store_make_room(e, n);
+    pp_event_store *e = &m->ev;
+    int rc = pp_event_store_make_room(e, n);
     if (rc)
         return rc;
     pp_event_slots_at(&e->col, e->count, out);
@@ -278,7 +184,7 @@ int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
 }
 
 size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
-    event_store *e = &m->ev;
+    pp_event_store *e = &m->ev;
     size_t i = e->count, end = e->count + n;
     pp_cols c;
     pp_model_cols(m, &c); /* its count is the committed one; the slots past it are read alike */
@@ -288,7 +194,7 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
         i++;
     if (i < end && refused)
         pp_event_slots_get(&e->col, i, refused);
-    clear_sparse(e, i, end);
+    pp_event_store_clear_sparse(e, i, end);
     pp_wide_cut(&e->wide, i);
     view_drop(&m->view);
     n = i - e->count;
@@ -297,53 +203,8 @@ size_t pp_model_events_commit(pp_model *m, size_t n, pp_event *refused) {
 }
 
 void pp_model_events_unreserve(pp_model *m, size_t n) {
-    clear_sparse(&m->ev, m->ev.count, m->ev.count + n);
+    pp_event_store_clear_sparse(&m->ev, m->ev.count, m->ev.count + n);
     pp_wide_cut(&m->ev.wide, m->ev.count);
-}
-
-int pp_event_slots_put(const pp_event_slots *s, size_t i, const pp_event *ev) {
-    int rc = pp_slot_put_ts(s, i, ev->ts_ns) | pp_slot_put_dur(s, i, ev->dur_ns) |
-             pp_slot_put_batch(s, i, ev->batch) |
-             pp_slot_put_sparse32(s, s->hw32, PP_WIDE_HW, i, ev->hw_ns) |
-             pp_slot_put_sparse32(s, s->xfer32, PP_WIDE_XFER, i, ev->xfer_ns) |
-             pp_slot_put_track(s, i, ev->track) | pp_slot_put_stage(s, i, ev->stage);
-    pp_slot_put_u64(s->id, i, ev->id);
-    pp_slot_put_f64(s->value, i, ev->value);
-    s->name[i] = ev->name;
-    s->kind[i] = ev->kind;
-    s->role[i] = ev->role;
-    pp_slot_put_u8(s->phase, i, ev->phase);
-    return rc;
-}
-
-/* The slots as a read-only view, their widths `shift`: index i is slot i,
- * event base + i. */
-static void cols_of(const pp_event_slots *s, size_t count, const uint8_t *shift, pp_cols *out) {
-    *out = (pp_cols){.count = count, .base = s->base, .ts32 = s->ts32, .pages = s->pages,
-                     .dur = pp_ncol_make(s->dur32, shift[PP_WIDE_DUR], 0),
-                     .hw = pp_ncol_make(s->hw32, shift[PP_WIDE_HW], 0),
-                     .xfer = pp_ncol_make(s->xfer32, shift[PP_WIDE_XFER], 0),
-                     .batch = pp_ncol_make(s->batch16, shift[PP_WIDE_BATCH], 1),
-                     .name = pp_ncol_make(s->name, shift[PP_WIDE_NAME], 0),
-                     .stage = pp_ncol_make(s->stage16, shift[PP_WIDE_STAGE], 0),
-                     .track = pp_ncol_make(s->track16, shift[PP_WIDE_TRACK], 0),
-                     .id = s->id, .value = s->value, .kind = s->kind, .role = s->role,
-                     .phase = s->phase, .wide = s->wide};
-}
-
-/* Event i of a column view. */
-static void event_of(const pp_cols *c, size_t i, pp_event *out) {
-    *out = (pp_event){pp_cols_ts(c, i),    pp_cols_dur(c, i),   pp_cols_batch(c, i),
-                      pp_cols_hw(c, i),    pp_cols_xfer(c, i),  c->id[i],
-                      c->value[i],         pp_cols_name(c, i),  pp_cols_stage(c, i),
-                      pp_cols_track(c, i), c->kind[i],          c->role[i],
-                      c->phase[i]};
-}
-
-void pp_event_slots_get(const pp_event_slots *s, size_t i, pp_event *out) {
-    pp_cols c;
-    cols_of(s, i + 1, slot_shift, &c);
-    event_of(&c, i, out);
 }
 
 size_t pp_model_event_count(const pp_model *m) {
@@ -351,39 +212,16 @@ size_t pp_model_event_count(const pp_model *m) {
 }
 
 void pp_model_event(const pp_model *m, size_t i, pp_event *out) {
-    pp_cols c;
-    pp_model_cols(m, &c);
-    event_of(&c, i, out);
+    pp_event_store_event(&m->ev, i, out);
 }
 
 void pp_model_cols(const pp_model *m, pp_cols *out) {
-    cols_of(&m->ev.col, m->ev.count, m->ev.shift, out);
+    pp_event_store_cols(&m->ev, out);
 }
 
 void pp_model_narrow(pp_model *m) {
-    event_store *e = &m->ev;
     view_drop(&m->view);
-    e->narrowed = 1;
-    pp_narrow_col c[] = {
-#define COLUMN(field, w) {e->col.field, 0, e->shift[w], w == PP_WIDE_BATCH, &e->wide.col[w], e->col.pages}
-        COLUMN(dur32, PP_WIDE_DUR),     COLUMN(hw32, PP_WIDE_HW),       COLUMN(xfer32, PP_WIDE_XFER),
-        COLUMN(name, PP_WIDE_NAME),     COLUMN(batch16, PP_WIDE_BATCH), COLUMN(stage16, PP_WIDE_STAGE),
-        COLUMN(track16, PP_WIDE_TRACK),
-#undef COLUMN
-    };
-    /* each column's allocation is in e->bytes, in the order of GROW */
-    const size_t at[] = {1, 2, 3, 7, 4, 8, 9};
-    const int wide[] = {PP_WIDE_DUR,   PP_WIDE_HW,    PP_WIDE_XFER, PP_WIDE_NAME,
-                        PP_WIDE_BATCH, PP_WIDE_STAGE, PP_WIDE_TRACK};
-    for (size_t k = 0; k < 7; k++)
-        c[k].bytes = e->bytes[at[k]];
-    pp_columns_narrow(c, 7, e->count);
-    for (size_t k = 0; k < 7; k++) {
-        e->bytes[at[k]] = c[k].bytes;
-        e->shift[wide[k]] = (uint8_t)c[k].shift;
-    }
-    e->col.dur32 = c[0].p, e->col.hw32 = c[1].p, e->col.xfer32 = c[2].p, e->col.name = c[3].p;
-    e->col.batch16 = c[4].p, e->col.stage16 = c[5].p, e->col.track16 = c[6].p;
+    pp_event_store_narrow(&m->ev);
 }
 
 /* Makes the 64-bit columns of pp_model_columns from the narrow ones, the
@@ -418,7 +256,7 @@ static int view_make(const pp_model *m, wide_view *v) {
 }
 
 int pp_model_columns(const pp_model *m, pp_event_columns *out) {
-    const event_store *e = &m->ev;
+    const pp_event_store *e = &m->ev;
     wide_view *v = (wide_view *)&m->view; /* made once, under its lock */
     memset(out, 0, sizeof *out);
     if (e->narrowed) /* its name column is no longer the 32-bit one handed out */
@@ -496,9 +334,9 @@ size_t pp_model_annotations_commit(pp_model *m, size_t n) {
 }
 
 void pp_model_clear_events(pp_model *m) {
-    event_store *e = &m->ev;
+    pp_event_store *e = &m->ev;
     if (e->count)
-        clear_sparse(e, 0, e->count);
+        pp_event_store_clear_sparse(e, 0, e->count);
     pp_wide_cut(&e->wide, 0);
     for (size_t p = 0; p < e->npages; p++) { /* the next events set their own */
         atomic_store_explicit(&e->col.pages[p].ts, PP_BASE_UNSET, memory_order_relaxed);
@@ -642,7 +480,7 @@ static void sort_indices(size_t *idx, size_t *tmp, size_t n, const int64_t *ts) 
 }
 
 int pp_model_sort_by_time(pp_model *m) {
-    event_store *e = &m->ev;
+    pp_event_store *e = &m->ev;
     if (e->narrowed) /* it takes no more events: it cannot make the sorted ones */
         return PP_EINVAL;
     size_t n = e->count;
@@ -659,14 +497,14 @@ int pp_model_sort_by_time(pp_model *m) {
     int64_t *ts = malloc(n * sizeof *ts);
     size_t capanns = m->nanns ? m->nanns : 1;
     pp_ann *anns = pp_column_grow(NULL, 0, capanns * sizeof *anns);
-    event_store sorted;
-    event_store_init(&sorted);
-    if (!idx || !tmp || !ts || !anns || event_store_reserve(&sorted, n) != PP_OK) {
+    pp_event_store sorted;
+    pp_event_store_init(&sorted);
+    if (!idx || !tmp || !ts || !anns || pp_event_store_reserve(&sorted, n) != PP_OK) {
         free(idx);
         free(tmp);
         free(ts);
         pp_column_free(anns, capanns * sizeof *anns);
-        event_store_free(&sorted);
+        pp_event_store_free(&sorted);
         return PP_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -693,11 +531,11 @@ int pp_model_sort_by_time(pp_model *m) {
     free(tmp);
     if (rc != PP_OK) {
         pp_column_free(anns, capanns * sizeof *anns);
-        event_store_free(&sorted);
+        pp_event_store_free(&sorted);
         return rc;
     }
     sorted.count = n;
-    event_store_free(e);
+    pp_event_store_free(e);
     *e = sorted;
     e->col.wide = &e->wide; /* the store moved */
     view_drop(&m->view);
