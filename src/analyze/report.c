@@ -192,12 +192,9 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (!r)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     r->m = r->model = m;
-    if (own) /* read for the last time: its columns as narrow as its values allow */
-        pp_model_narrow(own);
-    pp_model_cols(m, &r->c);
     /* an_exec, an_host and the stage cells hold 32-bit event indexes; an_host
      * holds a stage in 28 bits, and the stages are fewer than the strings */
-    size_t count = r->c.count, strings = pp_model_string_count(m);
+    size_t count = pp_model_event_count(m), strings = pp_model_string_count(m);
     if (count >= UINT32_MAX || strings >= AN_HOST_NO_STAGE) {
         free(r);
         return pp_set_error(err, PP_EUNSUPPORTED,
@@ -207,6 +204,9 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
                             o->source ? o->source : "the model", count, strings, UINT32_MAX,
                             (unsigned)AN_HOST_NO_STAGE);
     }
+    if (own) /* read for the last time: its columns as narrow as its values allow */
+        pp_model_narrow(own);
+    pp_model_cols(m, &r->c);
     r->meta = *pp_model_meta_get(m);
     r->source = an_strdupf("%s", o->source ? o->source : "(model)");
     const char *align = pp_model_string(m, r->meta.alignment);
