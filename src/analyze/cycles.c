@@ -30,7 +30,7 @@ static void end_to_end(pp_report *r, int64_t *first, int64_t *last) {
     for (size_t i = 0; i < r->bmap.count; i++)
         first[i] = INT64_MAX, last[i] = INT64_MIN;
     for (size_t i = 0; i < c->count; i++)
-        if (pp_cols_batch(c, i) >= 0 && an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i)))
+        if (pp_cols_batch(c, i) >= 0 && an_event_inside(r, i))
             widen(r, pp_cols_batch(c, i), pp_cols_ts(c, i), pp_cols_end(c, i), first, last);
     for (size_t i = 0; r->exec_batch && i < r->nexecs; i++) { /* else every batch is c's */
         const an_exec *x = &r->execs[i];

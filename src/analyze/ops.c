@@ -117,9 +117,7 @@ static void group_add(op_group *g, int has_cpu, int64_t cpu) {
 
 /* Whether op span i is counted: inside W, on a track with execs. */
 static int counted(const pp_report *r, size_t i) {
-    const pp_cols *c = &r->c;
-    return r->track_device[pp_cols_track(c, i)] != AN_NONE &&
-           an_inside(r, pp_cols_ts(c, i), pp_cols_dur(c, i));
+    return r->track_device[pp_cols_track(&r->c, i)] != AN_NONE && an_event_inside(r, i);
 }
 
 /* One pass: every counted op's duration and groups, written over r->op

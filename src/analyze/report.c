@@ -178,8 +178,9 @@ static void build_state_free(pp_report *r) {
     r->m = NULL;
 }
 
-/* The build; with `own` (m itself, then) it also drops what of the model no
- * step reads again (its annotations: the model is freed by the caller). */
+/* The build; with `own` (m itself, then) it also narrows the model's
+ * columns and drops the annotations no step reads again (the caller frees
+ * the model). */
 static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
                  pp_report **out, pp_error *err) {
     *out = NULL;

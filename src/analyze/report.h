@@ -367,13 +367,17 @@ static inline uint8_t an_host_role(const an_host *h) {
 static inline int an_host_from_pattern(const an_host *h) {
     return (int)(h->bits >> 31);
 }
+/* 1 when model event i lies entirely inside W. */
+static inline int an_event_inside(const pp_report *r, size_t i) {
+    return an_inside(r, pp_cols_ts(&r->c, i), pp_cols_dur(&r->c, i));
+}
 static inline int an_host_inside(const pp_report *r, const an_host *h) {
-    return an_inside(r, pp_cols_ts(&r->c, h->event), pp_cols_dur(&r->c, h->event));
+    return an_event_inside(r, h->event);
 }
 
 /* 1 when exec x lies entirely inside W; 1 when it is host work. */
 static inline int an_exec_inside(const pp_report *r, const an_exec *x) {
-    return an_inside(r, pp_cols_ts(&r->c, x->event), pp_cols_dur(&r->c, x->event));
+    return an_event_inside(r, x->event);
 }
 static inline int an_exec_is_host(const pp_report *r, const an_exec *x) {
     return (size_t)(x - r->execs) >= r->nreal;

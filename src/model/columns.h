@@ -154,6 +154,13 @@ static inline int64_t pp_cols_end(const pp_cols *c, size_t i) {
     return pp_cols_ts(c, i) + pp_cols_dur(c, i);
 }
 
+/* The batch that a slot holding v (neither 0 nor the escape) encodes for
+ * event k, from its page's base. */
+static inline int64_t pp_batch_of_slot(const pp_page_bases *pages, size_t k, int32_t v) {
+    int64_t b = atomic_load_explicit(&pages[k >> PP_TS_PAGE_SHIFT].batch, memory_order_relaxed);
+    return b + (v > 0 ? v - 1 : v); /* the delta first: base + delta is the batch written */
+}
+
 static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
     int32_t v = pp_ncol_i(c->batch, i);
     size_t k = c->base + i;
@@ -161,8 +168,7 @@ static inline int64_t pp_cols_batch(const pp_cols *c, size_t i) {
         return -1;
     if (v == (int32_t)c->batch.escape)
         return (int64_t)pp_wide_get(&c->wide->col[PP_WIDE_BATCH], k);
-    int64_t b = atomic_load_explicit(&c->pages[k >> PP_TS_PAGE_SHIFT].batch, memory_order_relaxed);
-    return b + (v > 0 ? v - 1 : v); /* the delta first: base + delta is the batch written */
+    return pp_batch_of_slot(c->pages, k, v);
 }
 
 static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
@@ -172,8 +178,7 @@ static inline uint64_t pp_cols_hw(const pp_cols *c, size_t i) {
 
 static inline uint64_t pp_cols_xfer(const pp_cols *c, size_t i) {
     uint32_t v = pp_ncol_u(c->xfer, i);
-    return v != c->xfer.escape ? v
-                                          : pp_wide_get(&c->wide->col[PP_WIDE_XFER], c->base + i);
+    return v != c->xfer.escape ? v : pp_wide_get(&c->wide->col[PP_WIDE_XFER], c->base + i);
 }
 
 static inline uint32_t pp_cols_track(const pp_cols *c, size_t i) {

@@ -29,7 +29,9 @@ typedef struct pp_event_store {
 /* An empty store, its slots at the widths of pp_event_slots. */
 void pp_event_store_init(pp_event_store *e);
 void pp_event_store_free(pp_event_store *e);
-/* Columns for `cap` events (exactly). 0 or PP_ENOMEM. */
+/* Grows every column to `cap` events exactly, the new slots zero (the
+ * sparse columns rely on it: event_slots.h). 0, or PP_ENOMEM: then nothing
+ * is lost, the columns already grown stay valid at their new size. */
 int pp_event_store_reserve(pp_event_store *e, size_t cap);
 /* Room for events [count, count + n): at least doubling, so that n appends
  * of one event cost O(n) copies. 0, PP_ENOMEM, or PP_EINVAL for a narrowed

@@ -144,9 +144,6 @@ void pp_event_init(pp_event *e) {
     e->batch = -1;
 }
 
-/* Grows every column to `cap` (> e->cap) entries, the new ones zero (the
- * sparse columns rely on it: event_slots.h). On failure nothing is lost: the
- * columns already grown stay valid at their new size. */
 /* pp_model_add_event's rules (model.h), for the one event and the bulk
  * append alike. */
 static inline int event_ok(const pp_model *m, int64_t ts, int64_t dur, uint32_t name,

@@ -18,25 +18,24 @@
 
 #define CHUNK 4096 /* slots a pass reads, then writes */
 
-/* The escape at width `shift`: unsigned slots' is all ones, a batch
- * column's (signed deltas) the most negative. */
-static int64_t escape_of(unsigned shift, int is_batch) {
-    if (is_batch)
-        return shift == 1 ? INT16_MIN : INT8_MIN;
-    return (int64_t)(UINT32_MAX >> (32 - (8u << shift)));
+/* The column as its readers see it (model/columns.h). */
+static pp_ncol reader_view(const pp_narrow_col *c) {
+    return pp_ncol_make(c->p, c->shift, c->is_batch);
 }
 
-/* Whether a slot holding `raw` escapes now: its value is in the side table
- * (no string id is UINT32_MAX, the 32-bit name column's escape). */
-static int escaped(const pp_narrow_col *c, int64_t raw) {
-    return raw == escape_of(c->shift, c->is_batch);
-}
-
-/* Slot i of the column, widened. */
+/* Slot i of the column, widened, and whether it is the escape: its value
+ * in the side table (no string id is UINT32_MAX, the 32-bit name column's
+ * escape). */
 static int64_t slot_at(const pp_narrow_col *c, size_t i) {
+    pp_ncol v = reader_view(c);
     if (c->is_batch)
-        return ((const int16_t *)c->p)[i]; /* only 2 bytes wide when it narrows */
-    return c->shift == 2 ? ((const uint32_t *)c->p)[i] : ((const uint16_t *)c->p)[i];
+        return pp_ncol_i(v, i);
+    return pp_ncol_u(v, i);
+}
+
+static int escaped(const pp_narrow_col *c, int64_t raw) {
+    pp_ncol v = reader_view(c);
+    return c->is_batch ? raw == (int32_t)v.escape : raw == v.escape;
 }
 
 /* Whether a value keeps its slot 1 or 2 bytes wide: below the escape (an
@@ -116,11 +115,7 @@ ALWAYS_INLINE void count_chunk(const pp_narrow_col *c, size_t at, size_t n, size
 static uint64_t value_of(const pp_narrow_col *c, size_t i, int64_t raw) {
     if (escaped(c, raw))
         return pp_wide_get(c->wide, i);
-    if (!c->is_batch)
-        return (uint64_t)raw;
-    int64_t base = atomic_load_explicit(&c->pages[i >> PP_TS_PAGE_SHIFT].batch,
-                                        memory_order_relaxed);
-    return (uint64_t)(base + (raw > 0 ? raw - 1 : raw)); /* as pp_cols_batch reads it */
+    return c->is_batch ? (uint64_t)pp_batch_of_slot(c->pages, i, (int32_t)raw) : (uint64_t)raw;
 }
 
 /* The narrowest width below c->shift that leaves at most one slot in 64

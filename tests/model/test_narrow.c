@@ -28,8 +28,9 @@ static pp_model *model_with_names(uint32_t nnames) {
 }
 
 /* Event i: `big` of every N events (at i % 64 == 0) carry values past one
- * byte (at every width's edge), the rest small ones; batches in deltas
- * from their page's first at the edge of a byte. */
+ * byte (at every width's edge) and, but for a page's first, a batch past
+ * 16 bits from its page's; the rest small ones, batches in deltas from
+ * their page's first at the edge of a byte. */
 static void nth_event(size_t i, size_t big, pp_event *e) {
     static const uint64_t edge[] = {255, 256, 65534, 65535, 65536, UINT32_MAX - 1, UINT32_MAX,
                                     (uint64_t)1 << 40};
@@ -46,6 +47,8 @@ static void nth_event(size_t i, size_t big, pp_event *e) {
     size_t page = i - i % PP_TS_PAGE;
     int64_t delta = (int64_t)(i % PP_TS_PAGE) - 128; /* -128 .. 127 from the first of the page */
     e->batch = i % 5 == 4 && i != page ? -1 : (int64_t)page * 10 + 1000 + (i == page ? 0 : delta);
+    if (wide && i != page) /* past a 16-bit delta: in the side table before and after */
+        e->batch = ((int64_t)1 << 40) + (int64_t)i;
     e->kind = PP_EV_SPAN;
 }
 
@@ -86,7 +89,8 @@ static void narrow_and_check(size_t big, unsigned shift[7]) {
 
 /* One event in 64 past a byte: every column a byte a slot (a batch delta
  * of +127, the last of each page, takes the side table: a slot holds it
- * as 128), the wide values in the side tables. */
+ * as 128; with the 3 wide batches a page, exactly one event in 64), the
+ * wide values in the side tables. */
 static void test_narrowed_as_far_as_one_in_64_escapes(void) {
     unsigned s[7];
     narrow_and_check(N / 64, s);
