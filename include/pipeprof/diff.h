@@ -24,7 +24,9 @@
  * p-values over every sample pair of the comparison at a family-wise 5%. A
  * figure is significant when its sample pair's test is rejected after the
  * correction AND the 95% bootstrap interval of its own relative change
- * excludes zero. Window figures (one value per run) have no sample: they
+ * excludes zero AND the change is at least min_change (1%): on a shared
+ * machine two runs of one configuration really do differ by fractions of
+ * a percent, which many batches make detectable but nobody should act on. Window figures (one value per run) have no sample: they
  * are listed, never tested, never findings. Every result is deterministic
  * (seeded bootstrap, stats/stats.h).
  *
@@ -97,8 +99,10 @@ typedef struct pp_diff_options {
     double alpha;           /* family-wise error rate of Holm's correction; 0: 0.05 */
     unsigned reps;          /* bootstrap resamples; 0: 1000 */
     uint64_t seed;          /* 0: PP_STATS_SEED */
+    double min_change;      /* smallest |relative change| that can be significant */
 } pp_diff_options;
 
+/* Zeroes *o, then min_change = 0.01 (1%). */
 void pp_diff_options_init(pp_diff_options *o);
 
 /* Which statistic of a sample a figure is. */

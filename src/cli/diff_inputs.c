@@ -14,12 +14,15 @@ const char cli_diff_inputs_help[] =
     "                         runs; prefix base- or new- for one run only\n"
     "                         (--new-exclude-region \"warm up\")\n"
     "  --map OLD=NEW          compare base device OLD with new device NEW (a stage\n"
-    "                         moved from NPU to GPU: --map NPU=GPU)\n";
+    "                         moved from NPU to GPU: --map NPU=GPU)\n"
+    "  --min-change PCT       the smallest change that can be significant, in %\n"
+    "                         (default 1: smaller changes are negligible)\n";
 
 void cli_diff_inputs_init(cli_diff_inputs *in) {
     memset(in, 0, sizeof *in);
     pp_analyze_options_init(&in->opt[0]);
     pp_analyze_options_init(&in->opt[1]);
+    in->min_change = 0.01;
 }
 
 static int add_map(const char *cmd, cli_diff_inputs *in, const char *v) {
@@ -47,6 +50,17 @@ int cli_diff_inputs_option(int argc, char **argv, int *i, cli_diff_inputs *in) {
     int got = cli_option(argc, argv, i, "--map", &v);
     if (got != 0)
         return got < 0 ? -1 : add_map(argv[0], in, v);
+    if ((got = cli_option(argc, argv, i, "--min-change", &v)) != 0) {
+        char *end = NULL;
+        double pct = got > 0 ? strtod(v, &end) : 0;
+        if (got > 0 && (end == v || *end || !(pct >= 0 && pct < 1000))) {
+            cli_error("%s: --min-change \"%s\": expected a percentage, 0 or more (1 = 1%%)",
+                      argv[0], v);
+            return -1;
+        }
+        in->min_change = pct / 100;
+        return got;
+    }
     /* --base-X / --new-X: option --X for one side, parsed by the shared
      * window parser from a copy of argv with the prefix taken off */
     for (int k = 0; k < 2; k++) {
@@ -123,6 +137,7 @@ int cli_diff_inputs_compare(const char *cmd, cli_diff_inputs *in, pp_diff_summar
     pp_diff_options o;
     pp_diff_options_init(&o);
     o.map = in->map, o.nmap = in->nmap;
+    o.min_change = in->min_change;
     pp_error err = {{0}};
     int rc = pp_diff_compare(s[0], s[1], &o, out, &err);
     if (rc != PP_OK) {

@@ -16,14 +16,15 @@ typedef struct cli_diff_inputs {
     pp_analyze_options opt[2];    /* per side */
     pp_diff_map *map;
     size_t nmap;
+    double min_change;            /* --min-change, a fraction */
 } cli_diff_inputs;
 
 /* The options' help lines. */
 extern const char cli_diff_inputs_help[];
 
 void cli_diff_inputs_init(cli_diff_inputs *in);
-/* Takes a window option (for both sides, or --base-X / --new-X for one) or
- * --map OLD=NEW at argv[*i]: 1 when it was one, 0 when not, -1 after an
+/* Takes a window option (for both sides, or --base-X / --new-X for one),
+ * --min-change PCT or --map OLD=NEW at argv[*i]: 1 when it was one, 0 when not, -1 after an
  * error. */
 int cli_diff_inputs_option(int argc, char **argv, int *i, cli_diff_inputs *in);
 /* Takes a positional BASE / NEW; -1 after an error when there are two. */

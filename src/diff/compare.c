@@ -12,7 +12,10 @@
 #include "diff/diff_impl.h"
 #include "stats/stats.h"
 
-void pp_diff_options_init(pp_diff_options *o) { memset(o, 0, sizeof *o); }
+void pp_diff_options_init(pp_diff_options *o) {
+    memset(o, 0, sizeof *o);
+    o->min_change = 0.01;
+}
 
 const char *diff_keep(pp_diff *d, const char *s) {
     if (!s)
@@ -229,7 +232,8 @@ typedef struct pair {
     int tested, reject;
 } pair;
 
-static int figures_of_pair(pp_diff *d, const pair *pr, const pp_boot_opts *bo) {
+static int figures_of_pair(pp_diff *d, const pair *pr, const pp_boot_opts *bo,
+                           double min_change) {
     const diff_sample *s = pr->a ? pr->a : pr->b;
     pp_diff_stat stats[3];
     size_t ns = stats_of(s->kind, stats);
@@ -253,7 +257,8 @@ static int figures_of_pair(pp_diff *d, const pair *pr, const pp_boot_opts *bo) {
         int rc = bootstrap_figure(x, pr->a, pr->b, bo);
         if (rc != PP_OK)
             return rc;
-        x->significant = pr->reject && (x->ci_lo > 0 || x->ci_hi < 0);
+        x->significant = pr->reject && (x->ci_lo > 0 || x->ci_hi < 0) &&
+                         fabs(x->rel) >= min_change;
     }
     return PP_OK;
 }
@@ -344,6 +349,7 @@ int pp_diff_compare(const pp_diff_summary *base, const pp_diff_summary *nw,
     if (!d)
         return pp_set_error(err, PP_ENOMEM, "out of memory");
     d->alpha = o->alpha > 0 ? o->alpha : 0.05;
+    d->min_change = o->min_change;
     pp_boot_opts bo;
     pp_boot_opts_init(&bo);
     if (o->reps)
@@ -358,7 +364,7 @@ int pp_diff_compare(const pp_diff_summary *base, const pp_diff_summary *nw,
     /* throughput first: the cycle pair makes it after its own figures, so
      * it is moved to the front below */
     for (size_t i = 0; rc == PP_OK && i < np; i++)
-        rc = figures_of_pair(d, &p[i], &bo);
+        rc = figures_of_pair(d, &p[i], &bo, o->min_change);
     if (rc == PP_OK)
         rc = window_figures(d, base, nw, o);
     free(p);

@@ -75,6 +75,7 @@ struct pp_diff {
     const char *source[2];
     size_t ntests;           /* sample pairs tested (Holm's family) */
     double alpha;
+    double min_change;
 };
 
 /* Keeps a copy of `s` for the diff's lifetime; NULL on no memory. */

@@ -28,8 +28,9 @@ int pp_diff_write_text(const pp_diff *d, FILE *out) {
     bottleneck_line(out, "new ", &d->bottleneck[1]);
     fprintf(out,
             "significant = the rank test of its samples holds after Holm's correction over\n"
-            "%zu tests at %g, and the 95%% bootstrap interval of the change excludes 0\n\n",
-            d->ntests, d->alpha);
+            "%zu tests at %g, the 95%% bootstrap interval of the change excludes 0, and\n"
+            "the change is %g%% or more\n\n",
+            d->ntests, d->alpha, 100 * d->min_change);
     fprintf(out, "Findings\n");
     for (size_t i = 0; i < d->nfindings; i++)
         fprintf(out, "  %s\n", d->findings[i]);
@@ -109,10 +110,10 @@ static char *diff_json_text(const pp_diff *d) {
     for (size_t i = 0; figs && i < d->nfigures; i++)
         json_array_append_new(figs, figure_json(&d->figures[i]));
     json_t *root = json_pack(
-        "{s:i, s:o, s:o, s:{s:s, s:f, s:I, s:f}, s:o, s:o, s:o}", "pipeprof_diff", 1, "base",
+        "{s:i, s:o, s:o, s:{s:s, s:f, s:I, s:f, s:f}, s:o, s:o, s:o}", "pipeprof_diff", 1, "base",
         bottleneck_json(d->source[0], &d->bottleneck[0]), "new",
         bottleneck_json(d->source[1], &d->bottleneck[1]), "significance", "test",
-        "mann-whitney, holm", "alpha", d->alpha, "tests", (json_int_t)d->ntests, "ci_level", 0.95,
+        "mann-whitney, holm", "alpha", d->alpha, "tests", (json_int_t)d->ntests, "ci_level", 0.95, "min_change", d->min_change,
         "findings", strings_json(d->findings, d->nfindings), "within_noise",
         strings_json(d->noise, d->nnoise), "figures", figs);
     char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : NULL;
