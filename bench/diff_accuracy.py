@@ -46,7 +46,9 @@ def diff(a, b):
 
 
 def gate(a, b):
-    return subprocess.run([CLI, "gate", a, b] + GATE + WINDOW, capture_output=True).returncode
+    p = subprocess.run([CLI, "gate", a, b] + GATE + WINDOW, capture_output=True, text=True)
+    failed = [line for line in p.stdout.splitlines() if line.startswith("FAIL")]
+    return p.returncode, failed
 
 
 def figure(d, key):
@@ -67,9 +69,11 @@ def aa(config, label, tmp):
         fs = [f for f in d["figures"] if f["tested"]]
         tested += len(fs)
         significant += sum(f["significant"] for f in fs)
-        passed += gate(a, b) == 0
+        rc, failed = gate(a, b)
+        passed += rc == 0
         print(f"{label} A/A pair {i}: {sum(f['significant'] for f in fs)} of {len(fs)} "
-              f"significant: {[f['key'] for f in fs if f['significant']]}", file=sys.stderr)
+              f"significant: {[(f['key'], round(f['rel'], 3)) for f in fs if f['significant']]}; "
+              f"gate {failed}", file=sys.stderr)
     bench(f"diff_aa_{label}_quiet_figures", 1 - significant / tested, 0.95)
     bench(f"diff_aa_{label}_gate_passes", passed / PAIRS, 0.95)
 
