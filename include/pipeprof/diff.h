@@ -163,6 +163,11 @@ int pp_diff_write_text(const pp_diff *d, FILE *out);
 int pp_diff_write_json(const pp_diff *d, FILE *out);
 /* The same JSON in memory; free with pp_report_json_free. */
 int pp_diff_json(const pp_diff *d, char **out, size_t *len);
+/* One self-contained HTML page at `path`, written atomically (docs/diff.md,
+ * "HTML"): the findings, each per-batch distribution (cycle, end-to-end,
+ * each stage) of the two runs overlaid, and the figures with significant
+ * changes highlighted. PP_EIO when writing fails (no file is left). */
+int pp_diff_write_html(const pp_diff *d, const char *path, pp_error *err);
 
 /* ---- gates ---------------------------------------------------------------- */
 

@@ -12,8 +12,8 @@
 
 static void diff_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof diff BASE NEW [--json] [--map OLD=NEW]... [--save-baseline FILE]\n"
-            "                     [window and labeling options]\n"
+            "usage: pipeprof diff BASE NEW [--json] [--html FILE] [--map OLD=NEW]...\n"
+            "                     [--save-baseline FILE] [window and labeling options]\n"
             "       pipeprof diff TRACE --save-baseline FILE\n\n"
             "Compares two runs of one pipeline: BASE and NEW are traces (analyzed with\n"
             "the same definitions) or baselines saved by --save-baseline. For the\n"
@@ -25,6 +25,8 @@ static void diff_help(FILE *out) {
             "are listed as such, never as findings. Method: docs/diff.md.\n\n"
             "options:\n"
             "  --json                 the diff as JSON (docs/diff.md, \"JSON\")\n"
+            "  --html FILE            also write one self-contained HTML page: the two runs'\n"
+            "                         per-batch distributions overlaid, changes highlighted\n"
             "  --save-baseline FILE   also save NEW's summary (TRACE's, given one input) to\n"
             "                         FILE: its samples and figures, a baseline that `diff`\n"
             "                         and `gate` take in place of a trace\n"
@@ -35,7 +37,8 @@ static void diff_help(FILE *out) {
             "examples:\n"
             "  pipeprof run examples/demo_pipeline.json --out a && \\\n"
             "  pipeprof run examples/demo_pipeline.json --out b\n"
-            "  pipeprof diff a/trace.pptrace b/trace.pptrace --exclude-region \"warm up\"\n"
+            "  pipeprof diff a/trace.pptrace b/trace.pptrace --exclude-region \"warm up\" \\\n"
+            "      --html diff.html\n"
             "  pipeprof diff a/trace.pptrace --exclude-region \"warm up\" \\\n"
             "      --save-baseline baseline.json\n"
             "  pipeprof diff baseline.json b/trace.pptrace --new-exclude-region \"warm up\"\n",
@@ -44,7 +47,7 @@ static void diff_help(FILE *out) {
 
 typedef struct diff_args {
     cli_diff_inputs in;
-    const char *save;
+    const char *save, *html;
     int json;
 } diff_args;
 
@@ -54,6 +57,10 @@ static int diff_parse(int argc, char **argv, diff_args *a) {
         int got;
         if (strcmp(argv[i], "--json") == 0) {
             a->json = 1;
+        } else if ((got = cli_option(argc, argv, &i, "--html", &v)) != 0) {
+            if (got < 0)
+                return CLI_BADINPUT;
+            a->html = v;
         } else if ((got = cli_option(argc, argv, &i, "--save-baseline", &v)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
@@ -66,6 +73,10 @@ static int diff_parse(int argc, char **argv, diff_args *a) {
         } else if (cli_diff_inputs_add(argv[0], &a->in, argv[i]) != 0) {
             return CLI_BADINPUT;
         }
+    }
+    if (a->html && a->in.npaths < 2) {
+        cli_error("diff: --html needs BASE and NEW");
+        return CLI_BADINPUT;
     }
     if (a->in.npaths < (a->save ? 1u : 2u)) {
         cli_error("diff: expected BASE and NEW (pipeprof diff a/trace.pptrace b/trace.pptrace)");
@@ -87,10 +98,15 @@ static int save_baseline(const pp_diff_summary *s, const char *path) {
     return CLI_OK;
 }
 
-static int diff_output(const pp_diff *d, int json) {
-    int rc = json ? pp_diff_write_json(d, stdout) : pp_diff_write_text(d, stdout);
+static int diff_output(const pp_diff *d, const diff_args *a) {
+    int rc = a->json ? pp_diff_write_json(d, stdout) : pp_diff_write_text(d, stdout);
     if (rc != PP_OK || fflush(stdout) != 0) {
         cli_error("diff: writing the diff failed: %s", strerror(errno));
+        return CLI_FAIL;
+    }
+    pp_error err = {{0}};
+    if (a->html && (rc = pp_diff_write_html(d, a->html, &err)) != PP_OK) {
+        cli_error("diff: --html %s", err.msg);
         return CLI_FAIL;
     }
     return CLI_OK;
@@ -107,7 +123,7 @@ static int diff_run(int argc, char **argv) {
     if (code == CLI_OK && a.in.npaths == 2)
         code = cli_diff_inputs_compare("diff", &a.in, s, &d);
     if (code == CLI_OK && d)
-        code = diff_output(d, a.json);
+        code = diff_output(d, &a);
     if (code == CLI_OK && a.save)
         code = save_baseline(s[a.in.npaths - 1], a.save);
     if (code == CLI_OK && a.save && !d)

@@ -263,6 +263,33 @@ static int figures_of_pair(pp_diff *d, const pair *pr, const pp_boot_opts *bo,
     return PP_OK;
 }
 
+/* Keeps a copy of a per-batch pair (cycle, e2e, a stage) for the HTML page. */
+static int keep_dist(pp_diff *d, const pair *pr) {
+    const diff_sample *s = pr->a;
+    if (!pr->a || !pr->b || (s->kind != PP_DIFF_CYCLE && s->kind != PP_DIFF_E2E && s->kind != PP_DIFF_STAGE))
+        return PP_OK;
+    diff_dist *g = realloc(d->dists, (d->ndists + 1) * sizeof *g);
+    if (!g)
+        return PP_ENOMEM;
+    d->dists = g;
+    diff_dist *x = &g[d->ndists];
+    char title[300];
+    snprintf(title, sizeof title, "%s", s->kind == PP_DIFF_CYCLE ? "cycle latency"
+                                        : s->kind == PP_DIFF_E2E ? "end-to-end latency" : s->stage);
+    if (s->kind == PP_DIFF_STAGE)
+        snprintf(title, sizeof title, "%s time", s->stage);
+    x->title = diff_keep(d, title);
+    const diff_sample *side[2] = {pr->a, pr->b};
+    for (int k = 0; k < 2; k++) {
+        x->n[k] = side[k]->n;
+        x->v[k] = malloc((x->n[k] ? x->n[k] : 1) * sizeof *x->v[k]);
+        if (x->v[k])
+            memcpy(x->v[k], side[k]->v, x->n[k] * sizeof *x->v[k]);
+    }
+    d->ndists++; /* counted first: pp_diff_free frees what was made */
+    return x->title && x->v[0] && x->v[1] ? PP_OK : PP_ENOMEM;
+}
+
 /* Every sample pair (and unpaired sample), throughput's cycle pair first. */
 static int collect_pairs(const pp_diff_summary *base, const pp_diff_summary *nw,
                          const pp_diff_options *o, pair **out, size_t *n) {
@@ -363,8 +390,11 @@ int pp_diff_compare(const pp_diff_summary *base, const pp_diff_summary *nw,
         rc = test_pairs(p, np, d->alpha, &d->ntests);
     /* throughput first: the cycle pair makes it after its own figures, so
      * it is moved to the front below */
-    for (size_t i = 0; rc == PP_OK && i < np; i++)
+    for (size_t i = 0; rc == PP_OK && i < np; i++) {
         rc = figures_of_pair(d, &p[i], &bo, o->min_change);
+        if (rc == PP_OK)
+            rc = keep_dist(d, &p[i]);
+    }
     if (rc == PP_OK)
         rc = window_figures(d, base, nw, o);
     free(p);
@@ -404,6 +434,9 @@ void pp_diff_free(pp_diff *d) {
         free(d->findings[i]);
     for (size_t i = 0; i < d->nnoise; i++)
         free(d->noise[i]);
+    for (size_t i = 0; i < d->ndists; i++)
+        free(d->dists[i].v[0]), free(d->dists[i].v[1]);
+    free(d->dists);
     free(d->strings), free(d->findings), free(d->noise), free(d->figures);
     free(d);
 }

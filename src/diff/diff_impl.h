@@ -62,6 +62,13 @@ pp_diff_kind diff_kind_from_name(const char *name);
 /* strdup that accepts NULL (and gives NULL). Sets *failed on no memory. */
 char *diff_strdup(const char *s, int *failed);
 
+/* A per-batch sample pair kept for the HTML page's overlaid distributions. */
+typedef struct diff_dist {
+    const char *title;       /* "cycle", "end-to-end", "Embedding time" */
+    double *v[2];            /* base, new (owned) */
+    size_t n[2];
+} diff_dist;
+
 struct pp_diff {
     pp_diff_figure *figures;
     size_t nfigures;
@@ -76,6 +83,8 @@ struct pp_diff {
     size_t ntests;           /* sample pairs tested (Holm's family) */
     double alpha;
     double min_change;
+    diff_dist *dists;
+    size_t ndists;
 };
 
 /* Keeps a copy of `s` for the diff's lifetime; NULL on no memory. */
