@@ -250,6 +250,8 @@ static int figures_of_pair(pp_diff *d, const pair *pr, const pp_boot_opts *bo,
         if (!x)
             return PP_ENOMEM;
         x->only_in = pr->a && pr->b ? 0 : pr->a ? 1 : 2;
+        if (x->only_in) /* no change to speak of: "new" or "gone" */
+            x->abs = x->rel = NAN;
         x->n_base = pr->a ? pr->a->n : 0, x->n_new = pr->b ? pr->b->n : 0;
         if (!pr->tested)
             continue;

@@ -97,6 +97,19 @@ static int is_spokesman(const pp_diff *d, size_t i) {
     return 1;
 }
 
+/* An exec figure of a stage that ran on one device in both runs says what
+ * the stage's own figure says: its statement would repeat it. */
+static int echoes_its_stage(const pp_diff *d, const pp_diff_figure *f) {
+    if (f->kind != PP_DIFF_EXEC)
+        return 0;
+    size_t devices = 0;
+    for (size_t j = 0; j < d->nfigures; j++) {
+        const pp_diff_figure *g = &d->figures[j];
+        devices += g->kind == PP_DIFF_EXEC && g->stat == PP_DIFF_MEAN && !strcmp(g->stage, f->stage);
+    }
+    return devices == 1;
+}
+
 static int cmp_by_change(const void *a, const void *b, void *ctx) {
     const pp_diff_figure *f = ctx;
     double x = fabs(f[*(const size_t *)a].rel), y = fabs(f[*(const size_t *)b].rel);
@@ -119,7 +132,7 @@ int diff_findings_build(pp_diff *d) {
         return PP_ENOMEM;
     for (size_t i = 0; i < d->nfigures; i++)
         if (d->figures[i].significant && d->figures[i].kind != PP_DIFF_THROUGHPUT &&
-            is_spokesman(d, i))
+            is_spokesman(d, i) && !echoes_its_stage(d, &d->figures[i]))
             order[m++] = i;
     qsort_r(order, m, sizeof *order, cmp_by_change, d->figures);
     for (size_t k = 0; rc == PP_OK && k < m; k++)
@@ -133,9 +146,12 @@ int diff_findings_build(pp_diff *d) {
             continue;
         char v[64];
         diff_format_value(f, f->only_in == 2 ? f->new_value : f->base, v, sizeof v);
-        rc = append(&d->findings, &d->nfindings, "%s: %s mean %s, %s only",
-                    f->kind == PP_DIFF_STAGE ? "stage" : "op", f->kind == PP_DIFF_STAGE ? f->stage : f->label, v,
-                    f->only_in == 2 ? "new run" : "base run");
+        const char *which = f->only_in == 2 ? "new: not in the base run" : "gone: only in the base run";
+        if (f->kind == PP_DIFF_STAGE)
+            rc = append(&d->findings, &d->nfindings, "stage %s, %s per batch, %s", f->stage, v, which);
+        else
+            rc = append(&d->findings, &d->nfindings, "%s: %s, %s per op, %s", f->device, f->op, v,
+                        which);
     }
     for (size_t i = 0; rc == PP_OK && i < d->nfigures; i++) {
         const pp_diff_figure *f = &d->figures[i];

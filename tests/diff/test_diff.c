@@ -113,6 +113,49 @@ static void test_negligible_change_is_not_significant(void) {
     pp_diff_summary_free(s[0]), pp_diff_summary_free(s[1]);
 }
 
+/* A data-parallel stage on CPU and NPU whose NPU part got 1.5x slower is
+ * stated per device; an op that only the new run has is stated as new; a
+ * single-device stage's exec statement, which would repeat its stage's,
+ * is left out. */
+static void test_device_and_new_op_statements(void) {
+    pp_diff_summary *s[2];
+    for (int k = 0; k < 2; k++) {
+        s[k] = diff_summary_new(k ? "new" : "base");
+        s[k]->cycles = 40;
+        diff_summary_add_stage(s[k], "Embed", 40);
+        diff_summary_add_stage(s[k], "Prep", 0);
+        diff_summary_add_sample(s[k], PP_DIFF_STAGE, "Embed", NULL, NULL, ramp(40, 1e6, 1e4, 1), 40);
+        diff_summary_add_sample(s[k], PP_DIFF_EXEC, "Embed", "CPU", NULL, ramp(40, 8e5, 1e4, 1), 40);
+        diff_summary_add_sample(s[k], PP_DIFF_EXEC, "Embed", "NPU", NULL,
+                                ramp(40, 6e5, 1e4, k ? 1.5 : 1), 40);
+        diff_summary_add_sample(s[k], PP_DIFF_STAGE, "Prep", NULL, NULL, ramp(40, 5e5, 1e4, k ? 2 : 1), 40);
+        diff_summary_add_sample(s[k], PP_DIFF_EXEC, "Prep", "CPU", NULL, ramp(40, 5e5, 1e4, k ? 2 : 1), 40);
+    }
+    double *gather = malloc(40 * sizeof *gather);
+    for (int i = 0; i < 40; i++)
+        gather[i] = 1e6; /* 1 ms each */
+    diff_summary_add_sample(s[1], PP_DIFF_OP, NULL, "NPU", "Gather", gather, 40);
+    pp_diff *d = NULL;
+    EXPECT_EQ_I64(pp_diff_compare(s[0], s[1], NULL, &d, NULL), PP_OK);
+    size_t n = 0;
+    const char *const *lines = pp_diff_findings(d, &n);
+    int npu = 0, gathers = 0, prep_exec = 0, prep = 0;
+    for (size_t i = 0; i < n; i++) {
+        npu += strstr(lines[i], "Embed on NPU 1.50x slower per exec (") != NULL;
+        gathers += strcmp(lines[i], "NPU: Gather, 1.000 ms per op, new: not in the base run") == 0;
+        prep_exec += strstr(lines[i], "Prep on CPU") != NULL;
+        prep += strstr(lines[i], "Prep time mean +100.0% (") != NULL;
+    }
+    EXPECT_EQ_I64(npu, 1);
+    EXPECT_EQ_I64(gathers, 1);
+    EXPECT_EQ_I64(prep, 1);
+    EXPECT_EQ_I64(prep_exec, 0);
+    const pp_diff_figure *g = pp_diff_find(d, "op:NPU/Gather.mean");
+    EXPECT(g && g->only_in == 2 && isnan(g->rel) && !g->tested);
+    pp_diff_free(d);
+    pp_diff_summary_free(s[0]), pp_diff_summary_free(s[1]);
+}
+
 /* Where the bottleneck stage changes, a finding says so with its counts. */
 static void test_bottleneck_shift_is_stated(void) {
     pp_diff_summary *a = run_of(1, "NPU", 38, 2), *b = run_of(1, "NPU", 9, 31);
@@ -226,6 +269,7 @@ int main(void) {
     RUN(test_identical_runs_change_nothing);
     RUN(test_slower_stage_is_found);
     RUN(test_negligible_change_is_not_significant);
+    RUN(test_device_and_new_op_statements);
     RUN(test_bottleneck_shift_is_stated);
     RUN(test_no_common_stage_is_refused);
     RUN(test_device_map_pairs_renamed_devices);
