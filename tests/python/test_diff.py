@@ -88,3 +88,12 @@ def test_torch_traces_before_and_after_halving_a_stage(tmp_path):
     others = [d.figure(f"stage:{s}.p50")["rel"] for s in ("Stage2_Embedding", "Stage3_Classifier")]
     assert all(abs(r) < abs(prep["rel"]) for r in others), others
     assert any("Stage1_GraphPrep" in line for line in d.findings)
+    # labeled differently: the base without patterns has no stages to compare
+    with pytest.raises(pipeprof.PipeprofError, match="--batch-pattern"):
+        pipeprof.diff(before, after)
+    if CLI:
+        new_only = ["--new-batch-pattern", "--new-stage-pattern"]
+        p = subprocess.run([CLI, "diff", str(before), str(after),
+                            new_only[0], PATTERNS["batch_pattern"], new_only[1], PATTERNS["stage_pattern"]],
+                           capture_output=True, text=True)
+        assert p.returncode == 2 and "before.json: the trace has no execs" in p.stderr, p.stderr
