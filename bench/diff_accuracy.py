@@ -94,7 +94,7 @@ def ab(tmp):
         found_p50 += p50["significant"] and p50["rel"] > 0
         expected = MODELED_DELTA_NS / p50["base"]
         covered += p50["ci"][0] <= expected <= p50["ci"][1]
-        print(f"A/B pair {i}: mean {mean['rel']:+.3f} sig={mean['significant']}, p50 "
+        print(f"A/B pair {i}: p={p50['p']:.2g}, mean {mean['rel']:+.3f} sig={mean['significant']}, p50 "
               f"{p50['rel']:+.3f} {p50['ci']} sig={p50['significant']}, modeled {expected:+.3f}",
               file=sys.stderr)
     bench("diff_ab_sim_found_mean", found_mean / PAIRS, 0.95)
