@@ -22,6 +22,30 @@ static void bottleneck_line(FILE *out, const char *which, const pp_diff_bottlene
         fprintf(out, "%s: %llu cycles\n", which, (unsigned long long)b->of);
 }
 
+/* One statement at 80 columns: "  " first, wrapped at spaces, continued
+ * with "    "; a word longer than a line stands on its own. */
+static void wrapped(FILE *out, const char *s) {
+    const size_t width = 78;
+    size_t col = 2;
+    fputs("  ", out);
+    while (*s) {
+        size_t word = strcspn(s, " ");
+        if (col > 4 && col + 1 + word > width) {
+            fputs("\n    ", out);
+            col = 4;
+        } else if (col > 2 && col != 4) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, word, out);
+        col += word;
+        s += word;
+        while (*s == ' ')
+            s++;
+    }
+    fputc('\n', out);
+}
+
 int pp_diff_write_text(const pp_diff *d, FILE *out) {
     fprintf(out, "pipeprof diff\nbase: %s\nnew:  %s\n", d->source[0], d->source[1]);
     bottleneck_line(out, "base", &d->bottleneck[0]);
@@ -33,12 +57,12 @@ int pp_diff_write_text(const pp_diff *d, FILE *out) {
             d->ntests, d->alpha, 100 * d->min_change);
     fprintf(out, "Findings\n");
     for (size_t i = 0; i < d->nfindings; i++)
-        fprintf(out, "  %s\n", d->findings[i]);
+        wrapped(out, d->findings[i]);
     if (!d->nfindings)
         fprintf(out, "  none: no figure changed beyond noise\n");
     fprintf(out, "\nWithin noise (changes of 1%% or more that are not significant)\n");
     for (size_t i = 0; i < d->nnoise; i++)
-        fprintf(out, "  %s\n", d->noise[i]);
+        wrapped(out, d->noise[i]);
     if (!d->nnoise)
         fprintf(out, "  none\n");
     fprintf(out, "\nFigures (* significant; window figures: one value a run, not tested)\n");

@@ -152,6 +152,21 @@ static void test_device_and_new_op_statements(void) {
     EXPECT_EQ_I64(prep_exec, 0);
     const pp_diff_figure *g = pp_diff_find(d, "op:NPU/Gather.mean");
     EXPECT(g && g->only_in == 2 && isnan(g->rel) && !g->tested);
+    /* the text wraps statements at 80 columns */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    EXPECT_EQ_I64(pp_diff_write_text(d, f), PP_OK);
+    fclose(f);
+    EXPECT_CONTAINS(text, "  Embed on NPU 1.50x slower per exec (");
+    size_t longest = 0;
+    for (char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        longest = n > longest ? n : longest;
+        line += n + (line[n] == '\n');
+    }
+    EXPECT(longest <= 80);
+    free(text);
     pp_diff_free(d);
     pp_diff_summary_free(s[0]), pp_diff_summary_free(s[1]);
 }
