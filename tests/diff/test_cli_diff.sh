@@ -72,6 +72,17 @@ run "$P" diff base1/trace.pptrace slow/trace.pptrace "${W[@]}" --json
 expect "diff --json of the slower run" 0 '"pipeprof_diff": 1'
 echo "$out" >ab.json
 
+# Level 2: the ops' modeled times. Embedding's MatMul (256x64x64, 2.1
+# MFLOP) takes 524.3 us at 4 GFLOP/s and 576.7 us at 4/1.1: exactly +10.0%,
+# whatever the machine's load; the other devices' ops do not change.
+for d in l2base:base l2slow:slow; do
+    run "$P" run "$D/sim_${d#*:}.json" --out "${d%%:*}" --level 2
+done
+run "$P" diff l2base/trace.pptrace l2slow/trace.pptrace "${W[@]}"
+expect "level 2: the slower device's MatMul op is a finding of exactly +10.0%" 0 \
+    "NPU: matmul_1 per op mean +10.0% (+10.0..+10.0%): 524.3 us -> 576.7 us" \
+    "GPU: matmul_1 per op mean      524.3 us   524.3 us  +0.0%"
+
 # Bottleneck shift
 runs shift:shift
 run "$P" diff base1/trace.pptrace shift/trace.pptrace "${W[@]}" --html shift.html
