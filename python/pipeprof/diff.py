@@ -92,19 +92,21 @@ def save_baseline(trace_path, baseline_path, **window):
         _free_summary(s)
 
 
-def diff(base, new, map=None, min_change=0.01, **window):
+def diff(base, new, map=None, min_change=0.01, base_window=None, new_window=None, **window):
     """Compares run `new` with run `base` (each a trace or a saved baseline).
 
     window: region, exclude_region, from_ns, to_ns, batch_pattern,
-    stage_pattern, applied to both traces. map: {"NPU": "GPU"} pairs base
-    device NPU with new device GPU. min_change: the smallest relative change
-    that can be significant (0.01 = 1%).
+    stage_pattern, applied to both traces; base_window / new_window: a dict
+    of the same for one run only, over `window` (as --base-X / --new-X).
+    map: {"NPU": "GPU"} pairs base device NPU with new device GPU.
+    min_change: the smallest relative change that can be significant (0.01
+    = 1%).
     """
     s = [None, None]
     d = c_void_p()
     try:
-        s[0] = _summary(base, window)
-        s[1] = _summary(new, window)
+        s[0] = _summary(base, {**window, **(base_window or {})})
+        s[1] = _summary(new, {**window, **(new_window or {})})
         opt = _Options()
         _options_init(ctypes.byref(opt))
         opt.min_change = min_change
