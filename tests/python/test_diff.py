@@ -78,15 +78,27 @@ PATTERNS = {"batch_pattern": "^ProfilerStep#(?<batch>[0-9]+)$",
             "stage_pattern": "^(?<stage>Stage[0-9]_[A-Za-z]+)(/batch(?<batch>[0-9]+))?$"}
 
 
+def halving_found(d):
+    """GraphPrep's median fell significantly by roughly half, and no other
+    stage's median moved as much."""
+    prep = d.figure("stage:Stage1_GraphPrep.p50")
+    others = [d.figure(f"stage:{s}.p50")["rel"] for s in ("Stage2_Embedding", "Stage3_Classifier")]
+    return (prep["significant"] and -0.75 < prep["rel"] < -0.25
+            and all(abs(r) < abs(prep["rel"]) for r in others))
+
+
 def test_torch_traces_before_and_after_halving_a_stage(tmp_path):
     before, after = tmp_path / "before.json", tmp_path / "after.json"
-    run_traced("cpu_pipeline.py", before, 20, 6, cwd=tmp_path)
-    run_traced("cpu_pipeline.py", after, 20, 3, cwd=tmp_path)
-    d = pipeprof.diff(before, after, **PATTERNS)
-    prep = d.figure("stage:Stage1_GraphPrep.p50")
-    assert prep["significant"] and -0.75 < prep["rel"] < -0.25, prep
-    others = [d.figure(f"stage:{s}.p50")["rel"] for s in ("Stage2_Embedding", "Stage3_Classifier")]
-    assert all(abs(r) < abs(prep["rel"]) for r in others), others
+    # the pipeline computes on the machine's shared cores: a burst of load
+    # can slow a whole run, so a pair that does not show the change is
+    # recorded again, up to three times
+    for _ in range(3):
+        run_traced("cpu_pipeline.py", before, 20, 6, cwd=tmp_path)
+        run_traced("cpu_pipeline.py", after, 20, 3, cwd=tmp_path)
+        d = pipeprof.diff(before, after, **PATTERNS)
+        if halving_found(d):
+            break
+    assert halving_found(d), d.figures.set_index("key")[["base", "new", "rel", "significant"]]
     assert any("Stage1_GraphPrep" in line for line in d.findings)
     # labeled differently: the base without patterns has no stages to compare
     with pytest.raises(pipeprof.PipeprofError, match="--batch-pattern"):
