@@ -77,7 +77,8 @@ int pp_diff_summary_save(const pp_diff_summary *s, const char *path, pp_error *e
 /* Reads a saved summary. PP_ENOTFOUND for a missing file, PP_EFORMAT (with
  * file, line and column, or the key) for a file that is not one. */
 int pp_diff_summary_load(const char *path, pp_diff_summary **out, pp_error *err);
-/* True when the file begins like a saved summary (`{"pipeprof_baseline"`),
+/* True when the file begins like a saved summary (`{"pipeprof_baseline"`,
+ * whitespace allowed around the brace),
  * so a command can take a baseline where it takes a trace. */
 int pp_diff_summary_is_file(const char *path);
 /* The trace a summary was made from, as its report named it. */

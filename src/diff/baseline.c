@@ -84,10 +84,15 @@ int pp_diff_summary_is_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    char head[32] = {0};
+    char head[64] = {0};
     size_t n = fread(head, 1, sizeof head - 1, f);
     fclose(f);
-    return n >= 20 && strncmp(head, "{\"pipeprof_baseline\"", 20) == 0;
+    /* '{', then maybe whitespace (a baseline someone pretty-printed), then the key */
+    size_t at = strspn(head, " \t\r\n");
+    if (at >= n || head[at] != '{')
+        return 0;
+    at += 1 + strspn(head + at + 1, " \t\r\n");
+    return strncmp(head + at, "\"pipeprof_baseline\"", 19) == 0;
 }
 
 /* The string `key` of `o` or NULL; *bad when present but not a string. */

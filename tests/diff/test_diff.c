@@ -277,6 +277,15 @@ static void test_baseline_round_trip(void) {
     pp_test_write_file(path, "{\"pipeprof_baseline\": 1,", 24);
     EXPECT_EQ_I64(pp_diff_summary_load(path, &back, &err), PP_EFORMAT);
     EXPECT_CONTAINS(err.msg, "baseline.json:1:");
+    /* pretty-printed, it is still recognized; a sample of a window kind is not one */
+    const char *odd = "{\n  \"pipeprof_baseline\": 1, \"source\": \"x\", \"cycles\": 3,\n"
+                      "  \"stages\": [], \"samples\": [{\"kind\": \"busy\", \"ns\": [1]}],"
+                      " \"values\": []}\n";
+    pp_test_write_file(path, odd, strlen(odd));
+    EXPECT(pp_diff_summary_is_file(path));
+    EXPECT_EQ_I64(pp_diff_summary_load(path, &back, &err), PP_EFORMAT);
+    EXPECT_CONTAINS(err.msg, "baseline.json: samples[0]: expected {\"kind\": cycle|e2e|stage|");
+    EXPECT(!pp_diff_summary_is_file(pp_test_path("no-such-file.json")));
     pp_diff_summary_free(a);
 }
 
