@@ -197,7 +197,8 @@ typedef struct pp_gate_result {
     const pp_gate_rule *rule;
     const pp_diff_figure *figure;
     pp_gate_verdict verdict;
-    char message[256];      /* "throughput -12.4% (-14.0..-10.9%), significant: beyond -5%" */
+    char message[256];      /* "throughput -12.4% (-14.0..-10.9%), p = 3e-09: beyond the
+                             * limit (>= -5%) and significant" */
 } pp_gate_result;
 
 /* Judges a rule. PP_ENOTFOUND naming the key (and the keys that exist of

@@ -89,10 +89,13 @@ int pp_gate_check(const pp_diff *d, const pp_gate_rule *rule, pp_gate_result *ou
     out->verdict = !beyond ? PP_GATE_PASS : f->significant ? PP_GATE_FAIL : PP_GATE_NOISE;
     char ch[96];
     diff_format_change(f, ch, sizeof ch);
-    static const char *const why[] = {"within the limit", "beyond the limit but within noise",
-                                      "beyond the limit and significant"};
-    snprintf(out->message, sizeof out->message, "%s %s, p = %.2g: %s %+g%%", f->key, ch, f->p,
-             why[out->verdict], 100 * rule->limit);
+    static const char *const why[] = {"within the limit (%s %+g%%)",
+                                      "beyond the limit (%s %+g%%) but not significant",
+                                      "beyond the limit (%s %+g%%) and significant"};
+    char verdict[96];
+    snprintf(verdict, sizeof verdict, why[out->verdict], rule->at_least ? ">=" : "<=",
+             100 * rule->limit);
+    snprintf(out->message, sizeof out->message, "%s %s, p = %.2g: %s", f->key, ch, f->p, verdict);
     return PP_OK;
 }
 
