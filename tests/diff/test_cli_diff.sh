@@ -155,4 +155,12 @@ run "$P" diff missing.pptrace base2/trace.pptrace
 expect "a missing trace" 2 "missing.pptrace"
 run "$P" diff base1/trace.pptrace base2/trace.pptrace --map NPU
 expect "a bad --map" 2 "--map \"NPU\": expected OLD=NEW"
+run "$P" diff base1/trace.pptrace base2/trace.pptrace --min-change many
+expect "a bad --min-change" 2 '--min-change "many": expected a percentage'
+run "$P" diff base1/trace.pptrace --html x.html --save-baseline y.json
+expect "--html with one run" 2 "diff: --html needs BASE and NEW"
+run "$P" gate base1/trace.pptrace base2/trace.pptrace
+expect "gate without a rule" 2 "gate: expected BASE NEW and at least one RULE"
+run "$P" diff base1/trace.pptrace base2/trace.pptrace slow/trace.pptrace
+expect "a third run" 2 '"slow/trace.pptrace": expected two runs, BASE and NEW; this is a third'
 finish
