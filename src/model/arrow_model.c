@@ -98,7 +98,7 @@ static void build_events(pp_arrow_table *t, const pp_model *m) {
     add_lent(t, "kind", "C", c.kind, NULL, kinds);
     /* 32-bit string ids with no escape are the indices as they are; a
      * narrowed name column (pp_model_narrow) is decoded */
-    if (c.name.shift == 2 && c.wide->col[PP_WIDE_NAME].n == 0 && c.base == 0)
+    if (c.name.shift == 2 && (!c.wide || c.wide->col[PP_WIDE_NAME].n == 0) && c.base == 0)
         add_lent(t, "name", "I", c.name.p, NULL, strings);
     else
         add_decoded(t, &c, "name", "I", dec_name, 0, 0, strings);
