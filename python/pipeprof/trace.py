@@ -12,13 +12,8 @@ import html
 import json
 import warnings
 
-from . import _lib, reports, tables
+from . import _lib, dataset, reports, tables
 from ._lib import PipeprofError, check
-
-KINDS = ("span", "instant", "counter", "flow", "range", "region")
-ROLES = ("none", "exec", "partition", "merge", "stage", "op", "user")
-PHASES = ("begin", "step", "end")
-TRACK_KINDS = ("device", "thread", "regions", "async")
 
 # Report tables: the JSON key of each list of rows (docs/report-json.md).
 REPORT_TABLES = ("devices", "tracks", "stages", "stage_times", "batches", "data_parallel",
@@ -30,10 +25,13 @@ TABLES = ("events", "annotations", "track_info") + REPORT_TABLES + DERIVED_TABLE
 
 
 def load(path):
-    """Reads any trace pipeprof reads (.pptrace, Chrome JSON, .json.gz).
-    A truncated .pptrace loads every complete block and warns; anything
-    unreadable raises PipeprofError with the reader's message (file, offset,
-    problem)."""
+    """Reads any trace pipeprof reads (.pptrace, Chrome JSON, .json.gz), or
+    a Parquet dataset directory that `python -m pipeprof export --to
+    parquet` wrote (dataset.py, needs pyarrow). A truncated .pptrace loads
+    every complete block and warns; anything unreadable raises
+    PipeprofError with the reader's message (file, offset, problem)."""
+    if dataset.is_dataset(path):
+        return dataset.load_parquet(path)
     model = ctypes.c_void_p()
     err = _lib.Error()
     rc = _lib.pp_trace_read(_lib.encode(path), ctypes.byref(model), ctypes.byref(err))
