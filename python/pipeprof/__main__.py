@@ -41,7 +41,8 @@ def _parser():
                        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("trace")
     e.add_argument("--to", required=True, choices=["parquet"], help="the format: parquet")
-    e.add_argument("out", metavar="DIR", help="the directory (made if missing)")
+    e.add_argument("out", metavar="DIR", nargs="?", help="the directory (made if missing)")
+    e.add_argument("-o", "--output", dest="output", metavar="DIR", help="the same as DIR")
     for s in (q, e):
         s.add_argument("--region", help="report tables over the hull of these regions")
         s.add_argument("--exclude-region", help="report tables without these regions")
@@ -63,8 +64,13 @@ def main(argv=None):
             df = query.sql(text, *paths, **_window(args))
             print(df.to_csv(index=False) if args.csv else df.to_string(index=False))
         else:
-            written = dataset.export_parquet(pipeprof.load(args.trace), args.out, **_window(args))
-            print(f"wrote {len(written)} tables to {args.out}")
+            out = args.out or args.output
+            if not out:
+                print("pipeprof export: expected the directory: --to parquet DIR", file=sys.stderr)
+                return 2
+            written = dataset.export_parquet(pipeprof.load(args.trace), out, **_window(args))
+            print(f"pipeprof: {args.trace} -> {out}: {len(written)} Parquet tables",
+                  file=sys.stderr)
         return 0
     except ImportError as e:
         print(str(e), file=sys.stderr)
@@ -73,7 +79,7 @@ def main(argv=None):
         print(f"pipeprof: {e}", file=sys.stderr)
         return 1 if e.code in (pipeprof._lib.PP_EIO, pipeprof._lib.PP_ENOMEM) else 2
     except Exception as e:  # DuckDB's errors: the query is the user's input
-        if type(e).__module__.startswith("duckdb") or isinstance(e, ValueError):
+        if "duckdb" in type(e).__module__ or isinstance(e, ValueError):
             print(f"pipeprof sql: {e}", file=sys.stderr)
             return 2
         raise

@@ -91,6 +91,7 @@ extern const pp_command pp_cmd_analyze;
 extern const pp_command pp_cmd_demo;
 extern const pp_command pp_cmd_run;
 extern const pp_command pp_cmd_export;
+extern const pp_command pp_cmd_sql;
 extern const pp_command pp_cmd_devices;
 extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;

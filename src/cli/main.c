@@ -28,6 +28,7 @@ static const pp_command *const commands[] = {
     &pp_cmd_sweep,
     &pp_cmd_plan,
     &pp_cmd_top,
+    &pp_cmd_sql,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
