@@ -87,8 +87,7 @@ static void add_lent(pp_arrow_table *t, const char *name, const char *format, co
 static void build_events(pp_arrow_table *t, const pp_model *m) {
     pp_cols c;
     pp_model_cols(m, &c);
-    int want_strings = pp_arrow_wants(t, "name") | pp_arrow_wants(t, "stage");
-    const pp_arrow_dict *strings = want_strings ? model_strings(t, m) : NULL;
+    const pp_arrow_dict *strings = NULL; /* made for the first string column wanted */
     const pp_arrow_dict *kinds = pp_arrow_dict_of(t, event_kinds, COUNT(event_kinds));
     const pp_arrow_dict *role_d = pp_arrow_dict_of(t, roles, COUNT(roles));
     const pp_arrow_dict *phase_d = pp_arrow_dict_of(t, phases, COUNT(phases));
@@ -96,6 +95,8 @@ static void build_events(pp_arrow_table *t, const pp_model *m) {
     add_decoded(t, &c, "ts_ns", "l", dec_ts, 0, 0, NULL);
     add_decoded(t, &c, "dur_ns", "l", dec_dur, 0, 0, NULL);
     add_lent(t, "kind", "C", c.kind, NULL, kinds);
+    if (pp_arrow_wants(t, "name"))
+        strings = model_strings(t, m);
     /* 32-bit string ids with no escape are the indices as they are; a
      * narrowed name column (pp_model_narrow) is decoded */
     if (c.name.shift == 2 && (!c.wide || c.wide->col[PP_WIDE_NAME].n == 0) && c.base == 0)
@@ -103,6 +104,8 @@ static void build_events(pp_arrow_table *t, const pp_model *m) {
     else
         add_decoded(t, &c, "name", "I", dec_name, 0, 0, strings);
     add_decoded(t, &c, "track", "I", dec_track, 0, 0, NULL);
+    if (pp_arrow_wants(t, "stage") && !strings)
+        strings = model_strings(t, m);
     add_decoded(t, &c, "stage", "I", dec_stage, 1, 0, strings);
     add_lent(t, "role", "C", c.role, NULL, role_d);
     add_decoded(t, &c, "batch", "l", dec_batch, 1, -1, NULL);
