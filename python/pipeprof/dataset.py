@@ -115,11 +115,19 @@ class _Strings:
 def _codes(col, names):
     """Enum codes of a dictionary or string column of `names` (null -> 0)."""
     import numpy as np
-    values = col.to_pylist()
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if not pa.types.is_dictionary(arr.type):
+        arr = pc.dictionary_encode(arr)
     try:
-        return np.array([names.index(v) if v is not None else 0 for v in values], dtype=np.uint8)
+        code_of = np.array([names.index(v) for v in arr.dictionary.to_pylist()] or [0], np.uint8)
     except ValueError as e:
         raise PipeprofError(_lib.PP_EFORMAT, f"load: {e} (have: {', '.join(names)})") from None
+    idx = arr.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    out = code_of[idx] if len(arr.dictionary) else np.zeros(len(arr), np.uint8)
+    out[arr.is_null().to_numpy(zero_copy_only=False)] = 0
+    return np.ascontiguousarray(out)
 
 
 def _ints(col, dtype, null):
