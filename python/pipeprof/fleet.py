@@ -11,6 +11,10 @@ go on.
 client=None starts a local cluster of 2 worker processes for the call (no
 set-up, closed after); a dask.distributed.Client of an existing scheduler
 runs the same tasks on its workers, wherever they are.
+
+sweep(config, client, out) runs a calibration sweep's shards (docs/sweep.md)
+as Dask tasks, each on a worker that can open every device of the config,
+and merges them with the C library's shard merge (pp_sweep_merge).
 """
 import ctypes
 import json
@@ -166,3 +170,98 @@ def _empty(name):
                "stages": ["trace", "stage", "bottleneck_count"],
                "cycles": ["trace", "throughput_measured", "throughput_bound"]}
     return pd.DataFrame(columns=columns.get(name, ["trace"]))
+
+
+# ---- sweeps ----
+
+class _SweepOptions(ctypes.Structure):
+    _fields_ = [("resume", ctypes.c_int), ("shard", ctypes.c_int), ("shards", ctypes.c_int),
+                ("limit", ctypes.c_size_t), ("co_run", ctypes.c_int),
+                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p)]
+
+
+class _SweepResult(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_size_t), ("done", ctypes.c_size_t),
+                ("resumed", ctypes.c_size_t), ("failed", ctypes.c_size_t),
+                ("complete", ctypes.c_int), ("co_runs", ctypes.c_size_t)]
+
+
+_config_load = _lib._proto("pp_sweep_config_load", ctypes.c_int, ctypes.c_char_p,
+                           ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_lib.Error))
+_config_free = _lib._proto("pp_sweep_config_free", None, ctypes.c_void_p)
+_sweep_run = _lib._proto("pp_sweep_run", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                         ctypes.POINTER(_SweepOptions), ctypes.POINTER(_SweepResult),
+                         ctypes.POINTER(_lib.Error))
+_sweep_merge = _lib._proto("pp_sweep_merge", ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                           ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(_lib.Error))
+
+
+def config_devices(config):
+    """The device specs of a sweep config file (its "devices" list)."""
+    with open(config) as f:
+        devices = json.load(f).get("devices", [])
+    return [d["spec"] if isinstance(d, dict) else d for d in devices]
+
+
+def sweep_shard(config, out, shard, shards):
+    """One task: shard `shard` of `shards` of the sweep `config` into the
+    directory `out`, on this worker. Returns {"dir", "done", "failed"}, or
+    {"error"} when a device of the config cannot be opened here (the worker
+    does not match the config) or the sweep fails."""
+    import socket
+    from .devices import Device
+    from ._lib import PipeprofError
+    for spec in config_devices(config):
+        try:
+            Device(spec)
+        except PipeprofError as e:
+            return {"error": f"shard {shard}/{shards} on {socket.gethostname()}: device "
+                             f"{spec!r} is not here ({e})"}
+    cfg, err = ctypes.c_void_p(), _lib.Error()
+    try:
+        os.makedirs(os.path.dirname(out), exist_ok=True)  # pp_sweep_run makes `out` only
+        _lib.check(_config_load(_lib.encode(config), ctypes.byref(cfg), ctypes.byref(err)),
+                   f"sweep {config}", err)
+        opt = _SweepOptions(shard=shard, shards=shards)
+        res = _SweepResult()
+        _lib.check(_sweep_run(cfg, _lib.encode(out), ctypes.byref(opt), ctypes.byref(res),
+                              ctypes.byref(err)), f"sweep {config} shard {shard}/{shards}", err)
+        return {"dir": out, "done": res.done, "failed": res.failed}
+    except (PipeprofError, OSError) as e:
+        return {"error": str(e)}
+    finally:
+        _config_free(cfg)
+
+
+def sweep(config, client=None, out="calib", shards=None, workers=None):
+    """Runs the sweep `config` (a JSON file, docs/sweep.md) as `shards` Dask
+    tasks (default: one a worker), shard i into OUT.shards/i-of-N, and
+    merges them into `out` with pp_sweep_merge: the directory an unsharded
+    `pipeprof sweep config --out OUT` writes. The shard directories must be
+    reachable from here (a shared file system across machines). `workers`
+    (addresses) restricts the tasks to workers with the config's devices;
+    a task on a worker without one fails with its name. Returns `out`."""
+    from ._lib import PipeprofError
+    owned = None
+    if client is None:
+        client, owned = _local_client()
+    try:
+        n = shards or max(1, len(client.scheduler_info().get("workers", {})))
+        base = os.path.abspath(os.fspath(out)) + ".shards"
+        dirs = [os.path.join(base, f"{i}-of-{n}") for i in range(1, n + 1)]
+        futures = [client.submit(sweep_shard, os.path.abspath(config), d, i, n, pure=False,
+                                 workers=workers, key=f"pipeprof-sweep-{i}-of-{n}")
+                   for i, d in enumerate(dirs, start=1)]
+        results = client.gather(futures)
+    finally:
+        if owned is not None:
+            client.close()
+            owned.close()
+    failed = [r["error"] for r in results if "error" in r]
+    if failed:
+        raise PipeprofError(_lib.PP_EINVAL, "fleet.sweep: " + "; ".join(failed))
+    err = _lib.Error()
+    names = (ctypes.c_char_p * n)(*[_lib.encode(d) for d in dirs])
+    _lib.check(_sweep_merge(names, n, _lib.encode(os.fspath(out)), ctypes.byref(err)),
+               f"fleet.sweep: merging {base}", err)
+    return os.fspath(out)

@@ -75,3 +75,34 @@ def test_fifty_traces_on_two_workers_equal_serial_analysis(traces, analyze_json,
     assert result.bottleneck == max(counts, key=counts.get)
     assert sorted(result.throughput["trace"]) == sorted(traces)
     assert set(result.tables["stage_times"]["trace"]) == set(traces)
+
+
+SWEEP = {"name": "tiny", "features": 16,
+         "sizes": [{"nodes": 64, "edges": 256}, {"nodes": 128, "edges": 512}],
+         "devices": ["cpu", "sim:NPU"],
+         "stages": [{"name": "Embedding", "model": "matmul", "out_dim": 8},
+                    {"name": "Classifier", "model": "matmul", "out_dim": 4}],
+         "warmup": 1, "iterations": 2, "min_time_ms": 0}
+
+
+def test_fleet_sweep_on_two_workers_has_the_serial_sweeps_keys(tmp_path, cli):
+    import json
+    config = tmp_path / "sweep.json"
+    config.write_text(json.dumps(SWEEP))
+    code, _, err = cli("sweep", config, "--out", tmp_path / "serial")
+    assert code == 0, err
+    out = pipeprof.fleet.sweep(str(config), out=str(tmp_path / "fleet"))
+    serial = json.loads((tmp_path / "serial" / "lookup_table.json").read_text())
+    fleet = json.loads((tmp_path / out / "lookup_table.json").read_text())
+    # 2 sizes x 2 devices x 2 stages, every one measured once, by one shard or the other
+    assert len(serial["entries"]) == 8
+    assert sorted(fleet["entries"]) == sorted(serial["entries"])
+    assert fleet["fingerprint"] == serial["fingerprint"]
+
+
+def test_fleet_sweep_names_a_device_no_worker_has(tmp_path):
+    import json
+    config = tmp_path / "sweep.json"
+    config.write_text(json.dumps(dict(SWEEP, devices=["cpu", "openvino:NPU.7"])))
+    with pytest.raises(pipeprof.PipeprofError, match="openvino:NPU.7"):
+        pipeprof.fleet.sweep(str(config), out=str(tmp_path / "fleet"), shards=1)
