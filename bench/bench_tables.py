@@ -15,8 +15,10 @@ each figure against a baseline measured in the same run. Prints BENCH lines
                            groupby over to_dataframe()'s frame (conversion
                            counted on both sides)
   tables_fleet_s           200 traces (windows of the demo pipeline's trace)
-                           analyzed on a local cluster of 2 worker processes,
-                           vs one after another in this process; the line
+                           analyzed on a local cluster of 2 worker processes
+                           (each task sending back the report and the tables
+                           the fleet figures need), vs one after another in
+                           this process; the line
                            says the per-task overhead (worker seconds a task
                            costs beyond its serial time) and the cluster's
                            start-up with the workers' first imports, which is
@@ -187,7 +189,7 @@ def bench_fleet(count):
                             str(lo + int(span * 6 // 10))], check=True, capture_output=True)
             paths.append(path)
         t0 = time.perf_counter()
-        serial = [fleet.analyze_one(p, {}) for p in paths]
+        serial = [fleet.analyze_one(p, {}, fleet.NEEDED) for p in paths]
         t_serial = time.perf_counter() - t0
         assert all("report" in r for r in serial)
         t0 = time.perf_counter()
@@ -196,7 +198,7 @@ def bench_fleet(count):
         t_start = time.perf_counter() - t0
         try:
             t0 = time.perf_counter()
-            result = fleet.analyze(paths, client=client)
+            result = fleet.analyze(paths, client=client, tables=fleet.NEEDED)
             t_cluster = time.perf_counter() - t0
         finally:
             client.close()

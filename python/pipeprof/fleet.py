@@ -22,9 +22,11 @@ import os
 
 from . import _lib
 
-# The report tables each task sends back (docs/tables.md).
-TABLES = ("stages", "stage_times", "batches", "cycles", "devices", "tracks", "data_parallel",
+# The report tables a task sends back by default (docs/tables.md); the fleet
+# figures need the first three, which every task sends.
+TABLES = ("stages", "stage_times", "cycles", "batches", "devices", "tracks", "data_parallel",
           "ops")
+NEEDED = TABLES[:3]
 LOCAL_WORKERS = 2
 
 
@@ -37,11 +39,11 @@ def _dask():
     return dd
 
 
-def analyze_one(path, options):
+def analyze_one(path, options, names=TABLES):
     """One task: the report of the trace at `path` (as a worker sees it).
-    Returns {"path", "report": JSON text, "tables": {name: Arrow table}} or
-    {"path", "error": message}; never raises, so that one bad trace does not
-    fail the others."""
+    Returns {"path", "report": JSON text, "tables": {name: Arrow table} for
+    the report tables `names`} or {"path", "error": message}; never raises,
+    so that one bad trace does not fail the others."""
     from . import reports, tables
     from .trace import load
     try:
@@ -50,7 +52,7 @@ def analyze_one(path, options):
         with reports.built(held.ptr, trace.source, **options) as report:
             text = reports.as_json(report, trace.source)
             out = {}
-            for name in TABLES:
+            for name in names:
                 out[name] = tables._imported(lambda s, a, e, n=name: _lib.pp_arrow_export_report(
                     report, n.encode(), None, s, a, e), f"fleet: {path}: table {name}")
         trace.close()
@@ -128,19 +130,22 @@ def _local_client():
     return dd.Client(cluster), cluster
 
 
-def analyze(paths, client=None, **analyze_options):
+def analyze(paths, client=None, tables=TABLES, **analyze_options):
     """Analyzes every trace of `paths` in a Dask task of its own and returns
     a Result. analyze_options are those of Trace.summary (region=,
     exclude_region=, from_ns=, to_ns=, batch_pattern=, stage_pattern=).
     client: a dask.distributed.Client; None runs a local cluster of 2
-    worker processes for this call."""
-    from . import query, tables
+    worker processes for this call. tables: the report tables to bring
+    back (docs/tables.md; stages, stage_times and cycles always come)."""
+    from . import query
+    from . import tables as arrow
+    names = tuple(dict.fromkeys(NEEDED + tuple(tables)))
     paths = [os.fspath(p) for p in paths]
     owned = None
     if client is None:
         client, owned = _local_client()
     try:
-        futures = [client.submit(analyze_one, p, analyze_options, pure=False,
+        futures = [client.submit(analyze_one, p, analyze_options, names, pure=False,
                                  key=f"pipeprof-analyze-{i}-{os.path.basename(p)}")
                    for i, p in enumerate(paths)]
         results = client.gather(futures)
@@ -148,7 +153,7 @@ def analyze(paths, client=None, **analyze_options):
         if owned is not None:
             client.close()
             owned.close()
-    reports, errors, per_table = {}, {}, {name: ([], []) for name in TABLES}
+    reports, errors, per_table = {}, {}, {name: ([], []) for name in names}
     for r in results:
         if "error" in r:
             errors[r["path"]] = r["error"]
@@ -159,7 +164,7 @@ def analyze(paths, client=None, **analyze_options):
             per_table[name][1].append(r["path"])
     frames = {}
     for name, (arrow_tables, labels) in per_table.items():
-        frames[name] = tables.to_pandas(query.labeled(arrow_tables, labels)) if arrow_tables \
+        frames[name] = arrow.to_pandas(query.labeled(arrow_tables, labels)) if arrow_tables \
             else _empty(name)
     return Result(reports, errors, frames)
 

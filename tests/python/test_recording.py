@@ -3,9 +3,8 @@ profiler (context manager and decorator, nested, from threads), spans that
 carry a stage and a batch, and Profiler.trace() at any time."""
 import threading
 
-import pytest
-
 import pandas as pd
+import pytest
 
 import pipeprof
 from pipeprof import Role
