@@ -42,13 +42,16 @@
 
 #include <stdint.h>
 
-#include "pipeprof/analyze.h"
 #include "pipeprof/common.h"
 #include "pipeprof/model.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The report of pipeprof/analyze.h (declared here too, so that the model
+ * layer's export does not need the analyzer's header). */
+typedef struct pp_report pp_report;
 
 /* The Arrow C Data Interface, as the specification defines it (shared with
  * any other header that defines it: the guard is the specification's). */
