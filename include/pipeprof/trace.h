@@ -109,8 +109,10 @@ int pp_session_resume(pp_session *s);
 int pp_session_stop(pp_session *s, pp_error *err);
 /* Writes the session's records to `path` (format by extension) after stop. */
 int pp_session_write(pp_session *s, const char *path, pp_error *err);
-/* Frees the session; accepts NULL. Stops it first if it is still running. */
-void pp_session_close(pp_session *s);
+/* Frees the session; accepts NULL. Stops it first if it is still running.
+ * PP_ESTATE, and nothing done, while a subscription to it is open
+ * (pipeprof/subscribe.h): close those first. */
+int pp_session_close(pp_session *s);
 
 /* Changes one setting by name before the session starts (PP_ESTATE after,
  * with a message). Keys and values, as text:
