@@ -12,7 +12,12 @@
  *
  * Lifecycle: pp_session_open -> pp_session_start -> [pause/resume]* ->
  * pp_session_stop (writes cfg.output) -> pp_session_close. Calls out of this
- * order return PP_ESTATE. Records made while paused are ignored (return 0).
+ * order return PP_ESTATE. Records made while paused are ignored (return 0),
+ * with one exception that keeps ranges whole: a range (pp_push, pp_range_*,
+ * pp_region_*) begun while recording is recorded with its end even when the
+ * end comes while paused. A range begun while paused is not recorded; when
+ * its end comes while recording it is counted dropped
+ * (pp_session_stats.dropped), never an unmatched end. */
  *
  * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
  * libpipeprof gets a default session (pp_default_session()) that runs from
