@@ -17,7 +17,7 @@
  * pp_region_*) begun while recording is recorded with its end even when the
  * end comes while paused. A range begun while paused is not recorded; when
  * its end comes while recording it is counted dropped
- * (pp_session_stats.dropped), never an unmatched end. */
+ * (pp_session_stats.dropped), never an unmatched end.
  *
  * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
  * libpipeprof gets a default session (pp_default_session()) that runs from
