@@ -18,6 +18,10 @@ target_include_directories(itt_static_part PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(itt_static_part PRIVATE _GNU_SOURCE)
 target_link_libraries(itt_static_part PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 list(APPEND PP_TEST_ENV "PP_ITT_STATIC_PART=$<TARGET_FILE:itt_static_part>")
+add_executable(itt_hostile ${CMAKE_CURRENT_LIST_DIR}/itt_hostile.c)
+target_compile_definitions(itt_hostile PRIVATE _GNU_SOURCE)
+target_link_libraries(itt_hostile PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+list(APPEND PP_TEST_ENV "PP_ITT_HOSTILE=$<TARGET_FILE:itt_hostile>")
 
 # The CUPTI record conversion, on hand-built records of the real header's
 # layouts: built wherever the CUPTI headers are (no GPU needed); named
