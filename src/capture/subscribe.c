@@ -22,7 +22,6 @@
 #include "core/error.h"
 #include "core/follow.h"
 #include "core/grow.h"
-#include "pipeprof/trace.h"
 
 #define DEFAULT_PERIOD_MS 10
 #define DEFAULT_QUEUE_RECORDS 16384
