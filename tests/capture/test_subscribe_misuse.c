@@ -5,8 +5,9 @@
  * little at a time) cannot make pp_subscription_close wait for the whole
  * backlog: what it did not take by the close deadline is counted lost, and
  * the counts add up; a child forked while a subscription is open closes it
- * (and the session) without hanging. Runs under ASan and TSan (scripts/test,
- * label capture). */
+ * (and the session) without hanging; a record of a hostile stream is valid
+ * only when its texts end inside their fields. Runs under ASan and TSan
+ * (scripts/test, label capture). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -336,11 +337,35 @@ static void test_forked_child_closes_the_subscription_without_hanging(void) {
     seen_free(&v);
 }
 
+/* ---- a hostile stream ---- */
+
+/* A reader of a raw stream checks pp_subrec_valid before reading texts: a
+ * record whose text fills its field with no NUL is not valid (the text
+ * accessors would read on into the next field and past the record). Found
+ * by fuzz/fuzz_subrec.c (tests/fuzz/subrec/). */
+static void test_record_with_an_unterminated_text_is_not_valid(void) {
+    static const size_t field_off[] = {64, 128, 160, 192, 224}, field_len[] = {64, 32, 32, 32, 32};
+    for (size_t k = 0; k < 5; k++) {
+        unsigned char rec[PP_SUBREC_SIZE];
+        memset(rec, 0, sizeof rec);
+        rec[0] = PP_SUBREC_SIZE & 0xff; /* size 256, little-endian */
+        rec[1] = PP_SUBREC_SIZE >> 8;
+        rec[4] = PP_SUBREC_SPAN;
+        rec[7] = 1; /* layout version */
+        EXPECT(pp_subrec_valid(rec, 0));
+        memset(rec + field_off[k], 'x', field_len[k]);
+        EXPECT(!pp_subrec_valid(rec, 0));
+        rec[field_off[k] + field_len[k] - 1] = 0; /* the longest text that fits */
+        EXPECT(pp_subrec_valid(rec, 0));
+    }
+}
+
 int main(void) {
     RUN(test_close_from_own_callback_is_refused);
     RUN(test_session_close_before_subscription_close_is_refused);
     RUN(test_forked_child_closes_the_subscription_without_hanging);
     RUN(test_slow_callback_close_is_bounded_and_counts_the_rest_lost);
     RUN(test_slow_pipe_reader_close_is_bounded_and_counts_the_rest_lost);
+    RUN(test_record_with_an_unterminated_text_is_not_valid);
     return pp_test_finish();
 }
