@@ -16,12 +16,13 @@ static const struct {
 } collect_names[] = {
     {"spans", PP_COLLECT_SPANS}, {"hw", PP_COLLECT_HW}, {"ops", PP_COLLECT_OPS},
     {"transfers", PP_COLLECT_TRANSFERS}, {"api", PP_COLLECT_API},
+    {"sched", PP_COLLECT_SCHED},
 };
 
 unsigned pp_collect_preset(int level) {
     unsigned bits = PP_COLLECT_SPANS;
     if (level >= 1)
-        bits |= PP_COLLECT_HW | PP_COLLECT_TRANSFERS;
+        bits |= PP_COLLECT_HW | PP_COLLECT_TRANSFERS | PP_COLLECT_SCHED;
     if (level >= 2)
         bits |= PP_COLLECT_OPS;
     return bits;
@@ -51,7 +52,7 @@ int pp_collect_parse(const char *text, unsigned *out, pp_error *err) {
         if (i == sizeof collect_names / sizeof collect_names[0])
             return pp_set_error(err, PP_EINVAL,
                                 "collect \"%s\": unknown item \"%.*s\" (have: spans, hw, ops, "
-                                "transfers, api, or all)", text, (int)n, p);
+                                "transfers, api, sched, or all)", text, (int)n, p);
         bits |= collect_names[i].bit;
         if (!p[n])
             break;
