@@ -1,0 +1,142 @@
+/* The scheduler split from hand-built spans: the parts are clipped to the
+ * wall and add up to it exactly, spans are grouped by stage and kind in
+ * stage order, a span without a run-queue figure counts its off-CPU time
+ * as blocked, and a trace without figures (a foreign one) has no split and
+ * no method. */
+#include "builder.h"
+
+/* Annotations of a span recorded with the sched bit; wait < 0: none. */
+static void sched_anns(pp_model *m, size_t ev, int64_t cpu, int64_t wait, int64_t vcsw,
+                       int64_t ivcsw, const char *method) {
+    pp_annotation a[5] = {
+        {.event = ev, .key = b_str(m, "sched_cpu_ns"), .type = PP_VALUE_INT, .v.i = cpu},
+        {.event = ev, .key = b_str(m, "sched_vcsw"), .type = PP_VALUE_INT, .v.i = vcsw},
+        {.event = ev, .key = b_str(m, "sched_ivcsw"), .type = PP_VALUE_INT, .v.i = ivcsw},
+        {.event = ev, .key = b_str(m, "sched_method"), .type = PP_VALUE_STR,
+         .v.s = b_str(m, method)},
+        {.event = ev, .key = b_str(m, "sched_wait_ns"), .type = PP_VALUE_INT, .v.i = wait}};
+    for (int i = 0; i < (wait >= 0 ? 5 : 4); i++)
+        if (pp_model_add_annotation(m, &a[i]) != PP_OK)
+            abort();
+}
+
+static const pp_sched_stats *row(const pp_report *r, const char *stage, const char *span) {
+    size_t n = 0;
+    const pp_sched_stats *rows = pp_report_sched(r, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].stage, stage) == 0 && strcmp(rows[i].span, span) == 0)
+            return &rows[i];
+    pp_test_fail(__FILE__, __LINE__, "no row %s/%s", stage, span);
+    static const pp_sched_stats none;
+    return &none;
+}
+
+/* Two Prep stage spans of 1000 ns: one whose counters read past its ends
+ * (cpu 1200, wait 300: clipped to cpu 1000, wait 0), one of cpu 400 and
+ * wait 300 (blocked 300). */
+static void test_parts_are_clipped_to_the_wall_and_sum_to_it(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "prep");
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "Prep", "Prep", 0, 0, 1000, 0, 0), 1200, 300, 0, 2,
+               "schedstat");
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "Prep", "Prep", 1, 1000, 2000, 0, 0), 400, 300, 3,
+               1, "schedstat");
+    pp_report *r = b_report(m, NULL);
+    const pp_sched_stats *v = row(r, "Prep", "stage");
+    EXPECT_EQ_U64(v->spans, 2);
+    EXPECT_EQ_I64(v->wall_ns, 2000);
+    EXPECT_EQ_I64(v->cpu_ns, 1000 + 400);
+    EXPECT_EQ_I64(v->wait_ns, 0 + 300);
+    EXPECT_EQ_I64(v->blocked_ns, 0 + 300);
+    EXPECT_EQ_I64(v->voluntary, 3);
+    EXPECT_EQ_I64(v->involuntary, 3);
+    EXPECT_STR(pp_report_sched_method(r), "schedstat");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Rows: per stage in stage order (A before B: A comes first in time), the
+ * stage span before the partition and the merge, other spans by name; a
+ * span without a run-queue figure is counted in no_wait and its off-CPU
+ * time is blocked; the methods are joined. */
+static void test_rows_by_stage_and_kind(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "main");
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "B", "B", 0, 5000, 6000, 0, 0), 100, 0, 0, 0,
+               "schedstat");
+    sched_anns(m, b_span(m, t, PP_ROLE_MERGE, "merge", "A", 0, 3000, 3500, 0, 0), 500, 0, 0, 0,
+               "schedstat");
+    sched_anns(m, b_span(m, t, PP_ROLE_PARTITION, "partition", "A", 0, 0, 200, 0, 0), 200, -1, 0,
+               0, "cputime");
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "A", "A", 0, 0, 3500, 0, 0), 700, 100, 1, 0,
+               "schedstat");
+    sched_anns(m, b_span(m, t, PP_ROLE_USER, "wait", "A", -1, 300, 2900, 0, 0), 10, 0, 1, 0,
+               "schedstat");
+    pp_report *r = b_report(m, NULL);
+    size_t n = 0;
+    const pp_sched_stats *rows = pp_report_sched(r, &n);
+    EXPECT_EQ_U64(n, 5);
+    static const char *const order[5][2] = {
+        {"A", "stage"}, {"A", "partition"}, {"A", "merge"}, {"A", "wait"}, {"B", "stage"}};
+    for (size_t i = 0; i < n && i < 5; i++) {
+        EXPECT_STR(rows[i].stage, order[i][0]);
+        EXPECT_STR(rows[i].span, order[i][1]);
+    }
+    const pp_sched_stats *p = row(r, "A", "partition");
+    EXPECT_EQ_U64(p->no_wait, 1);
+    EXPECT_EQ_I64(p->cpu_ns + p->wait_ns + p->blocked_ns, 200);
+    EXPECT_EQ_I64(row(r, "A", "wait")->blocked_ns, 2600 - 10);
+    EXPECT_STR(pp_report_sched_method(r), "schedstat+cputime");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* A span lying partly outside W is not counted, like every per-span
+ * figure; the method is still named. */
+static void test_spans_outside_the_window_are_left_out(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "main");
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "A", "A", 0, 0, 1000, 0, 0), 100, 0, 0, 0,
+               "schedstat");
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "A", "A", 1, 2000, 3000, 0, 0), 100, 0, 0, 0,
+               "schedstat");
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.to_ns = 1500;
+    o.has_to = 1;
+    pp_report *r = b_report(m, &o);
+    EXPECT_EQ_U64(row(r, "A", "stage")->spans, 1);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* A trace without scheduler figures (a foreign one) has no rows and no
+ * method; JSON says "method": null and CSV has only its header. */
+static void test_a_trace_without_figures_has_none(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "main");
+    b_span(m, t, PP_ROLE_STAGE, "A", "A", 0, 0, 1000, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n = 1;
+    pp_report_sched(r, &n);
+    EXPECT_EQ_U64(n, 0);
+    EXPECT(pp_report_sched_method(r) == NULL);
+    char *json = NULL;
+    EXPECT_EQ_I64(pp_report_json(r, &json, NULL), PP_OK);
+    EXPECT_CONTAINS(json, "\"sched\": {\"method\": null, \"rows\": []}");
+    pp_report_json_free(json);
+    char *csv = b_csv(r, "sched_none", "sched.csv");
+    EXPECT_STR(csv, "stage,span,method,spans,no_wait,wall_ns,cpu_ns,wait_ns,blocked_ns,voluntary,"
+                    "involuntary\n");
+    free(csv);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+int main(void) {
+    RUN(test_parts_are_clipped_to_the_wall_and_sum_to_it);
+    RUN(test_rows_by_stage_and_kind);
+    RUN(test_spans_outside_the_window_are_left_out);
+    RUN(test_a_trace_without_figures_has_none);
+    return pp_test_finish();
+}
