@@ -61,6 +61,7 @@ class _Step:
         if self.records_stage:
             out = self.call(data, batch)
             return out, self.stage.last_timing["start_ns"]
+        at = prof.sched_start() if prof is not None else None
         start = now()
         out = self.call(data, batch)
         end = now()
@@ -68,7 +69,7 @@ class _Step:
             out = out[0]
         if prof is not None:
             prof.add_span(self.name, start, end - start, track=track, stage=self.name,
-                          role=Role.STAGE, batch=batch)
+                          role=Role.STAGE, batch=batch, sched=at)
         return out, start
 
 

@@ -129,6 +129,9 @@ class Profiler:
         return self
 
     def _init_common(self):
+        # the sched bit (on at level >= 1): host stage spans carry their
+        # thread's scheduler figures (docs/recording.md "Scheduler figures")
+        self._sched = bool(_lib.pp_session_collect(self._session.ptr) & _lib.COLLECT_SCHED)
         self._local = threading.local()
         self._regions = None
         self._streams = {}
@@ -316,11 +319,22 @@ class Profiler:
             return _Span(s, track, intern(name))
         return _BatchSpan(self, s, track, name, stage, -1 if batch is None else batch)
 
+    def sched_start(self):
+        """The calling thread's scheduler counters now (pp_sched_read), to
+        pass as add_span(sched=...) for a span starting now, when the session
+        collects them (the sched bit, on at level >= 1); else None."""
+        if not self._sched:
+            return None
+        at = _lib.SchedSample()
+        return at if _lib.pp_sched_read(ctypes.byref(at)) == _lib.PP_OK else None
+
     def add_span(self, name, ts_ns, dur_ns, track=None, stage=None, role=Role.USER, batch=-1,
-                 hw_ns=0, xfer_ns=0, annotations=None):
+                 hw_ns=0, xfer_ns=0, annotations=None, sched=None):
         """One finished span with the pipeline fields (pp_span). Annotations
-        ({key: int | float | str}) go onto this span. Returns False when the
-        record was dropped because the budget is spent."""
+        ({key: int | float | str}) go onto this span; `sched`, a
+        sched_start() taken on this thread at the span's start, adds its
+        scheduler figures up to now. Returns False when the record was
+        dropped because the budget is spent."""
         s = self._live("Profiler.add_span")
         rec = self._rec()
         try:
@@ -333,6 +347,8 @@ class Profiler:
         _recorded(rc, f"span {name!r}")
         if rc != _lib.PP_OK:
             return False
+        if sched is not None:
+            _lib.pp_annotate_sched(s.ptr, ctypes.byref(sched))
         if annotations:
             for key, value in annotations.items():
                 self.annotate(key, value)
@@ -417,7 +433,8 @@ class _BatchSpan:
     one finished span (pp_span), since pp_push carries neither field. It
     holds the session until it ends, like _Span; a span whose profiler was
     closed meanwhile still ends into live memory."""
-    __slots__ = ("session", "rec", "track", "name", "stage", "role", "batch", "start")
+    __slots__ = ("session", "rec", "track", "name", "stage", "role", "batch", "start", "prof",
+                 "sched")
 
     def __init__(self, prof, session, track, name, stage, batch):
         try:
@@ -429,8 +446,10 @@ class _BatchSpan:
         self.rec = prof._rec()
         self.name, self.stage = intern(name), intern(stage) if stage else 0
         self.role = Role.STAGE if stage is not None else Role.USER
+        self.prof = prof if stage is not None else None  # a stage span: scheduler figures
 
     def __enter__(self):
+        self.sched = self.prof.sched_start() if self.prof is not None else None
         self.start = _now()
         return self
 
@@ -441,6 +460,8 @@ class _BatchSpan:
         rc = _lib.hot_span(self.session.ptr, self.rec)
         if rc:
             _recorded(rc, "span")
+        elif self.sched is not None:
+            _lib.pp_annotate_sched(self.session.ptr, ctypes.byref(self.sched))
         return False
 
 
