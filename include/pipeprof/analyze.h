@@ -341,6 +341,16 @@ const pp_sched_stats *pp_report_sched(const pp_report *r, size_t *n);
  * several joined by '+'), or NULL when it carries none (a foreign trace, or
  * one recorded without the sched bit). */
 const char *pp_report_sched_method(const pp_report *r);
+/* The process's CPUs as the sampler (collect "threads") marked them, and
+ * what the sampler cost; NULL when the trace has no sampler marks. */
+typedef struct pp_sched_process {
+    int64_t cpus_online, cpus_allowed; /* allowed: by the process's affinity */
+    const char *affinity;              /* "0-3,6" */
+    int64_t period_ns;                 /* between samples */
+    int64_t sampler_cpu_ns;            /* the sampler thread's CPU time; -1 unknown */
+    int64_t sampled_ns;                /* from its start mark to its end mark; 0 unknown */
+} pp_sched_process;
+const pp_sched_process *pp_report_sched_process(const pp_report *r);
 /* Ranked plain statements, data loss first when there is any. */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 

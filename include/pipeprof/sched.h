@@ -39,6 +39,7 @@ typedef struct pp_sched_sample {
     int64_t wait_ns;     /* time runnable on a run queue; -1 when the method cannot tell */
     int64_t voluntary;   /* context switches the thread asked for (it blocked) */
     int64_t involuntary; /* context switches forced on it (preempted) */
+    int64_t ts_ns;       /* pp_now() at the read, beside the counters */
 } pp_sched_sample;
 
 /* How the counters are read, process-wide, chosen at the first read. Both
@@ -50,6 +51,8 @@ typedef enum pp_sched_method {
     PP_SCHED_SCHEDSTAT = 1, /* "schedstat": with the run-queue wait */
     PP_SCHED_CPUTIME = 2    /* "cputime": without it (wait_ns -1) */
 } pp_sched_method;
+
+#ifndef PIPEPROF_DISABLE
 
 /* Reads the calling thread's counters. PP_EUNSUPPORTED when no method
  * works on this system. */
@@ -69,6 +72,29 @@ int pp_annotate_sched(pp_session *s, const pp_sched_sample *start);
  * its thread (a partition recorded once the merge is done). */
 int pp_annotate_sched_between(pp_session *s, const pp_sched_sample *start,
                               const pp_sched_sample *end);
+/* Records `rec` as a span from rec->ts_ns to now (its dur_ns is set) with
+ * the scheduler figures since `start`: the end time and the counters are
+ * read together, so that nothing between them counts in the figures but
+ * not in the span. For bindings whose every call may wait (Python takes
+ * its GIL back after each C call): start = a pp_sched_read, rec->ts_ns =
+ * start.ts_ns. Returns what pp_span returns; the figures go on only a kept
+ * span. */
+int pp_span_sched(pp_session *s, pp_span_rec *rec, const pp_sched_sample *start);
+
+#else /* PIPEPROF_DISABLE: nothing is read or recorded. */
+
+static inline int pp_sched_read(pp_sched_sample *out) { (void)out; return PP_EUNSUPPORTED; }
+static inline const char *pp_sched_method_name(void) { return "none"; }
+static inline pp_sched_method pp_sched_method_get(void) { return PP_SCHED_NONE; }
+static inline int pp_annotate_sched(pp_session *s, const pp_sched_sample *a) {
+    (void)s; (void)a; return 0; }
+static inline int pp_annotate_sched_between(pp_session *s, const pp_sched_sample *a,
+                                            const pp_sched_sample *b) {
+    (void)s; (void)a; (void)b; return 0; }
+static inline int pp_span_sched(pp_session *s, pp_span_rec *r, const pp_sched_sample *a) {
+    (void)s; (void)r; (void)a; return 0; }
+
+#endif
 
 #ifdef __cplusplus
 }

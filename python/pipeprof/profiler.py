@@ -320,21 +320,39 @@ class Profiler:
         return _BatchSpan(self, s, track, name, stage, -1 if batch is None else batch)
 
     def sched_start(self):
-        """The calling thread's scheduler counters now (pp_sched_read), to
-        pass as add_span(sched=...) for a span starting now, when the session
-        collects them (the sched bit, on at level >= 1); else None."""
+        """The calling thread's scheduler counters now (pp_sched_read), for
+        a span starting at its ts_ns, when the session collects them (the
+        sched bit, on at level >= 1); else None. End the span with
+        end_span_sched, which reads the end time and the counters in one C
+        call: every ctypes call gives the GIL up and may wait to take it
+        back, and a wait between the span's end and the counters' read
+        would count in its figures but not in its wall."""
         if not self._sched:
             return None
         at = _lib.SchedSample()
         return at if _lib.pp_sched_read(ctypes.byref(at)) == _lib.PP_OK else None
 
+    def end_span_sched(self, name, at, track=None, stage=None, role=Role.USER, batch=-1):
+        """Records the span from at.ts_ns (at: a sched_start() of this
+        thread) to now with its scheduler figures (pp_span_sched); returns
+        False when the record was dropped because the budget is spent."""
+        s = self._live("Profiler.end_span_sched")
+        rec = self._rec()
+        try:
+            _lib.SPAN_LAYOUT.pack_into(rec, 0, self.thread_track() if track is None else track,
+                                       intern(name), intern(stage) if stage else 0, role,
+                                       at.ts_ns, 0, batch, 0, 0)
+        except struct.error as e:
+            raise PipeprofError(_lib.PP_EINVAL, f"span {name!r}: {e}") from None
+        rc = _lib.pp_span_sched(s.ptr, rec, ctypes.byref(at))
+        _recorded(rc, f"span {name!r}")
+        return rc == _lib.PP_OK
+
     def add_span(self, name, ts_ns, dur_ns, track=None, stage=None, role=Role.USER, batch=-1,
-                 hw_ns=0, xfer_ns=0, annotations=None, sched=None):
+                 hw_ns=0, xfer_ns=0, annotations=None):
         """One finished span with the pipeline fields (pp_span). Annotations
-        ({key: int | float | str}) go onto this span; `sched`, a
-        sched_start() taken on this thread at the span's start, adds its
-        scheduler figures up to now. Returns False when the record was
-        dropped because the budget is spent."""
+        ({key: int | float | str}) go onto this span. Returns False when the
+        record was dropped because the budget is spent."""
         s = self._live("Profiler.add_span")
         rec = self._rec()
         try:
@@ -347,8 +365,6 @@ class Profiler:
         _recorded(rc, f"span {name!r}")
         if rc != _lib.PP_OK:
             return False
-        if sched is not None:
-            _lib.pp_annotate_sched(s.ptr, ctypes.byref(sched))
         if annotations:
             for key, value in annotations.items():
                 self.annotate(key, value)
@@ -450,18 +466,19 @@ class _BatchSpan:
 
     def __enter__(self):
         self.sched = self.prof.sched_start() if self.prof is not None else None
-        self.start = _now()
+        self.start = _now() if self.sched is None else self.sched.ts_ns
         return self
 
     def __exit__(self, *exc):
         start = self.start
         _lib.SPAN_LAYOUT.pack_into(self.rec, 0, self.track, self.name, self.stage, self.role,
-                                   start, _now() - start, self.batch, 0, 0)
-        rc = _lib.hot_span(self.session.ptr, self.rec)
+                                   start, 0 if self.sched else _now() - start, self.batch, 0, 0)
+        if self.sched is None:
+            rc = _lib.hot_span(self.session.ptr, self.rec)
+        else:  # the end and the counters read in one call
+            rc = _lib.pp_span_sched(self.session.ptr, self.rec, ctypes.byref(self.sched))
         if rc:
             _recorded(rc, "span")
-        elif self.sched is not None:
-            _lib.pp_annotate_sched(self.session.ptr, ctypes.byref(self.sched))
         return False
 
 

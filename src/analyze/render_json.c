@@ -266,6 +266,16 @@ static void sched(const pp_report *r, FILE *out) {
         str(out, r->sched_method);
     else
         fputs("null", out);
+    const pp_sched_process *p = pp_report_sched_process(r);
+    if (p) {
+        fprintf(out, ", \"process\": {\"cpus_online\": %lld, \"cpus_allowed\": %lld, "
+                     "\"affinity\": ", (long long)p->cpus_online, (long long)p->cpus_allowed);
+        str(out, p->affinity);
+        fprintf(out, ", \"period_ns\": %lld, \"sampler_cpu_ns\": %lld, \"sampled_ns\": %lld}",
+                (long long)p->period_ns, (long long)p->sampler_cpu_ns, (long long)p->sampled_ns);
+    } else {
+        fputs(", \"process\": null", out);
+    }
     fputs(", \"rows\": [", out);
     for (size_t i = 0; i < r->nsched; i++) {
         const pp_sched_stats *v = &r->sched[i];

@@ -286,16 +286,33 @@ static void decomposition(const pp_report *r, FILE *out) {
 
 /* The scheduler split of host spans as shares of their wall, or a line
  * saying the trace carries none (docs/analysis.md "Scheduler split"). */
+static void sched_process(const pp_report *r, FILE *out) {
+    const pp_sched_process *p = pp_report_sched_process(r);
+    if (!p)
+        return;
+    char b[16], c[16], text[400];
+    int n = snprintf(text, sizeof text, "process: %lld CPUs online, %lld allowed by its affinity "
+                     "(%s); every thread sampled every %s (counters cpu%% and runq%% per thread)",
+                     (long long)p->cpus_online, (long long)p->cpus_allowed, p->affinity,
+                     ns(p->period_ns, b));
+    if (p->sampler_cpu_ns >= 0 && p->sampled_ns > 0 && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, "; the sampler used %s of CPU over %s",
+                 ns(p->sampler_cpu_ns, b), ns(p->sampled_ns, c));
+    wrap(out, "", text);
+}
+
 static void sched_split(const pp_report *r, FILE *out) {
     if (!r->sched_method) {
         fprintf(out, "\nScheduler split: none (the trace carries no scheduler figures: a "
                      "foreign trace,\nor recorded without the sched bit)\n");
+        sched_process(r, out);
         return;
     }
     char b[16], text[200];
     snprintf(text, sizeof text, "\nScheduler split of host spans (%% of wall; read by %s)\n",
              r->sched_method);
     fputs(text, out);
+    sched_process(r, out);
     fprintf(out, "%-14s %-10s %6s %11s %6s %6s %7s %5s %5s\n", "stage", "span", "spans", "wall",
             "cpu", "wait", "blocked", "vcsw", "ivcsw");
     uint64_t no_wait = 0;

@@ -422,6 +422,10 @@ const char *pp_report_sched_method(const pp_report *r) {
     return r->sched_method;
 }
 
+const pp_sched_process *pp_report_sched_process(const pp_report *r) {
+    return r->has_sched_process ? &r->sched_process : NULL;
+}
+
 const char *const *pp_report_findings(const pp_report *r, size_t *n) {
     *n = r->nfindings;
     return (const char *const *)r->findings;

@@ -316,6 +316,8 @@ struct pp_report {
     pp_sched_stats *sched;     /* sched.c: the scheduler split of host spans */
     size_t nsched;
     const char *sched_method;  /* in texts; NULL: the trace carries no scheduler figures */
+    pp_sched_process sched_process;
+    int has_sched_process;     /* the sampler's start mark was seen */
 
     an_batch_map bmap;         /* the batches labeled inside W: the times' batch indexes */
 

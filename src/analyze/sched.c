@@ -25,13 +25,17 @@
 
 typedef struct sched_keys {
     uint32_t cpu, wait, vcsw, ivcsw, method;
+    uint32_t online, allowed, affinity, period, sampler_cpu; /* the sampler's marks */
 } sched_keys;
 
-/* One span's figures, as read from its annotations. */
+/* One span's figures, as read from its annotations (or a sampler mark's:
+ * `start` for its start mark, `end` for its end mark). */
 typedef struct span_figures {
-    int has_cpu, has_wait;
+    int has_cpu, has_wait, start, end;
     int64_t cpu, wait, vcsw, ivcsw;
     uint32_t method;
+    int64_t online, allowed, period, sampler_cpu;
+    uint32_t affinity;
 } span_figures;
 
 /* A row while the spans are summed: its key and its stats. */
@@ -59,6 +63,8 @@ static span_figures read_span(const pp_ann *a, size_t na, size_t *j, const sched
         if (type == PP_VALUE_STR) {
             if (key == k->method)
                 f.method = a[*j].v.s;
+            else if (key == k->affinity)
+                f.affinity = a[*j].v.s;
             continue;
         }
         int64_t v = type == PP_VALUE_INT ? a[*j].v.i : (int64_t)a[*j].v.d;
@@ -72,6 +78,16 @@ static span_figures read_span(const pp_ann *a, size_t na, size_t *j, const sched
             f.vcsw = v;
         } else if (key == k->ivcsw) {
             f.ivcsw = v;
+        } else if (key == k->online) {
+            f.start = 1;
+            f.online = v;
+        } else if (key == k->allowed) {
+            f.allowed = v;
+        } else if (key == k->period) {
+            f.period = v;
+        } else if (key == k->sampler_cpu) {
+            f.end = 1;
+            f.sampler_cpu = v;
         }
     }
     return f;
@@ -163,23 +179,49 @@ static int keep_methods(pp_report *r, const uint32_t *methods, size_t n) {
     return r->sched_method ? PP_OK : PP_ENOMEM;
 }
 
+/* The sampler's marks: the process's CPUs at its start, its cost at its
+ * end (the first of each, for a merged trace). */
+static int keep_process(pp_report *r, const span_figures *f, uint32_t e, int64_t *started) {
+    pp_sched_process *p = &r->sched_process;
+    if (f->start && !r->has_sched_process) {
+        r->has_sched_process = 1;
+        *p = (pp_sched_process){.cpus_online = f->online, .cpus_allowed = f->allowed,
+                                .period_ns = f->period, .sampler_cpu_ns = -1,
+                                .affinity = an_keep_text(r, pp_model_string(r->m, f->affinity))};
+        *started = pp_cols_ts(&r->c, e);
+        if (!p->affinity)
+            return PP_ENOMEM;
+    } else if (f->end && r->has_sched_process && p->sampler_cpu_ns < 0) {
+        p->sampler_cpu_ns = f->sampler_cpu;
+        p->sampled_ns = pp_cols_ts(&r->c, e) - *started;
+    }
+    return PP_OK;
+}
+
 int an_sched_compute(pp_report *r, pp_error *err) {
-    sched_keys k = {pp_model_find_string(r->m, "sched_cpu_ns"),
-                    pp_model_find_string(r->m, "sched_wait_ns"),
-                    pp_model_find_string(r->m, "sched_vcsw"),
-                    pp_model_find_string(r->m, "sched_ivcsw"),
-                    pp_model_find_string(r->m, "sched_method")};
-    if (k.cpu == 0)
+    const pp_model *m = r->m;
+    sched_keys k = {pp_model_find_string(m, "sched_cpu_ns"), pp_model_find_string(m, "sched_wait_ns"),
+                    pp_model_find_string(m, "sched_vcsw"), pp_model_find_string(m, "sched_ivcsw"),
+                    pp_model_find_string(m, "sched_method"), pp_model_find_string(m, "cpus_online"),
+                    pp_model_find_string(m, "cpus_allowed"), pp_model_find_string(m, "affinity"),
+                    pp_model_find_string(m, "period_ns"),
+                    pp_model_find_string(m, "sampler_cpu_ns")};
+    if (k.cpu == 0 && k.online == 0)
         return PP_OK; /* none recorded: the report says so */
     size_t na;
     const pp_ann *a = pp_model_anns(r->m, &na);
     row_table t = {0};
     uint32_t methods[MAX_METHODS];
     size_t nmethods = 0, seen = 0;
+    int64_t started = 0;
     int rc = PP_OK;
     for (size_t j = 0; j < na && rc == PP_OK;) {
         uint32_t e = a[j].event;
         span_figures f = read_span(a, na, &j, &k);
+        if ((f.start || f.end) && r->c.kind[e] == PP_EV_INSTANT) {
+            rc = keep_process(r, &f, e, &started);
+            continue;
+        }
         uint8_t role = r->c.role[e];
         if (!f.has_cpu || r->c.kind[e] != PP_EV_SPAN || role == PP_ROLE_EXEC ||
             role == PP_ROLE_OP)

@@ -126,6 +126,7 @@ int pp_sched_read(pp_sched_sample *out) {
     if (m == PP_SCHED_NONE || getrusage(RUSAGE_THREAD, &ru) != 0 ||
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return PP_EUNSUPPORTED;
+    out->ts_ns = pp_now();
     out->voluntary = ru.ru_nvcsw;
     out->involuntary = ru.ru_nivcsw;
     out->cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -167,6 +168,16 @@ int pp_annotate_sched_between(pp_session *s, const pp_sched_sample *start,
         rc = pp_annotate_int(s, keys.ivcsw, end->involuntary - start->involuntary);
     if (rc == PP_OK)
         rc = pp_annotate_str(s, keys.method, known ? keys.schedstat : keys.cputime);
+    return rc;
+}
+
+int pp_span_sched(pp_session *s, pp_span_rec *rec, const pp_sched_sample *start) {
+    pp_sched_sample end;
+    int read = pp_sched_read(&end);
+    rec->dur_ns = (read == PP_OK ? end.ts_ns : pp_now()) - rec->ts_ns;
+    int rc = pp_span(s, rec);
+    if (rc == PP_OK && read == PP_OK)
+        pp_annotate_sched_between(s, start, &end);
     return rc;
 }
 

@@ -135,9 +135,12 @@ typedef struct stage_sched {
     pp_sched_sample start, partitioned, merge_start, end;
 } stage_sched;
 
-static void sched_mark(stage_sched *sc, pp_sched_sample *at) {
+/* The time now: the counters' own when they are read (so that a span's
+ * bounds and its figures are the same moments), else pp_now(). */
+static int64_t sched_mark(stage_sched *sc, pp_sched_sample *at) {
     if (sc->on && pp_sched_read(at) != PP_OK)
         sc->on = 0;
+    return sc->on ? at->ts_ns : pp_now();
 }
 
 /* PP_OK when the span was kept; 1 when the session does not collect spans.
@@ -242,19 +245,16 @@ static int wait_devices(pp_stage *st, pp_stage_timing *t, pp_error *err) {
 static int run_devices(pp_stage *st, pp_track track, int64_t batch, const float *in, float *out,
                        pp_stage_timing *t, stage_sched *sc, pp_error *err) {
     partition(st, in);
-    int64_t partitioned = pp_now();
-    sched_mark(sc, &sc->partitioned);
+    int64_t partitioned = sched_mark(sc, &sc->partitioned);
     int rc = dispatch(st, batch, err);
     int waited = wait_devices(st, t, rc == PP_OK ? err : NULL);
     if (rc == PP_OK)
         rc = waited;
     if (rc != PP_OK)
         return rc;
-    sched_mark(sc, &sc->merge_start);
-    int64_t merge_start = pp_now();
+    int64_t merge_start = sched_mark(sc, &sc->merge_start);
     collect(st, out);
-    t->end_ns = pp_now();
-    sched_mark(sc, &sc->end);
+    t->end_ns = sched_mark(sc, &sc->end);
     if (st->slots > 1) {
         t->partition_ns = partitioned - t->start_ns;
         t->merge_ns = t->end_ns - merge_start;
@@ -284,13 +284,11 @@ int pp_stage_run(pp_stage *st, int64_t batch, const float *in, float *out, pp_st
     /* never per op: a few reads per stage run (pipeprof/sched.h gives the cost) */
     stage_sched sc = {.on = (pp_session_collect(st->s) & (PP_COLLECT_SPANS | PP_COLLECT_SCHED)) ==
                             (PP_COLLECT_SPANS | PP_COLLECT_SCHED)};
-    sched_mark(&sc, &sc.start);
-    t.start_ns = pp_now();
+    t.start_ns = sched_mark(&sc, &sc.start);
     int rc;
     if (st->cfg.ndevices == 0) {
         rc = st->cfg.host(st->cfg.host_ctx, batch, in, out, w->nodes, w->in_dim, w->out_dim);
-        t.end_ns = pp_now();
-        sched_mark(&sc, &sc.end);
+        t.end_ns = sched_mark(&sc, &sc.end);
         t.total_ns = t.end_ns - t.start_ns;
         if (rc != PP_OK)
             pp_set_error(err, rc, "%s: the host function failed on batch %lld: %s",

@@ -123,7 +123,7 @@ static void test_a_trace_without_figures_has_none(void) {
     EXPECT(pp_report_sched_method(r) == NULL);
     char *json = NULL;
     EXPECT_EQ_I64(pp_report_json(r, &json, NULL), PP_OK);
-    EXPECT_CONTAINS(json, "\"sched\": {\"method\": null, \"rows\": []}");
+    EXPECT_CONTAINS(json, "\"sched\": {\"method\": null, \"process\": null, \"rows\": []}");
     pp_report_json_free(json);
     char *csv = b_csv(r, "sched_none", "sched.csv");
     EXPECT_STR(csv, "stage,span,method,spans,no_wait,wall_ns,cpu_ns,wait_ns,blocked_ns,voluntary,"

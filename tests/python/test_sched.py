@@ -62,8 +62,9 @@ def test_two_threads_holding_the_gil_in_turn_are_blocked_a_share_of_their_spans(
     # far below the half the construction gives.
     off_cpu = stages.wait_ns.sum() + stages.blocked_ns.sum()
     assert off_cpu >= 0.25 * stages.wall_ns.sum()
+    # and at least one of them slept on the GIL: a voluntary switch, time blocked
     assert stages.blocked_ns.sum() > 0
-    assert stages.voluntary.sum() >= SPANS  # sleeping on the GIL is a voluntary switch
+    assert stages.voluntary.sum() >= 1
 
 
 def test_a_pipeline_host_stage_carries_its_split(tmp_path):
