@@ -3,9 +3,15 @@
  * collecting spans, beside the same in a session collecting spans and
  * sched, alternated in rounds, median of the rounds. Also the bare
  * pp_sched_read, and a span recorded by hand with pp_sched_read and
- * pp_annotate_sched beside the span alone. Prints BENCH lines
- * (docs/architecture.md §8); ratio = with / without (below 1 is better). */
+ * pp_annotate_sched beside the span alone. And the sampler (collect
+ * "threads") at its default 10 ms over a process of 16 idle threads: its
+ * own CPU time per second of recording, beside the CPU the process uses
+ * in the same second without it. Prints BENCH lines (docs/architecture.md
+ * §8); ratio = with / without (below 1 is better). */
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bench_stats.h"
 #include "pipeprof/pipeline.h"
@@ -93,6 +99,56 @@ static double clock_ns(void) {
     return (double)(pp_now() - t0) / RUNS;
 }
 
+#define IDLE_THREADS 16
+
+static int idle_stop[2];
+
+static void *idle_main(void *arg) {
+    (void)arg;
+    char c;
+    while (read(idle_stop[0], &c, 1) < 0) /* sleeps until the pipe closes */
+        ;
+    return NULL;
+}
+
+/* Process CPU microseconds over `ms` of recording with `collect`, a
+ * process of IDLE_THREADS sleeping threads beside it. */
+static double process_cpu_us(unsigned collect, int ms) {
+    pp_session_config cfg;
+    pp_session_config_init(&cfg);
+    cfg.collect = collect;
+    pp_session *s = NULL;
+    if (pp_session_open(&cfg, &s) != PP_OK || pp_session_start(s) != PP_OK)
+        return -1;
+    double before = bench_process_cpu_us();
+    struct timespec nap = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&nap, NULL);
+    double used = bench_process_cpu_us() - before;
+    pp_session_close(s);
+    return used;
+}
+
+static void sampler_cost(void) {
+    pthread_t th[IDLE_THREADS];
+    if (pipe(idle_stop) != 0)
+        return;
+    for (int i = 0; i < IDLE_THREADS; i++)
+        pthread_create(&th[i], NULL, idle_main, NULL);
+    double with[3], without[3];
+    for (int r = 0; r < 3; r++) {
+        without[r] = process_cpu_us(PP_COLLECT_SPANS, 1000);
+        with[r] = process_cpu_us(PP_COLLECT_SPANS | PP_COLLECT_THREADS, 1000);
+    }
+    close(idle_stop[1]);
+    for (int i = 0; i < IDLE_THREADS; i++)
+        pthread_join(th[i], NULL);
+    close(idle_stop[0]);
+    double w = bench_median(with, 3), wo = bench_median(without, 3);
+    printf("BENCH sched_sampler_cpu_us_per_s value=%.0f unit=us/s baseline=no_sampler:%.0f "
+           "ratio=%.2f threads=%d period_ms=10\n", w, wo, wo > 0 ? w / wo : 0.0,
+           IDLE_THREADS + 2);
+}
+
 int main(void) {
     double without[ROUNDS], with[ROUNDS], bare[ROUNDS], hand[ROUNDS], reads[ROUNDS],
         clocks[ROUNDS];
@@ -118,5 +174,7 @@ int main(void) {
            "ratio=%.2f method=%s\n", h, b, h / b, pp_sched_method_name());
     printf("BENCH sched_read_ns value=%.0f unit=ns baseline=pp_now:%.0f ratio=%.1f method=%s\n",
            rd, ck, rd / ck, pp_sched_method_name());
+    if (pp_sched_method_get() == PP_SCHED_SCHEDSTAT)
+        sampler_cost();
     return 0;
 }
