@@ -95,3 +95,42 @@ def test_level_0_records_none_and_the_report_says_so(tmp_path):
     assert len(tr.to_dataframe("sched")) == 0
     assert tr.summary()["sched"]["method"] is None
     assert "Scheduler split: none" in tr.table()
+
+
+def test_a_host_stage_beside_openvino_cpu_on_two_cores_waits_for_a_core(tmp_path):
+    # The process is pinned to two cores; OpenVINO's CPU plugin runs its
+    # inference on a thread per core, while the host stage spins in Python
+    # (its batches overlap the next stage's, streaming). Three runnable
+    # threads on two cores: the host stage must wait for a core at times.
+    import os
+
+    import numpy as np
+    import pytest
+    if os.environ.get("PP_SANITIZE") == "address":
+        pytest.skip("OpenVINO cannot run under AddressSanitizer (see test_openvino.py)")
+    pytest.importorskip("openvino", reason="openvino is not installed (run scripts/setup)")
+    from pipeprof import workloads
+    from pipeprof.openvino import StageExecutor
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("this process may use one CPU: no second core to share")
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, allowed[:2])
+    try:
+        def host(x):
+            python_spin(300_000)
+            return x
+
+        ov = StageExecutor(workloads.matmul(2048, 256, 256, layers=8).to_openvino(), "CPU")
+        with pipeprof.Profiler(str(tmp_path / "ov.pptrace")) as prof:
+            pipeprof.Pipeline([host, ("infer", ov)]).run(
+                np.random.default_rng(0).random((8, 2048, 256), dtype=np.float32))
+    finally:
+        os.sched_setaffinity(0, before)
+    df = sched_rows(prof)
+    check_exact_sums(df)
+    row = df[(df.stage == "host") & (df.span == "stage")].iloc[0]
+    assert row.spans == 8
+    if row.method != "schedstat":
+        pytest.skip("no schedstat on this kernel: no run-queue figure")
+    assert row.wait_ns > 0
