@@ -335,6 +335,12 @@ typedef struct pp_sched_stats {
     uint64_t spans, no_wait;
     int64_t wall_ns, cpu_ns, wait_ns, blocked_ns;
     int64_t voluntary, involuntary; /* context switches */
+    /* With the sampler (collect "threads"), for a stage row: the group of
+     * same-named threads of the process that used the most CPU during its
+     * spans, and that CPU time (an estimate at the sampler's period); NULL
+     * and 0 without. */
+    const char *rival;
+    int64_t rival_cpu_ns;
 } pp_sched_stats;
 const pp_sched_stats *pp_report_sched(const pp_report *r, size_t *n);
 /* How the trace's scheduler figures were read ("schedstat", "cputime", or

@@ -253,7 +253,8 @@ class Trace:
           findings     rank and text
           sched        the scheduler split of host spans: stage, span, method,
                        spans, no_wait, wall_ns, cpu_ns, wait_ns, blocked_ns,
-                       voluntary, involuntary (no rows: the trace has none)
+                       voluntary, involuntary, rival, rival_cpu_ns (no rows:
+                       the trace has none)
         Report tables take the window options of summary()."""
         import pandas as pd
         held = self._live("to_dataframe")
@@ -282,7 +283,7 @@ class Trace:
             return pd.DataFrame([dict(r, method=method) for r in report["sched"]["rows"]],
                                 columns=["stage", "span", "method", "spans", "no_wait", "wall_ns",
                                          "cpu_ns", "wait_ns", "blocked_ns", "voluntary",
-                                         "involuntary"])
+                                         "involuntary", "rival", "rival_cpu_ns"])
         rows = report[table]
         if table == "data_parallel":
             rows = [{k: v for k, v in dp.items() if k != "devices"} for dp in rows]

@@ -8,6 +8,7 @@
  * are blocked while they wait for the device, which the wall decomposition
  * already explains, so they get none. Kept apart from findings.c, which
  * only calls it. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analyze/report.h"
@@ -31,10 +32,19 @@ static int worth_saying(const pp_report *r, const pp_sched_stats *v) {
 
 static char *statement(const pp_report *r, const pp_sched_stats *v) {
     double n = (double)v->spans, ms = 1e6;
-    const char *cause = v->wait_ns >= v->blocked_ns
-                            ? "other threads held the cores: give it a core of its own or "
-                              "fewer competing threads"
-                            : "its thread slept (a queue, a lock, I/O, or in Python the GIL)";
+    char cause[300];
+    if (v->wait_ns >= v->blocked_ns && v->rival)
+        snprintf(cause, sizeof cause, "waiting for a core while %s's threads ran (%.1f ms of CPU "
+                 "during its spans, by the sampler); with a core of its own it would take about "
+                 "%.1f ms per batch (its wait removed, nothing else changed)", v->rival,
+                 (double)v->rival_cpu_ns / ms, (double)(v->wall_ns - v->wait_ns) / n / ms);
+    else if (v->wait_ns >= v->blocked_ns)
+        snprintf(cause, sizeof cause, "other threads held the cores; with a core of its own it "
+                 "would take about %.1f ms per batch (its wait removed, nothing else changed)",
+                 (double)(v->wall_ns - v->wait_ns) / n / ms);
+    else
+        snprintf(cause, sizeof cause, "its thread slept (a queue, a lock, I/O, or in Python "
+                 "likely the GIL)");
     if (v->no_wait == v->spans) /* the method could not tell waiting from blocked */
         return an_strdupf("%s: %.1f ms per batch, %.1f on CPU, %.1f off CPU (waiting for a "
                           "core and blocked not told apart: %s has no run-queue figure).",

@@ -213,7 +213,7 @@ static void bandwidth(const pp_report *r, pp_outfile *o) {
  * wall); only the header for a trace without scheduler figures. */
 static void sched(const pp_report *r, pp_outfile *o) {
     put(o, "stage,span,method,spans,no_wait,wall_ns,cpu_ns,wait_ns,blocked_ns,voluntary,"
-           "involuntary\n");
+           "involuntary,rival,rival_cpu_ns\n");
     for (size_t i = 0; i < r->nsched; i++) {
         const pp_sched_stats *v = &r->sched[i];
         field(o, v->stage);
@@ -221,10 +221,12 @@ static void sched(const pp_report *r, pp_outfile *o) {
         field(o, v->span);
         pp_outfile_write(o, ",", 1);
         field(o, r->sched_method);
-        put(o, ",%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld\n", (unsigned long long)v->spans,
+        put(o, ",%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,", (unsigned long long)v->spans,
             (unsigned long long)v->no_wait, (long long)v->wall_ns, (long long)v->cpu_ns,
             (long long)v->wait_ns, (long long)v->blocked_ns, (long long)v->voluntary,
             (long long)v->involuntary);
+        field(o, v->rival ? v->rival : "");
+        put(o, ",%lld\n", (long long)v->rival_cpu_ns);
     }
 }
 

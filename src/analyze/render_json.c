@@ -285,10 +285,15 @@ static void sched(const pp_report *r, FILE *out) {
         str(out, v->span);
         fprintf(out, ", \"spans\": %llu, \"no_wait\": %llu, \"wall_ns\": %lld, \"cpu_ns\": %lld, "
                      "\"wait_ns\": %lld, \"blocked_ns\": %lld, \"voluntary\": %lld, "
-                     "\"involuntary\": %lld}",
+                     "\"involuntary\": %lld, \"rival\": ",
                 (unsigned long long)v->spans, (unsigned long long)v->no_wait,
                 (long long)v->wall_ns, (long long)v->cpu_ns, (long long)v->wait_ns,
                 (long long)v->blocked_ns, (long long)v->voluntary, (long long)v->involuntary);
+        if (v->rival)
+            str(out, v->rival);
+        else
+            fputs("null", out);
+        fprintf(out, ", \"rival_cpu_ns\": %lld}", (long long)v->rival_cpu_ns);
     }
     fputs("]}", out);
 }

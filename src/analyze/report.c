@@ -244,6 +244,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_bandwidth_sums(r, err);
     if (rc == PP_OK)
         rc = an_sched_compute(r, err);
+    if (rc == PP_OK)
+        rc = an_sched_rivals(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
     uint32_t share = an_share_key(m);
     if (rc == PP_OK && own)

@@ -453,6 +453,9 @@ int an_findings_compute(pp_report *r, pp_error *err);
 /* The scheduler split of host spans from their sched_* annotations
  * (sched.c); before the stage step, which drops them from an owned model. */
 int an_sched_compute(pp_report *r, pp_error *err);
+/* The other threads that ran during each host stage's spans, from the
+ * sampler's counters (sched_rivals.c); after an_sched_compute. */
+int an_sched_rivals(pp_report *r, pp_error *err);
 /* The finding naming where a host stage's time goes when it is not on a
  * CPU (findings_sched.c); called by an_findings_compute. */
 int an_sched_findings(pp_report *r);

@@ -127,13 +127,85 @@ static void test_a_trace_without_figures_has_none(void) {
     pp_report_json_free(json);
     char *csv = b_csv(r, "sched_none", "sched.csv");
     EXPECT_STR(csv, "stage,span,method,spans,no_wait,wall_ns,cpu_ns,wait_ns,blocked_ns,voluntary,"
-                    "involuntary\n");
+                    "involuntary,rival,rival_cpu_ns\n");
     free(csv);
     pp_report_free(r);
     pp_model_free(m);
 }
 
+/* A counter sample of the sampler: `name` ("cpu% NAME [tid]") at ts. */
+static void sample(pp_model *m, uint32_t track, const char *name, int64_t ts, double value) {
+    pp_event e;
+    pp_event_init(&e);
+    e.kind = PP_EV_COUNTER;
+    e.track = track;
+    e.name = b_str(m, name);
+    e.ts_ns = ts;
+    e.value = value;
+    if (pp_model_add_event(m, &e) != PP_OK)
+        abort();
+}
+
+/* With the sampler's counters, the stage's rival is the group of
+ * same-named threads that used the most CPU during its spans: openvino's
+ * two threads, 80% and 60% of the two 10 ms periods of the span and 50% of
+ * the first, 0.8 * 10 + 0.6 * 10 + 0.5 * 10 = 19 ms; the stage's own
+ * thread (tid 100) is left out, and a sample after the span counts
+ * nothing. The finding names the rival and the time without the wait. */
+static void test_the_rival_is_who_ran_while_the_stage_waited(void) {
+    pp_model *m = b_model();
+    pp_track_info ti;
+    pp_track_info_init(&ti);
+    ti.kind = PP_TRACK_KIND_THREAD;
+    ti.name = b_str(m, "Prep");
+    ti.process = b_str(m, "host");
+    ti.tid = 100;
+    uint32_t t = 0;
+    if (pp_model_add_track(m, &ti, &t) != PP_OK)
+        abort();
+    uint32_t sampler = b_thread(m, "pipeprof sampler");
+    size_t mark = b_instant(m, sampler, "sched sampler", 0);
+    pp_annotation a[4] = {
+        {.event = mark, .key = b_str(m, "cpus_online"), .type = PP_VALUE_INT, .v.i = 2},
+        {.event = mark, .key = b_str(m, "cpus_allowed"), .type = PP_VALUE_INT, .v.i = 2},
+        {.event = mark, .key = b_str(m, "affinity"), .type = PP_VALUE_STR, .v.s = b_str(m, "0-1")},
+        {.event = mark, .key = b_str(m, "period_ns"), .type = PP_VALUE_INT, .v.i = 10000000}};
+    for (int i = 0; i < 4; i++)
+        if (pp_model_add_annotation(m, &a[i]) != PP_OK)
+            abort();
+    sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "Prep", "Prep", 0, 0, 20000000, 0, 0), 5000000,
+               12000000, 0, 9, "schedstat");
+    sample(m, sampler, "cpu% openvino [201]", 10000000, 80);
+    sample(m, sampler, "cpu% openvino [202]", 10000000, 50);
+    sample(m, sampler, "cpu% Prep [100]", 10000000, 90);
+    sample(m, sampler, "cpu% other [300]", 10000000, 10);
+    sample(m, sampler, "cpu% openvino [201]", 20000000, 60);
+    sample(m, sampler, "cpu% openvino [201]", 30000000, 100);
+    pp_report *r = b_report(m, NULL);
+    const pp_sched_stats *v = row(r, "Prep", "stage");
+    EXPECT_STR(v->rival ? v->rival : "(none)", "openvino");
+    EXPECT_EQ_I64(v->rival_cpu_ns, 19000000);
+    const pp_sched_process *p = pp_report_sched_process(r);
+    EXPECT(p != NULL);
+    if (p) {
+        EXPECT_EQ_I64(p->cpus_allowed, 2);
+        EXPECT_STR(p->affinity, "0-1");
+    }
+    size_t n = 0;
+    const char *const *f = pp_report_findings(r, &n);
+    int named = 0;
+    for (size_t i = 0; i < n; i++)
+        named |= strstr(f[i], "Prep: 20.0 ms per batch, 5.0 on CPU, 12.0 waiting for a core, 3.0 "
+                              "blocked") != NULL &&
+                 strstr(f[i], "while openvino's threads ran (19.0 ms of CPU") != NULL &&
+                 strstr(f[i], "about 8.0 ms per batch") != NULL;
+    EXPECT(named);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
+    RUN(test_the_rival_is_who_ran_while_the_stage_waited);
     RUN(test_parts_are_clipped_to_the_wall_and_sum_to_it);
     RUN(test_rows_by_stage_and_kind);
     RUN(test_spans_outside_the_window_are_left_out);
