@@ -47,8 +47,18 @@ static void close_fd(void *p) {
     close((int)(intptr_t)p - 1);
 }
 
+/* A forked child's one thread inherits its parent thread's descriptor,
+ * which names the parent's thread: it opens its own at its next read. */
+static void forget_in_child(void) {
+    if (schedstat_fd1 > 0)
+        close(schedstat_fd1 - 1);
+    schedstat_fd1 = 0;
+    (void)pthread_setspecific(fd_key, NULL);
+}
+
 static void make_key(void) {
     (void)pthread_key_create(&fd_key, close_fd);
+    (void)pthread_atfork(NULL, NULL, forget_in_child);
 }
 
 static int schedstat_fd(void) {

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/sched.h"
 #include "sched_stage.h"
@@ -66,7 +68,35 @@ static void test_a_stage_sharing_its_core_waits_for_it(void) {
     pp_model_free(m);
 }
 
+/* A forked child reads its own thread's run-queue wait, not its parent
+ * thread's through an inherited descriptor: after the test above this
+ * thread has waited longer than it ran (tens of ms), while the child's
+ * wait cannot exceed its own life. */
+static void test_a_forked_child_reads_its_own_counters(void) {
+    pp_sched_sample parent;
+    EXPECT_EQ_I64(pp_sched_read(&parent), PP_OK); /* the descriptor is open */
+    int fds[2];
+    EXPECT_EQ_I64(pipe(fds), 0);
+    int64_t forked = pp_now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        pp_sched_sample child;
+        int64_t out[2] = {pp_sched_read(&child) == PP_OK ? child.wait_ns : -1, 0};
+        out[1] = pp_now() - forked; /* the child's life so far */
+        (void)!write(fds[1], out, sizeof out);
+        _exit(0);
+    }
+    int64_t got[2] = {-2, 0};
+    EXPECT_EQ_I64(read(fds[0], got, sizeof got), (long)sizeof got);
+    waitpid(pid, NULL, 0);
+    close(fds[0]);
+    close(fds[1]);
+    EXPECT(parent.wait_ns > 10 * MS);
+    EXPECT(got[0] >= 0 && got[0] <= got[1]);
+}
+
 int main(void) {
     RUN(test_a_stage_sharing_its_core_waits_for_it);
+    RUN(test_a_forked_child_reads_its_own_counters);
     return pp_test_finish();
 }
