@@ -161,6 +161,8 @@ pp_session_level = _proto("pp_session_level", c_int, S)
 pp_session_collect = _proto("pp_session_collect", c_uint, S)
 pp_sched_read = _proto("pp_sched_read", c_int, POINTER(SchedSample))
 pp_annotate_sched = _proto("pp_annotate_sched", c_int, S, POINTER(SchedSample))
+pp_annotate_sched_between = _proto("pp_annotate_sched_between", c_int, S, POINTER(SchedSample),
+                                   POINTER(SchedSample))
 # pp_span_sched takes the same packed pp_span_rec buffer as hot_span
 pp_span_sched = _proto("pp_span_sched", c_int, S, c_void_p, POINTER(SchedSample))
 pp_default_session = _proto("pp_default_session", S)

@@ -332,6 +332,14 @@ class Profiler:
         at = _lib.SchedSample()
         return at if _lib.pp_sched_read(ctypes.byref(at)) == _lib.PP_OK else None
 
+    def annotate_sched(self, start, end):
+        """The scheduler figures between two sched_start() samples of this
+        thread onto its last record (pp_annotate_sched_between): for a span
+        recorded after later work, bounded by the samples' ts_ns."""
+        s = self._live("Profiler.annotate_sched")
+        _recorded(_lib.pp_annotate_sched_between(s.ptr, ctypes.byref(start), ctypes.byref(end)),
+                  "scheduler figures")
+
     def end_span_sched(self, name, at, track=None, stage=None, role=Role.USER, batch=-1):
         """Records the span from at.ts_ns (at: a sched_start() of this
         thread) to now with its scheduler figures (pp_span_sched); returns
