@@ -10,6 +10,7 @@
  * only calls it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/report.h"
 #include "core/error.h"
@@ -30,6 +31,16 @@ static int worth_saying(const pp_report *r, const pp_sched_stats *v) {
     return s != AN_NONE && r->stages[s].exec_less && off_cpu_share(v) >= MIN_OFF_CPU;
 }
 
+/* Blocked time in a Python process (its name: python3.11, the Python
+ * package's sessions) while other threads of it ran for at least half as
+ * long: likely the GIL, which one thread at a time holds while the others
+ * sleep on it. An inference, and said to be one. */
+static int likely_gil(const pp_report *r, const pp_sched_stats *v) {
+    const char *process = pp_model_string(r->m, r->meta.process_name);
+    return v->rival && strncmp(process, "python", 6) == 0 &&
+           2 * v->rival_cpu_ns >= v->blocked_ns;
+}
+
 static char *statement(const pp_report *r, const pp_sched_stats *v) {
     double n = (double)v->spans, ms = 1e6;
     char cause[300];
@@ -42,9 +53,14 @@ static char *statement(const pp_report *r, const pp_sched_stats *v) {
         snprintf(cause, sizeof cause, "other threads held the cores; with a core of its own it "
                  "would take about %.1f ms per batch (its wait removed, nothing else changed)",
                  (double)(v->wall_ns - v->wait_ns) / n / ms);
+    else if (likely_gil(r, v))
+        snprintf(cause, sizeof cause, "blocked while %s's threads ran (%.1f ms of CPU during "
+                 "its spans, by the sampler): likely GIL wait in this Python process (an "
+                 "inference: pipeprof cannot see the GIL)", v->rival,
+                 (double)v->rival_cpu_ns / ms);
     else
         snprintf(cause, sizeof cause, "its thread slept (a queue, a lock, I/O, or in Python "
-                 "likely the GIL)");
+                 "the GIL)");
     if (v->no_wait == v->spans) /* the method could not tell waiting from blocked */
         return an_strdupf("%s: %.1f ms per batch, %.1f on CPU, %.1f off CPU (waiting for a "
                           "core and blocked not told apart: %s has no run-queue figure).",

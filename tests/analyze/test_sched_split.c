@@ -152,8 +152,13 @@ static void sample(pp_model *m, uint32_t track, const char *name, int64_t ts, do
  * the first, 0.8 * 10 + 0.6 * 10 + 0.5 * 10 = 19 ms; the stage's own
  * thread (tid 100) is left out, and a sample after the span counts
  * nothing. The finding names the rival and the time without the wait. */
-static void test_the_rival_is_who_ran_while_the_stage_waited(void) {
+/* The Prep stage on thread 100 with one 20 ms span (cpu 5 ms, wait
+ * `wait`), the sampler's marks, and samples: openvino's two threads at
+ * 80% and 50% of the first 10 ms period and 60% of the second (19 ms in
+ * the span), Prep's own thread, another, and one sample past the span. */
+static pp_model *rival_model(int64_t wait, const char *process) {
     pp_model *m = b_model();
+    pp_model_meta_mut(m)->process_name = b_str(m, process);
     pp_track_info ti;
     pp_track_info_init(&ti);
     ti.kind = PP_TRACK_KIND_THREAD;
@@ -174,13 +179,32 @@ static void test_the_rival_is_who_ran_while_the_stage_waited(void) {
         if (pp_model_add_annotation(m, &a[i]) != PP_OK)
             abort();
     sched_anns(m, b_span(m, t, PP_ROLE_STAGE, "Prep", "Prep", 0, 0, 20000000, 0, 0), 5000000,
-               12000000, 0, 9, "schedstat");
+               wait, 0, 9, "schedstat");
     sample(m, sampler, "cpu% openvino [201]", 10000000, 80);
     sample(m, sampler, "cpu% openvino [202]", 10000000, 50);
     sample(m, sampler, "cpu% Prep [100]", 10000000, 90);
     sample(m, sampler, "cpu% other [300]", 10000000, 10);
     sample(m, sampler, "cpu% openvino [201]", 20000000, 60);
     sample(m, sampler, "cpu% openvino [201]", 30000000, 100);
+    return m;
+}
+
+/* Whether a finding holds all of `parts`. */
+static int finding_with(const pp_report *r, const char *const *parts, size_t nparts) {
+    size_t n = 0;
+    const char *const *f = pp_report_findings(r, &n);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nparts && strstr(f[i], parts[k]))
+            k++;
+        if (k == nparts)
+            return 1;
+    }
+    return 0;
+}
+
+static void test_the_rival_is_who_ran_while_the_stage_waited(void) {
+    pp_model *m = rival_model(12000000, "demo");
     pp_report *r = b_report(m, NULL);
     const pp_sched_stats *v = row(r, "Prep", "stage");
     EXPECT_STR(v->rival ? v->rival : "(none)", "openvino");
@@ -191,21 +215,37 @@ static void test_the_rival_is_who_ran_while_the_stage_waited(void) {
         EXPECT_EQ_I64(p->cpus_allowed, 2);
         EXPECT_STR(p->affinity, "0-1");
     }
-    size_t n = 0;
-    const char *const *f = pp_report_findings(r, &n);
-    int named = 0;
-    for (size_t i = 0; i < n; i++)
-        named |= strstr(f[i], "Prep: 20.0 ms per batch, 5.0 on CPU, 12.0 waiting for a core, 3.0 "
-                              "blocked") != NULL &&
-                 strstr(f[i], "while openvino's threads ran (19.0 ms of CPU") != NULL &&
-                 strstr(f[i], "about 8.0 ms per batch") != NULL;
-    EXPECT(named);
+    static const char *const parts[] = {
+        "Prep: 20.0 ms per batch, 5.0 on CPU, 12.0 waiting for a core, 3.0 blocked",
+        "while openvino's threads ran (19.0 ms of CPU", "about 8.0 ms per batch"};
+    EXPECT(finding_with(r, parts, 3));
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* Mostly blocked (wait 2 ms, blocked 13 ms) while other threads ran 19 ms:
+ * in a Python process, likely GIL wait, said to be an inference; in any
+ * other process, only that the thread slept. */
+static void test_blocked_while_others_ran_in_python_is_likely_gil_wait(void) {
+    static const char *const gil[] = {"Prep: 20.0 ms per batch, 5.0 on CPU, 2.0 waiting for a "
+                                      "core, 13.0 blocked", "likely GIL wait", "an inference"};
+    pp_model *m = rival_model(2000000, "python3.11");
+    pp_report *r = b_report(m, NULL);
+    EXPECT(finding_with(r, gil, 3));
+    pp_report_free(r);
+    pp_model_free(m);
+    m = rival_model(2000000, "server");
+    r = b_report(m, NULL);
+    EXPECT(!finding_with(r, gil + 1, 1));
+    static const char *const slept[] = {"13.0 blocked", "its thread slept"};
+    EXPECT(finding_with(r, slept, 2));
     pp_report_free(r);
     pp_model_free(m);
 }
 
 int main(void) {
     RUN(test_the_rival_is_who_ran_while_the_stage_waited);
+    RUN(test_blocked_while_others_ran_in_python_is_likely_gil_wait);
     RUN(test_parts_are_clipped_to_the_wall_and_sum_to_it);
     RUN(test_rows_by_stage_and_kind);
     RUN(test_spans_outside_the_window_are_left_out);
