@@ -159,6 +159,7 @@ pp_session_write = _proto("pp_session_write", c_int, S, c_char_p, ERR)
 pp_session_close = _proto("pp_session_close", None, S)
 pp_session_level = _proto("pp_session_level", c_int, S)
 pp_session_collect = _proto("pp_session_collect", c_uint, S)
+pp_session_set_config = _proto("pp_session_set_config", c_int, S, c_char_p, c_char_p, ERR)
 pp_sched_read = _proto("pp_sched_read", c_int, POINTER(SchedSample))
 pp_annotate_sched = _proto("pp_annotate_sched", c_int, S, POINTER(SchedSample))
 pp_annotate_sched_between = _proto("pp_annotate_sched_between", c_int, S, POINTER(SchedSample),

@@ -91,9 +91,13 @@ class Profiler:
     format the C library writes); None keeps the records in memory only
     (read them with trace()). level: 0 wall times, 1 + hardware totals,
     2 + one span per layer. overflow: "drop" or "ring" (docs/recording.md).
+    collect: a collect list instead of the level's preset ("spans,sched",
+    "all"; "threads" adds the whole-process scheduler sampler), and
+    sched_sample_ms its period (default 10).
     """
 
-    def __init__(self, output=None, level=1, max_records=0, overflow="drop", process_name=None):
+    def __init__(self, output=None, level=1, max_records=0, overflow="drop", process_name=None,
+                 collect=None, sched_sample_ms=None):
         if overflow not in _OVERFLOW:
             raise PipeprofError(_lib.PP_EINVAL,
                                 f"Profiler: overflow={overflow!r}: must be 'drop' or 'ring'")
@@ -118,6 +122,15 @@ class Profiler:
             raise PipeprofError(rc, f"Profiler: level={level}: must be 0, 1 or 2")
         check(rc, "Profiler: cannot open the session")
         self._session = _Session(handle, owned=True)
+        for key, value in (("collect", collect), ("sched_sample_ms", sched_sample_ms)):
+            if value is None:
+                continue
+            err = _lib.Error()
+            rc = _lib.pp_session_set_config(handle, key.encode(), str(value).encode(),
+                                            ctypes.byref(err))
+            if rc != _lib.PP_OK:
+                self._session = None  # the handle frees the session
+                check(rc, f"Profiler: {key}={value!r}", err)
         self._init_common()
 
     @classmethod

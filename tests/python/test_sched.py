@@ -134,3 +134,26 @@ def test_a_host_stage_beside_openvino_cpu_on_two_cores_waits_for_a_core(tmp_path
     if row.method != "schedstat":
         pytest.skip("no schedstat on this kernel: no run-queue figure")
     assert row.wait_ns > 0
+
+
+def test_the_sampler_from_python_records_thread_counters_and_the_cpus(tmp_path):
+    import pytest
+    with pytest.raises(pipeprof.PipeprofError, match="sched_sample_ms \"0\""):
+        pipeprof.Profiler(collect="spans,sched,threads", sched_sample_ms=0)
+    with pytest.raises(pipeprof.PipeprofError, match="unknown item \"thread\""):
+        pipeprof.Profiler(collect="spans,thread")
+    with pipeprof.Profiler(str(tmp_path / "s.pptrace"), collect="spans,sched,threads",
+                           sched_sample_ms=2) as prof:
+        with prof.span("Busy", stage="Busy", batch=0):
+            python_spin(400_000)
+    tr = prof.trace()
+    process = tr.summary()["sched"]["process"]
+    if tr.summary()["sched"]["method"] != "schedstat":
+        pytest.skip("no schedstat on this kernel: the sampler records only its marks")
+    assert process["period_ns"] == 2_000_000
+    import os
+    assert process["cpus_allowed"] == len(os.sched_getaffinity(0))
+    ev = tr.to_dataframe("events")
+    counters = set(ev[ev.kind == "counter"].name)
+    assert any(n.startswith("cpu% ") for n in counters)
+    assert any(n.startswith("runq% ") for n in counters)
