@@ -320,6 +320,43 @@ typedef struct pp_clock_stats {
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n);
 const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n);
 const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n);
+/* Scheduler split of host spans (docs/analysis.md "Scheduler split"): per
+ * stage and kind of span (the stage span, the partition, the merge, an API
+ * call or another span, by name), the spans inside W that carry scheduler
+ * figures (pipeprof/sched.h) and their wall split into parts that are each
+ * >= 0 and sum to wall exactly: on a CPU, runnable waiting for a core, and
+ * blocked (the rest: asleep on a queue, a lock, I/O, the GIL). A span whose
+ * method had no run-queue figure counts all its off-CPU time as blocked
+ * (`no_wait` counts them). In stage order, then stage span, partition,
+ * merge, others by name. */
+typedef struct pp_sched_stats {
+    const char *stage;   /* "" for spans without a stage */
+    const char *span;    /* "stage", "partition", "merge", or the span's name */
+    uint64_t spans, no_wait;
+    int64_t wall_ns, cpu_ns, wait_ns, blocked_ns;
+    int64_t voluntary, involuntary; /* context switches */
+    /* With the sampler (collect "threads"), for a stage row: the group of
+     * same-named threads of the process that used the most CPU during its
+     * spans, and that CPU time (an estimate at the sampler's period); NULL
+     * and 0 without. */
+    const char *rival;
+    int64_t rival_cpu_ns;
+} pp_sched_stats;
+const pp_sched_stats *pp_report_sched(const pp_report *r, size_t *n);
+/* How the trace's scheduler figures were read ("schedstat", "cputime", or
+ * several joined by '+'), or NULL when it carries none (a foreign trace, or
+ * one recorded without the sched bit). */
+const char *pp_report_sched_method(const pp_report *r);
+/* The process's CPUs as the sampler (collect "threads") marked them, and
+ * what the sampler cost; NULL when the trace has no sampler marks. */
+typedef struct pp_sched_process {
+    int64_t cpus_online, cpus_allowed; /* allowed: by the process's affinity */
+    const char *affinity;              /* "0-3,6" */
+    int64_t period_ns;                 /* between samples */
+    int64_t sampler_cpu_ns;            /* the sampler thread's CPU time; -1 unknown */
+    int64_t sampled_ns;                /* from its start mark to its end mark; 0 unknown */
+} pp_sched_process;
+const pp_sched_process *pp_report_sched_process(const pp_report *r);
 /* Ranked plain statements, data loss first when there is any. */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 
@@ -334,7 +371,7 @@ int pp_report_json(const pp_report *r, char **out, size_t *len);
 /* Accepts NULL. */
 void pp_report_json_free(char *json);
 /* Writes devices.csv, tracks.csv, stages.csv, batches.csv, gaps.csv, ops.csv,
- * op_types.csv, decomposition.csv and bandwidth.csv into
+ * op_types.csv, decomposition.csv, bandwidth.csv and sched.csv into
  * the existing directory `dir`, each atomically. */
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
 /* Writes the report as one self-contained HTML page to `path`, atomically

@@ -68,9 +68,15 @@ typedef enum pp_collect {
     PP_COLLECT_HW = 1u << 1,        /* hardware totals: an exec's hw_ns */
     PP_COLLECT_OPS = 1u << 2,       /* one span per layer / kernel of an exec */
     PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, transfer ops among the ops, an exec's tensor bytes */
-    PP_COLLECT_API = 1u << 4        /* host API calls: a span per request start and per wait */
+    PP_COLLECT_API = 1u << 4,       /* host API calls: a span per request start and per wait */
+    PP_COLLECT_SCHED = 1u << 5,     /* scheduler figures of host spans (stage, partition, merge,
+                                     * host work, API): on-CPU, run-queue wait, context switches
+                                     * (pipeprof/sched.h); never per op */
+    PP_COLLECT_THREADS = 1u << 6    /* a sampler thread: every thread's on-CPU and run-queue
+                                     * shares as counters every sched_sample_ms, and the
+                                     * process's CPUs and affinity; in no level's preset */
 } pp_collect;
-#define PP_COLLECT_ALL 0x1fu
+#define PP_COLLECT_ALL 0x7fu
 
 typedef struct pp_session_config {
     const char *output;       /* written at stop, format by extension; NULL: none */
@@ -83,9 +89,9 @@ typedef struct pp_session_config {
                                * NULL or "": every device */
 } pp_session_config;
 
-/* The collect bits of a level: 0 spans; 1 + hw and transfers; 2 + ops. */
+/* The collect bits of a level: 0 spans; 1 + hw, transfers and sched; 2 + ops. */
 unsigned pp_collect_preset(int level);
-/* Parses a collect list: names from spans, hw, ops, transfers, api joined by
+/* Parses a collect list: names from spans, hw, ops, transfers, api, sched, threads joined by
  * ',' or '+', or "all". PP_EINVAL with a message naming the bad word. */
 int pp_collect_parse(const char *text, unsigned *out, pp_error *err);
 
@@ -128,6 +134,8 @@ int pp_session_close(pp_session *s);
  *   overflow      drop or ring
  *   output        the file written at stop ("" for none)
  *   process_name  the host process group's name
+ *   sched_sample_ms  the sampler's period (PP_COLLECT_THREADS), 1..10000;
+ *                 default 10
  * PP_EINVAL with a message for an unknown key or a bad value. */
 int pp_session_set_config(pp_session *s, const char *key, const char *value, pp_error *err);
 /* The level the collect bits amount to (what devices profile): 2 with ops,

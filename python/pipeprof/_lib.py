@@ -80,6 +80,15 @@ class SpanRec(Structure):
                 ("hw_ns", c_uint64), ("xfer_ns", c_uint64)]
 
 
+class SchedSample(Structure):
+    """pp_sched_sample (pipeprof/sched.h): a thread's scheduler counters."""
+    _fields_ = [("cpu_ns", c_int64), ("wait_ns", c_int64), ("voluntary", c_int64),
+                ("involuntary", c_int64), ("ts_ns", c_int64)]
+
+
+COLLECT_SCHED = 1 << 5  # PP_COLLECT_SCHED
+
+
 class SessionStats(Structure):
     _fields_ = [("recorded", c_uint64), ("dropped", c_uint64), ("threads", c_uint32)]
 
@@ -154,6 +163,14 @@ pp_session_stop = _proto("pp_session_stop", c_int, S, ERR)
 pp_session_write = _proto("pp_session_write", c_int, S, c_char_p, ERR)
 pp_session_close = _proto("pp_session_close", c_int, S)
 pp_session_level = _proto("pp_session_level", c_int, S)
+pp_session_collect = _proto("pp_session_collect", c_uint, S)
+pp_session_set_config = _proto("pp_session_set_config", c_int, S, c_char_p, c_char_p, ERR)
+pp_sched_read = _proto("pp_sched_read", c_int, POINTER(SchedSample))
+pp_annotate_sched = _proto("pp_annotate_sched", c_int, S, POINTER(SchedSample))
+pp_annotate_sched_between = _proto("pp_annotate_sched_between", c_int, S, POINTER(SchedSample),
+                                   POINTER(SchedSample))
+# pp_span_sched takes the same packed pp_span_rec buffer as hot_span
+pp_span_sched = _proto("pp_span_sched", c_int, S, c_void_p, POINTER(SchedSample))
 pp_default_session = _proto("pp_default_session", S)
 pp_session_stats_get = _proto("pp_session_stats_get", c_int, S, POINTER(SessionStats))
 pp_now = _proto("pp_now", c_int64)

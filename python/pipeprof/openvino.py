@@ -263,10 +263,16 @@ class DataParallelStage:
         max_device_ns, merge_ns and total_ns."""
         prof = self.profiler or current_profiler()
         track = prof.thread_track(self.name) if prof is not None else None
-        start = now()
+        marks = []  # the scheduler samples at the four bounds, when collected
+
+        def mark():
+            at = prof.sched_start() if prof is not None else None
+            marks.append(at)
+            return now() if at is None else at.ts_ns
+        start = mark()
         chunks = [[c for c in np.array_split(part, ex.requests) if len(c)]
                   for ex, part in zip(self.executors, self._partition(data))]
-        partitioned = now()
+        partitioned = mark()
         rows = max(len(data), 1)
         keys = [[ex.start({0: c}, batch, share=len(c) / rows) for c in cs]
                 for ex, cs in zip(self.executors, chunks)]
@@ -274,9 +280,9 @@ class DataParallelStage:
         for ex in self.executors:
             window = ex.wait_all()
             device_ns.append(window[1] - window[0] if window else 0)
-        merge_start = now()
+        merge_start = mark()
         out = self._merge([ex.result(k)[0] for ex, ks in zip(self.executors, keys) for k in ks])
-        end = now()
+        end = mark()
         t = {"start_ns": start, "end_ns": end, "partition_ns": 0, "merge_ns": 0,
              "device_ns": device_ns, "max_device_ns": max(device_ns), "total_ns": end - start}
         if self.slots > 1:
@@ -284,17 +290,25 @@ class DataParallelStage:
             t["merge_ns"] = end - merge_start
             t["total_ns"] = t["partition_ns"] + t["max_device_ns"] + t["merge_ns"]
         if prof is not None:
-            self._record(prof, track, batch, t, partitioned, merge_start)
+            self._record(prof, track, batch, t, partitioned, merge_start,
+                         marks if None not in marks else None)
         self.last_timing = t
         return out
 
-    def _record(self, prof, track, batch, t, partitioned, merge_start):
+    def _record(self, prof, track, batch, t, partitioned, merge_start, marks):
+        """The spans of one batch; `marks`: the scheduler samples at start,
+        partition end, merge start and end (None: not collected), whose
+        figures go onto the spans they bound."""
         if self.slots > 1:
-            prof.add_span("partition", t["start_ns"], partitioned - t["start_ns"], track=track,
-                          stage=self.name, role=Role.PARTITION, batch=batch)
-            prof.add_span("merge", merge_start, t["end_ns"] - merge_start, track=track,
-                          stage=self.name, role=Role.MERGE, batch=batch)
-        prof.add_span(self.name, t["start_ns"], t["end_ns"] - t["start_ns"], track=track,
-                      stage=self.name, role=Role.STAGE, batch=batch,
-                      annotations={k: t[k] for k in ("partition_ns", "max_device_ns",
-                                                     "merge_ns", "total_ns")})
+            if prof.add_span("partition", t["start_ns"], partitioned - t["start_ns"],
+                             track=track, stage=self.name, role=Role.PARTITION,
+                             batch=batch) and marks:
+                prof.annotate_sched(marks[0], marks[1])
+            if prof.add_span("merge", merge_start, t["end_ns"] - merge_start, track=track,
+                             stage=self.name, role=Role.MERGE, batch=batch) and marks:
+                prof.annotate_sched(marks[2], marks[3])
+        if prof.add_span(self.name, t["start_ns"], t["end_ns"] - t["start_ns"], track=track,
+                         stage=self.name, role=Role.STAGE, batch=batch,
+                         annotations={k: t[k] for k in ("partition_ns", "max_device_ns",
+                                                        "merge_ns", "total_ns")}) and marks:
+            prof.annotate_sched(marks[0], marks[3])

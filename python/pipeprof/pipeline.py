@@ -61,14 +61,19 @@ class _Step:
         if self.records_stage:
             out = self.call(data, batch)
             return out, self.stage.last_timing["start_ns"]
-        start = now()
+        at = prof.sched_start() if prof is not None else None
+        start = now() if at is None else at.ts_ns
         out = self.call(data, batch)
-        end = now()
+        if at is not None:  # the end time and the scheduler counters read together
+            prof.end_span_sched(self.name, at, track=track, stage=self.name, role=Role.STAGE,
+                                batch=batch)
+        else:
+            end = now()
+            if prof is not None:
+                prof.add_span(self.name, start, end - start, track=track, stage=self.name,
+                              role=Role.STAGE, batch=batch)
         if self.unwrap and isinstance(out, list) and len(out) == 1:
             out = out[0]
-        if prof is not None:
-            prof.add_span(self.name, start, end - start, track=track, stage=self.name,
-                          role=Role.STAGE, batch=batch)
         return out, start
 
 

@@ -19,8 +19,9 @@ from ._lib import PipeprofError, check
 REPORT_TABLES = ("devices", "tracks", "stages", "stage_times", "batches", "data_parallel",
                  "decomposition", "clocks", "ops", "op_types")
 # Tables derived from the report: one-row cycles, the data-parallel devices
-# with their stage, the findings in rank order.
-DERIVED_TABLES = ("cycles", "dp_devices", "findings")
+# with their stage, the findings in rank order, the scheduler split with its
+# method.
+DERIVED_TABLES = ("cycles", "dp_devices", "findings", "sched")
 TABLES = ("events", "annotations", "track_info") + REPORT_TABLES + DERIVED_TABLES
 
 
@@ -203,6 +204,10 @@ class Trace:
           cycles       one row: the cycle figures
           dp_devices   the data-parallel devices, with their stage
           findings     rank and text
+          sched        the scheduler split of host spans: stage, span, method,
+                       spans, no_wait, wall_ns, cpu_ns, wait_ns, blocked_ns,
+                       voluntary, involuntary, rival, rival_cpu_ns (no rows:
+                       the trace has none)
         Report tables take the window options of summary()."""
         import pandas as pd
         held = self._live("to_dataframe")
@@ -226,6 +231,12 @@ class Trace:
             return pd.DataFrame(rows, columns=["stage", "device", "track", "batches",
                                                "share_recorded", "wall_ns", "share",
                                                "rate_per_s", "suggested_share"])
+        if table == "sched":
+            method = report["sched"]["method"]
+            return pd.DataFrame([dict(r, method=method) for r in report["sched"]["rows"]],
+                                columns=["stage", "span", "method", "spans", "no_wait", "wall_ns",
+                                         "cpu_ns", "wait_ns", "blocked_ns", "voluntary",
+                                         "involuntary", "rival", "rival_cpu_ns"])
         rows = report[table]
         if table == "data_parallel":
             rows = [{k: v for k, v in dp.items() if k != "devices"} for dp in rows]

@@ -297,6 +297,8 @@ int an_findings_compute(pp_report *r, pp_error *err) {
         rc = hw_quality(r);
     if (rc == PP_OK)
         rc = an_decompose_findings(r);
+    if (rc == PP_OK)
+        rc = an_sched_findings(r);
     uint64_t unknown = 0, execs = 0;
     for (size_t d = 0; d < r->ndevices; d++)
         if (!(r->devices[d].hw_quality & PP_HW_HOST))

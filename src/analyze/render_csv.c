@@ -4,7 +4,8 @@
  * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
  * statistics by name and by type), decomposition.csv (the wall
  * decomposition per stage and device) and bandwidth.csv (bytes moved per
- * device, track and stage). Each file is written atomically. */
+ * device, track and stage) and sched.csv (the scheduler split of host
+ * spans). Each file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,27 @@ static void bandwidth(const pp_report *r, pp_outfile *o) {
         bandwidth_row(o, "stage", r->stages[s].name, &r->stages[s].bandwidth);
 }
 
+/* The scheduler split of host spans (sums in ns; cpu + wait + blocked =
+ * wall); only the header for a trace without scheduler figures. */
+static void sched(const pp_report *r, pp_outfile *o) {
+    put(o, "stage,span,method,spans,no_wait,wall_ns,cpu_ns,wait_ns,blocked_ns,voluntary,"
+           "involuntary,rival,rival_cpu_ns\n");
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        field(o, v->stage);
+        pp_outfile_write(o, ",", 1);
+        field(o, v->span);
+        pp_outfile_write(o, ",", 1);
+        field(o, r->sched_method);
+        put(o, ",%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,", (unsigned long long)v->spans,
+            (unsigned long long)v->no_wait, (long long)v->wall_ns, (long long)v->cpu_ns,
+            (long long)v->wait_ns, (long long)v->blocked_ns, (long long)v->voluntary,
+            (long long)v->involuntary);
+        field(o, v->rival ? v->rival : "");
+        put(o, ",%lld\n", (long long)v->rival_cpu_ns);
+    }
+}
+
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     static const struct {
         const char *name;
@@ -215,7 +237,7 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
                  {"op_types.csv", op_types}, {"decomposition.csv", decomposition},
-                 {"bandwidth.csv", bandwidth}};
+                 {"bandwidth.csv", bandwidth}, {"sched.csv", sched}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

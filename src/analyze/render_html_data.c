@@ -1,7 +1,7 @@
 /* render_html_data.c — the report's figures for the HTML page: header,
  * findings, devices with their bubble histograms, stages with their latency
  * histograms, cycles with the first HTML_BATCH_ROWS batches, and the
- * data-parallel breakdown, the wall decomposition and the bandwidth. Names of devices carry their simulated flag; the
+ * data-parallel breakdown, the wall decomposition, the scheduler split and the bandwidth. Names of devices carry their simulated flag; the
  * page labels them. */
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +246,36 @@ static void decomposition(const pp_report *r, pp_outfile *o) {
     hj_raw(o, "]");
 }
 
+/* The scheduler split of host spans (sums in ns), and its method (null:
+ * the trace carries none). */
+static void sched(const pp_report *r, pp_outfile *o) {
+    hj_raw(o, ",\n\"sched\": {");
+    hj_key(o, "method", 1);
+    if (r->sched_method)
+        hj_str(o, r->sched_method);
+    else
+        hj_raw(o, "null");
+    hj_raw(o, ", \"rows\": [");
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        hj_raw(o, i ? ",\n {" : "\n {");
+        hj_key(o, "stage", 1);
+        hj_str(o, v->stage);
+        hj_key(o, "span", 0);
+        hj_str(o, v->span);
+        num(o, "spans", (int64_t)v->spans);
+        num(o, "no_wait", (int64_t)v->no_wait);
+        num(o, "wall_ns", v->wall_ns);
+        num(o, "cpu_ns", v->cpu_ns);
+        num(o, "wait_ns", v->wait_ns);
+        num(o, "blocked_ns", v->blocked_ns);
+        num(o, "voluntary", v->voluntary);
+        num(o, "involuntary", v->involuntary);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "]}");
+}
+
 static void bandwidth_row(pp_outfile *o, int *first, const char *scope, const char *name,
                           const pp_bandwidth *b) {
     if (b->execs == 0)
@@ -294,6 +324,7 @@ int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
     cycles(r, o);
     data_parallel(r, o);
     decomposition(r, o);
+    sched(r, o);
     bandwidth(r, o);
     free(hist);
     return PP_OK;

@@ -258,6 +258,46 @@ static void decomposition(const pp_report *r, FILE *out) {
     fputc(']', out);
 }
 
+/* The scheduler split of host spans: its method (null: the trace carries
+ * no scheduler figures) and a row per stage and span kind. */
+static void sched(const pp_report *r, FILE *out) {
+    fputs(",\n\"sched\": {\"method\": ", out);
+    if (r->sched_method)
+        str(out, r->sched_method);
+    else
+        fputs("null", out);
+    const pp_sched_process *p = pp_report_sched_process(r);
+    if (p) {
+        fprintf(out, ", \"process\": {\"cpus_online\": %lld, \"cpus_allowed\": %lld, "
+                     "\"affinity\": ", (long long)p->cpus_online, (long long)p->cpus_allowed);
+        str(out, p->affinity);
+        fprintf(out, ", \"period_ns\": %lld, \"sampler_cpu_ns\": %lld, \"sampled_ns\": %lld}",
+                (long long)p->period_ns, (long long)p->sampler_cpu_ns, (long long)p->sampled_ns);
+    } else {
+        fputs(", \"process\": null", out);
+    }
+    fputs(", \"rows\": [", out);
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
+        str(out, v->stage);
+        fputs(", \"span\": ", out);
+        str(out, v->span);
+        fprintf(out, ", \"spans\": %llu, \"no_wait\": %llu, \"wall_ns\": %lld, \"cpu_ns\": %lld, "
+                     "\"wait_ns\": %lld, \"blocked_ns\": %lld, \"voluntary\": %lld, "
+                     "\"involuntary\": %lld, \"rival\": ",
+                (unsigned long long)v->spans, (unsigned long long)v->no_wait,
+                (long long)v->wall_ns, (long long)v->cpu_ns, (long long)v->wait_ns,
+                (long long)v->blocked_ns, (long long)v->voluntary, (long long)v->involuntary);
+        if (v->rival)
+            str(out, v->rival);
+        else
+            fputs("null", out);
+        fprintf(out, ", \"rival_cpu_ns\": %lld}", (long long)v->rival_cpu_ns);
+    }
+    fputs("]}", out);
+}
+
 /* An op table; `named`: rows by op name (else by type, without "name"). */
 static void op_rows(const pp_report *r, FILE *out, const char *key, const pp_op_stats *o,
                     size_t n, int named) {
@@ -314,6 +354,7 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     data_parallel(r, out);
     contention(r, out);
     decomposition(r, out);
+    sched(r, out);
     op_rows(r, out, "ops", r->ops, r->nops, 1);
     op_rows(r, out, "op_types", r->op_types, r->nop_types, 0);
     fputs("\n}\n", out);

@@ -1,6 +1,6 @@
 /* render_text.c — the report for people, 80 columns wide: header (file, W,
  * data loss, simulated devices), findings, then the device, track, stage,
- * cycle, data-parallel, contention, decomposition, bandwidth and op tables. Every line fits 80 columns and no
+ * cycle, data-parallel, contention, decomposition, scheduler split, bandwidth and op tables. Every line fits 80 columns and no
  * name is ever cut: a name longer than its column stands on a line of its
  * own, and its figures follow on the next line under the columns. */
 #include <string.h>
@@ -284,6 +284,59 @@ static void decomposition(const pp_report *r, FILE *out) {
     }
 }
 
+/* The scheduler split of host spans as shares of their wall, or a line
+ * saying the trace carries none (docs/analysis.md "Scheduler split"). */
+static void sched_process(const pp_report *r, FILE *out) {
+    const pp_sched_process *p = pp_report_sched_process(r);
+    if (!p)
+        return;
+    char b[16], c[16], text[400];
+    int n = snprintf(text, sizeof text, "process: %lld CPUs online, %lld allowed by its affinity "
+                     "(%s); every thread sampled every %s (counters cpu%% and runq%% per thread)",
+                     (long long)p->cpus_online, (long long)p->cpus_allowed, p->affinity,
+                     ns(p->period_ns, b));
+    if (p->sampler_cpu_ns >= 0 && p->sampled_ns > 0 && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, "; the sampler used %s of CPU over %s",
+                 ns(p->sampler_cpu_ns, b), ns(p->sampled_ns, c));
+    wrap(out, "", text);
+}
+
+static void sched_split(const pp_report *r, FILE *out) {
+    if (!r->sched_method) {
+        fprintf(out, "\nScheduler split: none (the trace carries no scheduler figures: a "
+                     "foreign trace,\nor recorded without the sched bit)\n");
+        sched_process(r, out);
+        return;
+    }
+    char b[16], text[200];
+    snprintf(text, sizeof text, "\nScheduler split of host spans (%% of wall; read by %s)\n",
+             r->sched_method);
+    fputs(text, out);
+    sched_process(r, out);
+    fprintf(out, "%-14s %-10s %6s %11s %6s %6s %7s %5s %5s\n", "stage", "span", "spans", "wall",
+            "cpu", "wait", "blocked", "vcsw", "ivcsw");
+    uint64_t no_wait = 0;
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        double w = v->wall_ns > 0 ? 100.0 / (double)v->wall_ns : 0.0, n = (double)v->spans;
+        name_col(out, "", *v->stage ? v->stage : "-", 14);
+        name_col(out, " ", v->span, 10);
+        fprintf(out, " %6llu %11s %6.1f %6.1f %7.1f %5.1f %5.1f\n", (unsigned long long)v->spans,
+                ns(v->wall_ns, b), w * (double)v->cpu_ns, w * (double)v->wait_ns,
+                w * (double)v->blocked_ns, n > 0 ? (double)v->voluntary / n : 0.0,
+                n > 0 ? (double)v->involuntary / n : 0.0);
+        no_wait += v->no_wait;
+    }
+    wrap(out, "", "cpu: on a CPU; wait: runnable, waiting for a core; blocked: the rest "
+                  "(asleep on a queue, a lock, I/O, the GIL); vcsw / ivcsw: voluntary / "
+                  "involuntary context switches per span.");
+    if (no_wait > 0) {
+        snprintf(text, sizeof text, "%llu spans were read without a run-queue figure: their "
+                 "waiting time counts as blocked.", (unsigned long long)no_wait);
+        wrap(out, "", text);
+    }
+}
+
 /* A rate in GB/s in 7 columns: three decimals, none from 1000 on. */
 static const char *gbps(double v, char *buf) {
     snprintf(buf, 16, v < 1000 ? "%.3f" : "%.0f", v);
@@ -394,6 +447,7 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     data_parallel(r, out);
     contention(r, out);
     decomposition(r, out);
+    sched_split(r, out);
     bandwidth(r, out);
     ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;

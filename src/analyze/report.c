@@ -242,6 +242,10 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_decompose_compute(r, o, err);
     if (rc == PP_OK)
         rc = an_bandwidth_sums(r, err);
+    if (rc == PP_OK)
+        rc = an_sched_compute(r, err);
+    if (rc == PP_OK)
+        rc = an_sched_rivals(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
     uint32_t share = an_share_key(m);
     if (rc == PP_OK && own)
@@ -329,6 +333,7 @@ void pp_report_free(pp_report *r) {
     free(r->decomp_iso);
     free(r->decomp);
     free(r->clocks);
+    free(r->sched);
     free_strings(r->texts, r->ntexts);
     free_strings(r->findings, r->nfindings);
     free(r);
@@ -408,6 +413,19 @@ const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n) {
 const pp_contention_stats *pp_report_contention(const pp_report *r, size_t *n) {
     *n = r->ncontention;
     return r->contention;
+}
+
+const pp_sched_stats *pp_report_sched(const pp_report *r, size_t *n) {
+    *n = r->nsched;
+    return r->sched;
+}
+
+const char *pp_report_sched_method(const pp_report *r) {
+    return r->sched_method;
+}
+
+const pp_sched_process *pp_report_sched_process(const pp_report *r) {
+    return r->has_sched_process ? &r->sched_process : NULL;
 }
 
 const char *const *pp_report_findings(const pp_report *r, size_t *n) {

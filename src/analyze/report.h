@@ -313,6 +313,11 @@ struct pp_report {
     size_t ndecomp;
     pp_clock_stats *clocks;
     size_t nclocks;
+    pp_sched_stats *sched;     /* sched.c: the scheduler split of host spans */
+    size_t nsched;
+    const char *sched_method;  /* in texts; NULL: the trace carries no scheduler figures */
+    pp_sched_process sched_process;
+    int has_sched_process;     /* the sampler's start mark was seen */
 
     an_batch_map bmap;         /* the batches labeled inside W: the times' batch indexes */
 
@@ -445,6 +450,15 @@ void an_op_gather_start(const pp_report *r, an_op_gatherer *g);
 void an_op_gather(an_op_gatherer *g, size_t event, an_op *op);
 int an_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
+/* The scheduler split of host spans from their sched_* annotations
+ * (sched.c); before the stage step, which drops them from an owned model. */
+int an_sched_compute(pp_report *r, pp_error *err);
+/* The other threads that ran during each host stage's spans, from the
+ * sampler's counters (sched_rivals.c); after an_sched_compute. */
+int an_sched_rivals(pp_report *r, pp_error *err);
+/* The finding naming where a host stage's time goes when it is not on a
+ * CPU (findings_sched.c); called by an_findings_compute. */
+int an_sched_findings(pp_report *r);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 /* Bandwidth in two steps: the bytes of each device, track and stage, summed

@@ -70,6 +70,8 @@ struct pp_session {
     int has_regions;
     pp_track regions;
     int followers;             /* open followers (follow.c), guarded by lock: no ring then */
+    int64_t sched_sample_ns;   /* the sampler's period (PP_COLLECT_THREADS; settings.c) */
+    struct pp_sampler *sampler; /* its thread while it runs (sampler.c) */
 };
 
 /* One cached (session, buffer) pair per thread: the hot path compares the

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/session.h"
 #include "pipeprof/pipeline.h"
+#include "pipeprof/sched.h"
 
 typedef struct exec_slot {
     pp_executor *ex;
@@ -318,7 +319,8 @@ void pp_executor_set_share(pp_executor *ex, pp_request *r, double share) {
 
 /* A host API call (PP_COLLECT_API) as a span on the calling thread's row.
  * The row is looked up once per thread and session. */
-static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t start, int64_t end) {
+static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t start, int64_t end,
+                            const pp_sched_sample *at) {
     static _Thread_local struct {
         uint64_t session_id;
         pp_track track;
@@ -336,7 +338,15 @@ static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t
     rec.ts_ns = start;
     rec.dur_ns = end - start;
     rec.batch = batch;
-    pp_span(ex->s, &rec);
+    if (pp_span(ex->s, &rec) == PP_OK && at)
+        pp_annotate_sched(ex->s, at);
+}
+
+/* The calling thread's scheduler counters before an API call, when the
+ * session collects both (NULL otherwise, or when they cannot be read). */
+static const pp_sched_sample *api_sched_start(const pp_executor *ex, pp_sched_sample *at) {
+    unsigned both = PP_COLLECT_API | PP_COLLECT_SCHED;
+    return ex->s && (ex->collect & both) == both && pp_sched_read(at) == PP_OK ? at : NULL;
 }
 
 int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_done_fn done,
@@ -348,11 +358,13 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
     pthread_mutex_lock(&ex->lock);
     ex->inflight++;
     pthread_mutex_unlock(&ex->lock);
+    pp_sched_sample sched;
+    const pp_sched_sample *at = api_sched_start(ex, &sched);
     int64_t start = pp_now();
     slot->start_ns = start;
     int rc = pp_request_start(r, on_request_done, slot);
     if (ex->s && (ex->collect & PP_COLLECT_API))
-        record_api_call(ex, ex->api_start, batch, start, pp_now());
+        record_api_call(ex, ex->api_start, batch, start, pp_now(), at);
     if (rc != PP_OK) {
         pthread_mutex_lock(&ex->lock);
         ex->inflight--;
@@ -363,6 +375,8 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
 }
 
 int pp_executor_wait_all(pp_executor *ex, pp_exec_window *win, pp_error *err) {
+    pp_sched_sample sched;
+    const pp_sched_sample *at = api_sched_start(ex, &sched);
     int64_t start = pp_now();
     pthread_mutex_lock(&ex->lock);
     int waited = ex->inflight > 0;
@@ -375,7 +389,7 @@ int pp_executor_wait_all(pp_executor *ex, pp_exec_window *win, pp_error *err) {
     ex->status = PP_OK;
     pthread_mutex_unlock(&ex->lock);
     if (waited && ex->s && (ex->collect & PP_COLLECT_API))
-        record_api_call(ex, ex->api_wait, -1, start, pp_now());
+        record_api_call(ex, ex->api_wait, -1, start, pp_now(), at);
     if (status != PP_OK)
         return pp_set_error(err, status, "%s: request %d failed: %s",
                             pp_device_name(pp_compiled_device(ex->compiled)), slot,

@@ -130,6 +130,11 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     assert not host["track_name"].iloc[0].startswith(("CPU/", "AUTO:CPU/"))
     for role in ("partition", "merge", "stage"):
         assert sorted(df[df["role"] == role]["batch"]) == [0, 1, 2]
+    # level 1: the host spans carry their thread's scheduler split, exact sums
+    sched = trace.to_dataframe("sched")
+    split = sched[sched.stage == "embed"].set_index("span")
+    assert set(split.index) == {"stage", "partition", "merge"} and (split.spans == 3).all()
+    assert ((split.cpu_ns + split.wait_ns + split.blocked_ns) == split.wall_ns).all()
     execs = df[df["role"] == "exec"]
     assert len(execs) == 9  # per batch: 2 requests on CPU, 1 on AUTO:CPU
     assert set(execs["track_name"]) == {"CPU/req 0", "CPU/req 1", "AUTO:CPU/req 0"}
