@@ -133,6 +133,22 @@ int pp_lookup_isolated(const pp_lookup *l, int64_t nodes, int64_t edges, pp_isol
  * device (every output labels it so), else 0. */
 int pp_lookup_simulated(const pp_lookup *l, const char *device);
 
+/* The wall of a stage alone on a device, as the table measured it: the mean
+ * and the spread from run to run ((p75 - p25) / 1.349; 0 in tables without
+ * quartiles), and the device's track name ("NPU"). */
+typedef struct pp_lookup_wall {
+    double mean_ns, sd_ns;
+    int simulated;
+    char device_name[64];
+} pp_lookup_wall;
+
+/* Stage `stage` on `device` (its spec "sim:NPU" or its track name "NPU") at
+ * size (nodes, edges), or with nodes = 0 at the only size the table has:
+ * PP_ENOTFOUND when the table has no such entry, PP_EINVAL when it has
+ * several sizes or the stage failed there. What `whatif --move` draws. */
+int pp_lookup_stage_wall(const pp_lookup *l, const char *stage, const char *device,
+                         int64_t nodes, int64_t edges, pp_lookup_wall *out, pp_error *err);
+
 /* ---- plan search ---- */
 
 #define PP_PLAN_MAX_DP 2 /* devices of a data-parallel stage in a plan */

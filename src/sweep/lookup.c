@@ -242,3 +242,34 @@ int pp_lookup_simulated(const pp_lookup *l, const char *device) {
             return 1;
     return 0;
 }
+
+int pp_lookup_stage_wall(const pp_lookup *l, const char *stage, const char *device,
+                         int64_t nodes, int64_t edges, pp_lookup_wall *out, pp_error *err) {
+    const lk_entry *found = NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        const lk_entry *e = &l->entries[i];
+        if (strcmp(e->stage, stage) != 0 ||
+            (strcmp(e->device, device) != 0 && strcmp(e->device_name, device) != 0) ||
+            (nodes > 0 && (e->nodes != nodes || e->edges != edges)))
+            continue;
+        if (found)
+            return pp_set_error(err, PP_EINVAL,
+                                "the table has stage \"%s\" on %s at more than one size "
+                                "(%lld,%lld and %lld,%lld); choose one with --lookup-size "
+                                "NODES,EDGES",
+                                stage, device, (long long)found->nodes, (long long)found->edges,
+                                (long long)e->nodes, (long long)e->edges);
+        found = e;
+    }
+    if (!found)
+        return pp_set_error(err, PP_ENOTFOUND, "the table has no stage \"%s\" on device \"%s\"%s",
+                            stage, device, nodes > 0 ? " at that size" : "");
+    if (!found->ok)
+        return pp_set_error(err, PP_EINVAL, "the table's stage \"%s\" failed on %s", stage,
+                            found->device);
+    *out = (pp_lookup_wall){.mean_ns = (double)found->wall_ns, .sd_ns = found->wall_sd_ns,
+                            .simulated = found->simulated};
+    snprintf(out->device_name, sizeof out->device_name, "%s",
+             found->device_name[0] ? found->device_name : found->device);
+    return PP_OK;
+}

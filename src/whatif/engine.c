@@ -1,0 +1,161 @@
+/* engine.c — the discrete-event simulation of a pipeline model
+ * (docs/whatif.md, "The simulation").
+ *
+ * Stages in order, each with `servers` that take batches in order; a
+ * bounded queue of `queue_depth` batches between two stages, as pipeprof's
+ * runtime has: stage s hands batch b on only once stage s + 1 has taken
+ * batch b - depth (the queue has room), and its server stays held until
+ * then. Batches enter the first stage as fast as it takes them (the
+ * trace's throughput is the pipeline's, not its source's). Per batch and
+ * stage one measured row is drawn (its partition, parts, merge and server
+ * rest together), scaled by the plan, and one hand-off delay.
+ *
+ * Every event's time follows from earlier ones in (batch, stage) order, so
+ * there is no event queue: one pass of batches x stages. 10,000 batches
+ * through 5 stages take a few milliseconds (bench/bench_whatif.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif/whatif_impl.h"
+
+typedef struct interval {
+    double start, end;
+    uint32_t device;
+} interval;
+
+static int by_device_start(const void *x, const void *y) {
+    const interval *a = x, *b = y;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+static int by_value(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The share of [t0, t1] each device was busy: the union of its intervals. */
+static void busy_shares(interval *iv, size_t n, double t0, double t1, double *busy) {
+    qsort(iv, n, sizeof *iv, by_device_start);
+    for (size_t i = 0; i < n;) {
+        uint32_t d = iv[i].device;
+        double total = 0, lo = iv[i].start, hi = iv[i].end;
+        for (; i < n && iv[i].device == d; i++) {
+            if (iv[i].start > hi) {
+                total += hi - lo;
+                lo = iv[i].start, hi = iv[i].end;
+            } else if (iv[i].end > hi) {
+                hi = iv[i].end;
+            }
+        }
+        total += hi - lo;
+        if (d < PP_WHATIF_MAX_DEVICES && t1 > t0)
+            busy[d] = total / (t1 - t0);
+    }
+}
+
+/* The p-quantile of n values sorted ascending, nearest rank as the report
+ * takes its percentiles (docs/architecture.md §4). */
+static double rank_quantile(const double *sorted, size_t n, double p) {
+    size_t k = (size_t)(p * (double)n + 0.999999999);
+    k = k < 1 ? 1 : k > n ? n : k;
+    return sorted[k - 1];
+}
+
+int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint64_t batches,
+                pp_whatif_figures *out) {
+    memset(out, 0, sizeof *out);
+    size_t S = c->nstages, B = (size_t)batches, nparts = 0;
+    for (size_t s = 0; s < S; s++)
+        nparts += c->stages[s].nparts > 0 ? c->stages[s].nparts : 1;
+    if (S == 0 || B == 0)
+        return PP_EINVAL;
+    double *pop = malloc(S * B * sizeof *pop);       /* when stage s took batch b */
+    double *cycle = malloc(B * sizeof *cycle), *e2e = malloc(B * sizeof *e2e);
+    interval *iv = malloc(B * nparts * sizeof *iv);
+    uint64_t *bottleneck = calloc(S, sizeof *bottleneck);
+    double(*free_at)[64] = calloc(S, sizeof *free_at); /* each server's next free time */
+    if (!pop || !cycle || !e2e || !iv || !bottleneck || !free_at) {
+        free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
+        return PP_ENOMEM;
+    }
+    int dev_of[PP_WHATIF_MAX_STAGES][PP_WHATIF_MAX_PARTS]; /* part -> device, looked up once */
+    for (size_t s = 0; s < S; s++)
+        for (size_t q = 0; q < c->stages[s].nparts && q < PP_WHATIF_MAX_PARTS; q++)
+            dev_of[s][q] = wi_device_index(c, c->stages[s].parts[q].device);
+    pp_rng g;
+    pp_rng_seed(&g, seed);
+    size_t niv = 0;
+    double first = 0, last = 0;
+    uint32_t depth = p->queue_depth ? p->queue_depth : 1;
+    for (size_t b = 0; b < B; b++) {
+        double arrival = 0, slowest_stage = -1, begin = 0, fin = 0;
+        size_t bott = 0;
+        for (size_t s = 0; s < S; s++) {
+            const pp_whatif_stage *st = &c->stages[s];
+            const wi_stage_plan *sp = &p->stages[s];
+            size_t row = st->nrows ? (size_t)pp_rng_below(&g, st->nrows) : 0;
+            double partition = st->nrows ? (double)st->partition_ns[row] * sp->stage_scale : 0;
+            double merge = st->nrows ? (double)st->merge_ns[row] * sp->stage_scale : 0;
+            double rest = st->nrows ? (double)st->overhead_ns[row] : 0;
+            double handoff =
+                st->nhandoff ? (double)st->handoff_ns[pp_rng_below(&g, st->nhandoff)] : 0;
+            /* the server free first takes the batch (servers take batches in order) */
+            uint32_t nserv = sp->servers < 1 ? 1 : sp->servers > 64 ? 64 : sp->servers, k = 0;
+            for (uint32_t j = 1; j < nserv; j++)
+                k = free_at[s][j] < free_at[s][k] ? j : k;
+            double ready = arrival > free_at[s][k] ? arrival : free_at[s][k];
+            pop[s * B + b] = ready;
+            double start = ready + handoff, parts_at = start + partition, slowest = 0;
+            if (sp->move_samples) {
+                slowest = (double)sp->move_samples[pp_rng_below(&g, sp->nmove)];
+                if (sp->move_device >= 0)
+                    iv[niv++] = (interval){parts_at, parts_at + slowest, (uint32_t)sp->move_device};
+            } else {
+                for (size_t q = 0; q < st->nparts; q++) {
+                    int64_t wall = st->parts[q].wall_ns[row];
+                    if (wall < 0 || sp->part_scale[q] <= 0)
+                        continue;
+                    double w = (double)wall * sp->part_scale[q];
+                    slowest = w > slowest ? w : slowest;
+                    int d = dev_of[s][q];
+                    if (d >= 0)
+                        iv[niv++] = (interval){parts_at, parts_at + w, (uint32_t)d};
+                }
+            }
+            double stage_time = partition + slowest + merge, end = start + stage_time + rest;
+            double depart = end; /* held until the next queue has room */
+            if (s + 1 < S && b >= depth && pop[(s + 1) * B + b - depth] > depart)
+                depart = pop[(s + 1) * B + b - depth];
+            free_at[s][k] = depart;
+            arrival = depart;
+            if (stage_time > slowest_stage) /* upstream on ties */
+                slowest_stage = stage_time, bott = s;
+            if (s == 0)
+                begin = start;
+            fin = end;
+        }
+        cycle[b] = slowest_stage;
+        e2e[b] = fin - begin;
+        bottleneck[bott]++;
+        if (b == 0)
+            first = begin;
+        last = fin > last ? fin : last;
+    }
+    out->throughput_per_s = last > first ? (double)B * 1e9 / (last - first) : 0;
+    double sum = 0;
+    for (size_t b = 0; b < B; b++)
+        sum += cycle[b];
+    out->cycle_mean_ns = sum / (double)B;
+    qsort(cycle, B, sizeof *cycle, by_value);
+    qsort(e2e, B, sizeof *e2e, by_value);
+    out->cycle_p95_ns = rank_quantile(cycle, B, 0.95);
+    out->e2e_p50_ns = rank_quantile(e2e, B, 0.50);
+    out->e2e_p95_ns = rank_quantile(e2e, B, 0.95);
+    for (size_t s = 0; s < S && s < PP_WHATIF_MAX_STAGES; s++)
+        out->bottleneck[s] = (double)bottleneck[s] / (double)B;
+    busy_shares(iv, niv, first, last, out->busy);
+    free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
+    return PP_OK;
+}
