@@ -1,0 +1,245 @@
+/* bench_whatif — how well `pipeprof whatif` predicts a change, checked
+ * against real reruns, and how fast its simulation runs.
+ *
+ * Reruns: a pipeline of simulated devices (examples of docs/whatif.md:
+ * Prep on sim:A, Embed data parallel over sim:B and sim:C, Classify on
+ * sim:D with 2 units and 2 requests) is run and recorded, its model built
+ * and replayed; then each change is predicted from that one trace, made
+ * for real in the pipeline file, and the pipeline run again. Per scenario:
+ *   BENCH whatif_error_<scenario> value=<|predicted / measured - 1| %> unit=%
+ *         baseline=measured:<batches/s> ratio=<predicted / measured>
+ * The changes: Prep made k x faster (its device's launch / k and
+ * gflops x k; k = 1.25, 2, 4), Embed's split moved from 1:1 to 2:1,
+ * Classify's requests 2 -> 1, the queue depth 2 -> 1, and, on the demo
+ * pipeline (real compute on the cpu backend), Embedding's work halved
+ * (layers 2 -> 1). The replay error of each base trace:
+ *   BENCH whatif_replay_error_<pipeline> value=<|replayed / measured - 1| %> unit=%
+ *         baseline=goal:5 ratio=<value / 5>
+ *
+ * Speed: 10,000 batches through a 5-stage model (the sim pipeline's
+ * stages and two more), 20 seeds:
+ *   BENCH whatif_sim_batches_per_s value=<batches/s> unit=batches/s
+ *         baseline=goal:10000 ratio=<value / 10000>
+ * (the goal: 10,000 batches well under a second). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pipeprof/analyze.h"
+#include "pipeprof/pipeline.h"
+#include "pipeprof/trace.h"
+#include "pipeprof/whatif.h"
+
+#define BATCHES 300
+
+static void die(const char *what, const pp_error *err) {
+    fprintf(stderr, "bench_whatif: %s: %s\n", what, err ? err->msg : "");
+    exit(1);
+}
+
+/* The sim pipeline with its knobs. */
+typedef struct knobs {
+    double prep_speed;   /* sim:A launch / k, gflops x k */
+    int split_b, split_c;
+    int requests;        /* Classify on sim:D */
+    int queue_depth;
+} knobs;
+
+static void sim_pipeline(const knobs *k, char *buf, size_t len) {
+    snprintf(buf, len,
+             "{\"name\": \"whatif\", \"nodes\": 1024, \"edges\": 8192, \"features\": 64,\n"
+             " \"batches\": %d, \"warmup\": 3, \"queue_depth\": %d, \"seed\": 1,\n"
+             " \"sim_bus_gbps\": 1000,\n"
+             " \"sim_devices\": [\n"
+             "  {\"name\": \"A\", \"launch_ns\": %.0f, \"gflops\": %.3f, \"units\": 1},\n"
+             "  {\"name\": \"B\", \"launch_ns\": 100000, \"gflops\": 6, \"units\": 1},\n"
+             "  {\"name\": \"C\", \"launch_ns\": 100000, \"gflops\": 6, \"units\": 1},\n"
+             "  {\"name\": \"D\", \"launch_ns\": 100000, \"gflops\": 1.6, \"units\": 2}],\n"
+             " \"stages\": [\n"
+             "  {\"name\": \"Prep\", \"device\": \"sim:A\", \"out_dim\": 64},\n"
+             "  {\"name\": \"Embed\", \"devices\": [\"sim:B\", \"sim:C\"], \"split\": [%d, %d],\n"
+             "   \"out_dim\": 64, \"layers\": 2},\n"
+             "  {\"name\": \"Classify\", \"device\": \"sim:D\", \"requests\": %d, \"out_dim\": 32}]}\n",
+             BATCHES, k->queue_depth, 100000 / k->prep_speed, 4.0 * k->prep_speed, k->split_b,
+             k->split_c, k->requests);
+}
+
+/* The demo pipeline (examples/demo_pipeline.json) with Embedding's layers. */
+static void demo_pipeline(int layers, char *buf, size_t len) {
+    snprintf(buf, len,
+             "{\"name\": \"demo\", \"nodes\": 1024, \"edges\": 8192, \"features\": 64,\n"
+             " \"batches\": %d, \"warmup\": 3, \"queue_depth\": 2, \"seed\": 1,\n"
+             " \"stages\": [\n"
+             "  {\"name\": \"GraphPrep\", \"device\": \"cpu\", \"model\": \"sage\", \"out_dim\": 64},\n"
+             "  {\"name\": \"Embedding\", \"devices\": [\"cpu\", \"sim:NPU\"], \"model\": \"matmul\",\n"
+             "   \"out_dim\": 64, \"layers\": %d},\n"
+             "  {\"name\": \"Classifier\", \"device\": \"sim:GPU\", \"requests\": 2,\n"
+             "   \"model\": \"matmul\", \"out_dim\": 16}]}\n",
+             BATCHES, layers);
+}
+
+/* A recorded run of the pipeline in `json`: its model and report (the
+ * warm-up left out). */
+typedef struct run {
+    pp_model *m;
+    pp_report *r;
+} run;
+
+static run run_pipeline(const char *json) {
+    char path[] = "/tmp/bench_whatif_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json))
+        die("cannot write the pipeline file", NULL);
+    close(fd);
+    pp_error err = {{0}};
+    pp_pipeline *p = NULL;
+    if (pp_pipeline_load(path, &p, &err) != PP_OK)
+        die("pipeline", &err);
+    unlink(path);
+    pp_session_config scfg;
+    pp_session_config_init(&scfg);
+    scfg.level = 1;
+    scfg.process_name = "whatif";
+    pp_session *s = NULL;
+    pp_pipeline_result res;
+    if (pp_session_open(&scfg, &s) != PP_OK || pp_session_start(s) != PP_OK)
+        die("session", NULL);
+    if (pp_pipeline_run(p, s, NULL, &res, &err) != PP_OK || pp_session_stop(s, &err) != PP_OK)
+        die("run", &err);
+    run out = {0};
+    if (pp_model_from_session(s, &out.m) != PP_OK)
+        die("model", NULL);
+    pp_session_close(s);
+    pp_pipeline_free(p);
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.exclude_region = "warm up";
+    if (pp_report_build(out.m, &o, &out.r, &err) != PP_OK)
+        die("analyze", &err);
+    return out;
+}
+
+static void run_free(run *x) {
+    pp_report_free(x->r);
+    pp_model_free(x->m);
+}
+
+static double measured(const run *x) {
+    return pp_report_cycles(x->r)->throughput_measured;
+}
+
+/* The costs of a base run, its replay printed. */
+static pp_whatif_costs *base_costs(const run *x, const char *name) {
+    pp_whatif_costs *c = NULL;
+    pp_error err = {{0}};
+    if (pp_whatif_costs_from_report(x->r, x->m, &c, &err) != PP_OK)
+        die("costs", &err);
+    pp_whatif_replay rp;
+    if (pp_whatif_predict(c, NULL, NULL, 0, NULL, &rp, NULL, &err) != PP_OK)
+        die("replay", &err);
+    printf("BENCH whatif_replay_error_%s value=%.2f unit=%% baseline=goal:5 ratio=%.3f\n", name,
+           100 * fabs(rp.error), 100 * fabs(rp.error) / 5);
+    return c;
+}
+
+/* Predicts `change` from c, compares with the rerun of `json`. */
+static void scenario(const pp_whatif_costs *c, const char *name, const char *kind,
+                     const char *text, const char *json) {
+    pp_whatif_change ch;
+    pp_error err = {{0}};
+    if (pp_whatif_change_parse(kind, text, &ch, &err) != PP_OK)
+        die("change", &err);
+    const pp_whatif_change *list = &ch;
+    size_t one = 1;
+    pp_whatif_replay rp;
+    pp_whatif_scenario sc;
+    if (pp_whatif_predict(c, &list, &one, 1, NULL, &rp, &sc, &err) != PP_OK)
+        die("predict", &err);
+    if (rp.refused) {
+        printf("# %s: replay refused: %s\n", name, rp.reason);
+        return;
+    }
+    run again = run_pipeline(json);
+    double m = measured(&again), predicted = sc.result.throughput_per_s.mean;
+    printf("# %s (%s %s): measured %.1f/s, predicted %.1f/s [%.1f .. %.1f]\n", name, kind, text,
+           m, predicted, sc.result.throughput_per_s.lo, sc.result.throughput_per_s.hi);
+    printf("BENCH whatif_error_%s value=%.2f unit=%% baseline=measured:%.1f ratio=%.4f\n", name,
+           100 * fabs(predicted / m - 1), m, predicted / m);
+    run_free(&again);
+}
+
+/* 10,000 batches through the sim pipeline's model with two stages more
+ * (copies of its first two), 20 seeds. */
+static void speed(const pp_whatif_costs *base) {
+    pp_whatif_costs c = *base;
+    pp_whatif_stage st[5];
+    for (size_t s = 0; s < 5; s++)
+        st[s] = base->stages[s % base->nstages];
+    char names[5][16];
+    for (size_t s = 0; s < 5; s++) {
+        snprintf(names[s], sizeof names[s], "S%zu", s);
+        st[s].name = names[s];
+    }
+    c.stages = st;
+    c.nstages = 5;
+    c.ngroups = 0;
+    pp_error err = {{0}};
+    pp_whatif_figures f;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (uint64_t seed = 0; seed < 20; seed++)
+        if (pp_whatif_simulate(&c, NULL, 0, seed, 10000, &f, &err) != PP_OK)
+            die("simulate", &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double rate = 20 * 10000 / s;
+    printf("# 20 simulations of 10,000 batches through 5 stages: %.3f s\n", s);
+    printf("BENCH whatif_sim_batches_per_s value=%.0f unit=batches/s baseline=goal:10000 "
+           "ratio=%.1f\n", rate, rate / 10000);
+}
+
+int main(void) {
+    static char json[4096];
+    knobs k0 = {.prep_speed = 1, .split_b = 1, .split_c = 1, .requests = 2, .queue_depth = 2};
+    sim_pipeline(&k0, json, sizeof json);
+    run base = run_pipeline(json);
+    printf("# sim pipeline: %.1f batches/s measured\n", measured(&base));
+    pp_whatif_costs *c = base_costs(&base, "sim");
+    speed(c);
+    static const struct {
+        const char *name, *text;
+        double k;
+    } speedups[] = {{"prep_1.25x", "Prep=1.25", 1.25}, {"prep_2x", "Prep=2", 2}, {"prep_4x", "Prep=4", 4}};
+    for (size_t i = 0; i < 3; i++) {
+        knobs k = k0;
+        k.prep_speed = speedups[i].k;
+        sim_pipeline(&k, json, sizeof json);
+        scenario(c, speedups[i].name, "speedup", speedups[i].text, json);
+    }
+    knobs k = k0;
+    k.split_b = 2;
+    sim_pipeline(&k, json, sizeof json);
+    scenario(c, "split_2to1", "split", "Embed=B:2,C:1", json);
+    k = k0;
+    k.requests = 1;
+    sim_pipeline(&k, json, sizeof json);
+    scenario(c, "requests_2to1", "requests", "D=1", json);
+    k = k0;
+    k.queue_depth = 1;
+    sim_pipeline(&k, json, sizeof json);
+    scenario(c, "queue_depth_2to1", "queue-depth", "1", json);
+    pp_whatif_costs_free(c);
+    run_free(&base);
+
+    demo_pipeline(2, json, sizeof json);
+    base = run_pipeline(json);
+    c = base_costs(&base, "demo_cpu");
+    demo_pipeline(1, json, sizeof json);
+    scenario(c, "cpu_work_halved", "speedup", "Embedding=2", json);
+    pp_whatif_costs_free(c);
+    run_free(&base);
+    return 0;
+}
