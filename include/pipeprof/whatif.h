@@ -15,9 +15,11 @@
  *   2. pp_whatif_predict() simulates the unchanged model first (the
  *      replay) and compares it with what was measured; then simulates each
  *      scenario (a list of pp_whatif_change) with the same seeds. Service
- *      times are the trace's own per-batch measurements, resampled a whole
- *      batch at a time (never a mean), so their spread and the correlation
- *      of a batch's parts carry into every prediction.
+ *      times are the trace's own per-batch measurements (never a mean),
+ *      resampled as blocks of consecutive measured batches, each batch with
+ *      every stage's times it had: their spread, the correlation of a
+ *      batch's parts and stalls that hit all stages at once carry into
+ *      every prediction.
  *   3. pp_whatif_causal() is the causal profile: for every stage and device,
  *      the throughput gained if it were 1.1x, 1.25x, 1.5x and 2x faster.
  *
@@ -53,6 +55,14 @@ typedef struct pp_whatif_part {
                             * the recorded split, else an even one */
     int64_t *wall_ns;      /* per row of the stage: first start to last end of its
                             * execs in that batch; -1 where it took no part */
+    /* The wall of a row in three: fixed_ns (the mean submit + completion
+     * time of its execs, which does not grow with the work), work_ns (the
+     * device's time for the work: its execs' hw_ns, run ceil(requests /
+     * units) at a time; the rest of the wall where hw_ns is unknown) and
+     * the rest, waiting for hardware that other stages hold. A new share or
+     * request count scales work_ns; a speed-up fixed_ns and work_ns; other
+     * stages' work on a shared device the wait. */
+    int64_t *fixed_ns, *work_ns;
     uint32_t requests;     /* its execs per batch (request slots sharing the work) */
 } pp_whatif_part;
 
@@ -71,10 +81,11 @@ typedef struct pp_whatif_stage {
                             * part + merge (dispatch, wake-ups: the stage span's rest) */
     size_t nparts;
     pp_whatif_part *parts;
-    /* Dispatch delay: from the later of "the upstream stage finished the
-     * batch" and "this stage finished the previous one" to its start. The
-     * rest of the gap between stages is waiting, which the simulation
-     * produces itself. */
+    /* Dispatch delay per row (nhandoff = nrows): from the later of "the
+     * upstream stage finished the batch" and "this stage finished the
+     * previous one" to its start (0 where that is negative: the batch was
+     * taken by another server). The rest of the gap between stages is
+     * waiting, which the simulation produces itself. */
     int64_t *handoff_ns;
     size_t nhandoff;
 } pp_whatif_stage;

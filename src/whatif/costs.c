@@ -76,7 +76,8 @@ void pp_whatif_costs_free(pp_whatif_costs *c) {
         free(st->name);
         free(st->partition_ns), free(st->merge_ns), free(st->overhead_ns), free(st->handoff_ns);
         for (size_t p = 0; p < st->nparts; p++)
-            free(st->parts[p].device), free(st->parts[p].wall_ns);
+            free(st->parts[p].device), free(st->parts[p].wall_ns), free(st->parts[p].fixed_ns),
+                free(st->parts[p].work_ns);
         free(st->parts);
     }
     free(c->stages);
@@ -111,6 +112,8 @@ typedef struct cell {
     int64_t partition, merge;
     int64_t part_start[PP_WHATIF_MAX_PARTS], part_end[PP_WHATIF_MAX_PARTS];
     uint32_t part_execs[PP_WHATIF_MAX_PARTS];
+    int64_t part_hw[PP_WHATIF_MAX_PARTS];     /* sum of hw_ns; -1 once one is unknown */
+    int64_t part_fixed[PP_WHATIF_MAX_PARTS];  /* sum of submit + completion */
     uint32_t span_track;            /* the stage span's track (+1; 0 none) */
 } cell;
 
@@ -129,6 +132,9 @@ typedef struct build {
     int have_items[PP_WHATIF_MAX_STAGES];
     uint32_t span_tracks[PP_WHATIF_MAX_STAGES]; /* distinct stage-span tracks: 0, 1 or 2 (many) */
     uint32_t first_track[PP_WHATIF_MAX_STAGES];
+    const pp_annotation *ann;       /* the model's annotations, by event */
+    size_t nann, ann_at;
+    uint32_t submit_key, completion_key;
 } build;
 
 static size_t row_of(const build *b, int64_t batch) {
@@ -163,6 +169,22 @@ static int part_index(build *b, uint32_t s, uint32_t d) {
     return (int)st->nparts++;
 }
 
+/* submit_ns + completion_ns of exec event i (0 where its backend reports
+ * none): the annotations are read with a cursor, the events coming in
+ * order. */
+static int64_t exec_fixed(build *b, size_t i) {
+    while (b->ann_at < b->nann && b->ann[b->ann_at].event < i)
+        b->ann_at++;
+    int64_t sum = 0;
+    for (size_t k = b->ann_at; k < b->nann && b->ann[k].event == i; k++) {
+        const pp_annotation *a = &b->ann[k];
+        if (a->key != b->submit_key && a->key != b->completion_key)
+            continue;
+        sum += a->type == PP_VALUE_INT ? a->v.i : a->type == PP_VALUE_DOUBLE ? (int64_t)a->v.d : 0;
+    }
+    return sum > 0 ? sum : 0;
+}
+
 /* The pass over the model's events. */
 static void cells_fill(build *b) {
     const pp_window *w = pp_report_window(b->r);
@@ -189,6 +211,12 @@ static void cells_fill(build *b) {
             if (p >= 0) {
                 widen(&cl->part_start[p], &cl->part_end[p], start, end);
                 cl->part_execs[p]++;
+                uint64_t hw = ev->hw_ns[i];
+                if (hw == 0 || (int64_t)hw > ev->dur_ns[i] || cl->part_hw[p] < 0)
+                    cl->part_hw[p] = -1;
+                else
+                    cl->part_hw[p] += (int64_t)hw;
+                cl->part_fixed[p] += exec_fixed(b, i);
             }
         } else if (role == PP_ROLE_PARTITION) {
             cl->partition += end - start;
@@ -214,6 +242,7 @@ static int host_part(build *b, uint32_t s, cell *cl) {
     if (p >= 0) {
         cl->part_start[p] = cl->span_start, cl->part_end[p] = cl->span_end;
         cl->part_execs[p] = 1;
+        cl->part_hw[p] = -1; /* host work: its span is all there is */
     }
     return p;
 }
@@ -247,7 +276,9 @@ static int stage_rows(build *b, uint32_t s) {
     if (!st->parts)
         return PP_ENOMEM;
     for (size_t p = 0; p < st->nparts; p++) {
-        if (!(st->parts[p].wall_ns = malloc(n * sizeof(int64_t))))
+        if (!(st->parts[p].wall_ns = malloc(n * sizeof(int64_t))) ||
+            !(st->parts[p].fixed_ns = malloc(n * sizeof(int64_t))) ||
+            !(st->parts[p].work_ns = malloc(n * sizeof(int64_t))))
             return PP_ENOMEM;
     }
     for (uint32_t d = 0; d < PP_WHATIF_MAX_DEVICES; d++) {
@@ -279,6 +310,34 @@ static int stage_rows(build *b, uint32_t s) {
     return PP_OK;
 }
 
+/* Each part's wall split into fixed, work and wait (pp_whatif_part), once
+ * the devices' units are known. */
+static void parts_split(build *b, uint32_t s) {
+    pp_whatif_stage *st = &b->c->stages[s];
+    size_t n = b->nrows;
+    for (size_t p = 0; p < st->nparts; p++) {
+        pp_whatif_part *pt = &st->parts[p];
+        int d = wi_device_index(b->c, pt->device);
+        uint32_t u = d >= 0 && b->c->units[d] ? b->c->units[d] : 1;
+        for (size_t j = 0; j < n; j++) {
+            const cell *cl = &b->cells[s * n + j];
+            int64_t wall = pt->wall_ns[j];
+            uint32_t execs = cl->part_execs[p] ? cl->part_execs[p] : 1;
+            int64_t fixed = wall < 0 ? 0 : cl->part_fixed[p] / execs;
+            fixed = fixed > wall ? (wall > 0 ? wall : 0) : fixed;
+            int64_t work = wall - fixed;
+            if (wall >= 0 && cl->part_hw[p] >= 0) {
+                /* execs rounds of requests, u at a time, each hw / execs */
+                int64_t busy = (int64_t)((double)cl->part_hw[p] * (double)((execs + u - 1) / u) /
+                                         (double)execs);
+                work = busy < work ? busy : work;
+            }
+            pt->fixed_ns[j] = fixed;
+            pt->work_ns[j] = wall < 0 ? 0 : work;
+        }
+    }
+}
+
 /* Servers: the most of the stage's batches whose server times overlap (one
  * thread's spans never do); hand-off: each batch's start less the later of
  * its upstream end and this stage's previous end, where that is >= 0. */
@@ -308,9 +367,9 @@ static int stage_timing(build *b, uint32_t s) {
             ready = prev > ready ? prev : ready;
         }
         int64_t gap = cell_start(&cs[j]) - ready;
-        if (ready != INT64_MIN && gap >= 0)
-            st->handoff_ns[st->nhandoff++] = gap;
+        st->handoff_ns[j] = ready != INT64_MIN && gap >= 0 ? gap : 0;
     }
+    st->nhandoff = n;
     return PP_OK;
 }
 
@@ -430,21 +489,25 @@ static int untimed_rows(build *b) {
         st->partition_ns = calloc(b->nrows, sizeof(int64_t));
         st->merge_ns = calloc(b->nrows, sizeof(int64_t));
         st->overhead_ns = calloc(b->nrows, sizeof(int64_t));
-        st->handoff_ns = calloc(1, sizeof(int64_t));
+        st->handoff_ns = calloc(b->nrows, sizeof(int64_t));
+        st->nhandoff = b->nrows;
         st->parts = calloc(1, sizeof *st->parts);
         if (!st->partition_ns || !st->merge_ns || !st->overhead_ns || !st->handoff_ns ||
             !st->parts || !(st->parts[0].wall_ns = malloc(b->nrows * sizeof(int64_t))) ||
+            !(st->parts[0].fixed_ns = calloc(b->nrows, sizeof(int64_t))) ||
+            !(st->parts[0].work_ns = malloc(b->nrows * sizeof(int64_t))) ||
             !(st->parts[0].device = wi_strdupf("(stage %s)", st->name)))
             return PP_ENOMEM;
         st->parts[0].share = 1;
         st->parts[0].requests = 1;
         for (size_t j = 0; j < b->nrows; j++)
-            st->parts[0].wall_ns[j] = 0;
+            st->parts[0].wall_ns[j] = st->parts[0].work_ns[j] = 0;
     }
     for (size_t i = 0; i < nt; i++) {
         size_t j = row_of(b, t[i].batch);
         if (j != SIZE_MAX && t[i].stage < b->c->nstages)
-            b->c->stages[t[i].stage].parts[0].wall_ns[j] = t[i].time_ns;
+            b->c->stages[t[i].stage].parts[0].wall_ns[j] =
+                b->c->stages[t[i].stage].parts[0].work_ns[j] = t[i].time_ns;
     }
     b->c->queue_depth = 64;
     b->c->queue_depth_inferred = 1;
@@ -513,6 +576,11 @@ static int setup(build *b) {
     if (!c->stages || !c->devices || !b->row_batch || !b->string_stage || !b->track_device ||
         !b->part_of || pp_model_columns(b->m, &b->ev) != PP_OK)
         return PP_ENOMEM;
+    b->ann = pp_model_annotations(b->m, &b->nann);
+    b->submit_key = pp_model_find_string(b->m, "submit_ns");
+    b->completion_key = pp_model_find_string(b->m, "completion_ns");
+    if (!b->submit_key && !b->completion_key)
+        b->nann = 0; /* no backend split its walls: nothing to look up */
     memset(b->part_of, -1, (ns ? ns : 1) * sizeof *b->part_of);
     for (size_t s = 0; s < ns; s++) {
         if (!(c->stages[s].name = wi_strdupf("%s", st[s].name)))
@@ -546,6 +614,7 @@ static int setup(build *b) {
         cl->span_start = cl->any_start = 1, cl->span_end = cl->any_end = 0; /* empty */
         for (size_t p = 0; p < PP_WHATIF_MAX_PARTS; p++)
             cl->part_start[p] = 1, cl->part_end[p] = 0;
+        /* part_hw, part_fixed: 0 from the memset */
     }
     return PP_OK;
 }
@@ -602,6 +671,8 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
             part_shares(&b);
             rc = device_units(&b);
         }
+        for (uint32_t s = 0; rc == PP_OK && s < ns; s++)
+            parts_split(&b, s);
     } else if (rc == PP_OK) {
         rc = untimed_rows(&b);
         if (rc == PP_OK && !(b.c->units = calloc(nd ? nd : 1, sizeof *b.c->units)))

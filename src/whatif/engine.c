@@ -6,9 +6,9 @@
  * runtime has: stage s hands batch b on only once stage s + 1 has taken
  * batch b - depth (the queue has room), and its server stays held until
  * then. Batches enter the first stage as fast as it takes them (the
- * trace's throughput is the pipeline's, not its source's). Per batch and
- * stage one measured row is drawn (its partition, parts, merge and server
- * rest together), scaled by the plan, and one hand-off delay.
+ * trace's throughput is the pipeline's, not its source's). Each simulated
+ * batch takes one measured batch's row in every stage (its partition,
+ * parts, merge, server rest and hand-off delay), scaled by the plan.
  *
  * Every event's time follows from earlier ones in (batch, stage) order, so
  * there is no event queue: one pass of batches x stages. 10,000 batches
@@ -17,6 +17,12 @@
 #include <string.h>
 
 #include "whatif/whatif_impl.h"
+
+/* Batches drawn as one block of consecutive measured batches (a moving
+ * block bootstrap): within a block every stage's times are those its
+ * batches had together, so a stall of the whole machine, which hit the
+ * stages of neighbouring batches at once, stays one stall. */
+#define WI_BLOCK 32
 
 typedef struct interval {
     double start, end;
@@ -89,18 +95,21 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
     size_t niv = 0;
     double first = 0, last = 0;
     uint32_t depth = p->queue_depth ? p->queue_depth : 1;
+    size_t rows = c->stages[0].nrows, block = rows / 4 < WI_BLOCK ? rows / 4 : WI_BLOCK, at = 0;
+    block = block ? block : 1;
     for (size_t b = 0; b < B; b++) {
         double arrival = 0, slowest_stage = -1, begin = 0, fin = 0;
         size_t bott = 0;
+        if (b % block == 0) /* a new block of consecutive measured batches */
+            at = rows > block ? (size_t)pp_rng_below(&g, rows - block + 1) : 0;
+        size_t row = rows ? (at + b % block) % rows : 0;
         for (size_t s = 0; s < S; s++) {
             const pp_whatif_stage *st = &c->stages[s];
             const wi_stage_plan *sp = &p->stages[s];
-            size_t row = st->nrows ? (size_t)pp_rng_below(&g, st->nrows) : 0;
             double partition = st->nrows ? (double)st->partition_ns[row] * sp->stage_scale : 0;
             double merge = st->nrows ? (double)st->merge_ns[row] * sp->stage_scale : 0;
             double rest = st->nrows ? (double)st->overhead_ns[row] : 0;
-            double handoff =
-                st->nhandoff ? (double)st->handoff_ns[pp_rng_below(&g, st->nhandoff)] : 0;
+            double handoff = row < st->nhandoff ? (double)st->handoff_ns[row] : 0;
             /* the server free first takes the batch (servers take batches in order) */
             uint32_t nserv = sp->servers < 1 ? 1 : sp->servers > 64 ? 64 : sp->servers, k = 0;
             for (uint32_t j = 1; j < nserv; j++)
@@ -114,10 +123,13 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
                     iv[niv++] = (interval){parts_at, parts_at + slowest, (uint32_t)sp->move_device};
             } else {
                 for (size_t q = 0; q < st->nparts; q++) {
-                    int64_t wall = st->parts[q].wall_ns[row];
-                    if (wall < 0 || sp->part_scale[q] <= 0)
+                    const pp_whatif_part *pt = &st->parts[q];
+                    int64_t wall = pt->wall_ns[row];
+                    if (wall < 0 || sp->work_scale[q] <= 0)
                         continue;
-                    double w = (double)wall * sp->part_scale[q];
+                    double fixed = (double)pt->fixed_ns[row], work = (double)pt->work_ns[row];
+                    double w = fixed * sp->fixed_scale[q] + work * sp->work_scale[q] +
+                               ((double)wall - fixed - work) * sp->wait_scale[q];
                     slowest = w > slowest ? w : slowest;
                     int d = dev_of[s][q];
                     if (d >= 0)

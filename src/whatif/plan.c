@@ -231,14 +231,14 @@ static int apply_speedup(const pp_whatif_costs *c, const pp_whatif_change *ch, w
         wi_stage_plan *sp = &pl->stages[k];
         if (!ch->device[0]) { /* the whole stage: its parts, partition and merge */
             for (size_t p = 0; p < st->nparts; p++)
-                sp->part_scale[p] /= ch->factor;
+                sp->fixed_scale[p] /= ch->factor, sp->work_scale[p] /= ch->factor;
             sp->stage_scale /= ch->factor;
             hit = 1;
             continue;
         }
         int p = part_on(c, st, ch->device);
         if (p >= 0)
-            sp->part_scale[p] /= ch->factor, hit = 1;
+            sp->fixed_scale[p] /= ch->factor, sp->work_scale[p] /= ch->factor, hit = 1;
     }
     if (!hit)
         return wi_error(err, PP_EINVAL, "whatif: stage \"%s\" does not run on \"%s\"", ch->stage,
@@ -270,8 +270,11 @@ static int apply_split(const pp_whatif_costs *c, const pp_whatif_change *ch, wi_
         /* a part's wall in proportion to its share of the work */
         scale[p] = (ch->shares[i] / total) / (st->parts[p].share / old_total);
     }
-    for (size_t p = 0; p < st->nparts; p++)
-        pl->stages[s].part_scale[p] *= scale[p];
+    for (size_t p = 0; p < st->nparts; p++) {
+        pl->stages[s].work_scale[p] *= scale[p];
+        if (scale[p] == 0) /* no work: no exec, no fixed time either */
+            pl->stages[s].fixed_scale[p] = 0, pl->stages[s].wait_scale[p] = 0;
+    }
     return PP_OK;
 }
 
@@ -293,7 +296,7 @@ static int apply_requests(const pp_whatif_costs *c, const pp_whatif_change *ch, 
         int p = part_on(c, st, ch->device);
         if (p >= 0) {
             uint32_t old = st->parts[p].requests ? st->parts[p].requests : 1;
-            pl->stages[k].part_scale[p] *= rounds(ch->count, u) / rounds(old, u);
+            pl->stages[k].work_scale[p] *= rounds(ch->count, u) / rounds(old, u);
         }
     }
     return PP_OK;
@@ -313,13 +316,60 @@ static int apply_move(const pp_whatif_costs *c, const pp_whatif_change *ch, wi_p
     return PP_OK;
 }
 
+static double mean_work(const pp_whatif_stage *st, size_t p) {
+    double sum = 0;
+    size_t n = 0;
+    for (size_t j = 0; j < st->nrows; j++)
+        if (st->parts[p].wall_ns[j] >= 0)
+            sum += (double)st->parts[p].work_ns[j], n++;
+    return n ? sum / (double)n : 0;
+}
+
+/* The work other stages put on device d per batch, as measured (new = 0)
+ * or as planned (new = 1), leaving out stage `self`. */
+static double others_work(const pp_whatif_costs *c, const wi_plan *pl, int d, size_t self,
+                          int planned) {
+    double sum = 0;
+    for (size_t s = 0; s < c->nstages; s++) {
+        const wi_stage_plan *sp = &pl->stages[s];
+        if (s == self)
+            continue;
+        if (planned && sp->move_samples) { /* moved: its work is where it went */
+            double m = 0;
+            for (size_t i = 0; i < sp->nmove; i++)
+                m += (double)sp->move_samples[i] / (double)sp->nmove;
+            sum += sp->move_device == d ? m : 0;
+            continue;
+        }
+        for (size_t p = 0; p < c->stages[s].nparts; p++)
+            if (wi_device_index(c, c->stages[s].parts[p].device) == d)
+                sum += mean_work(&c->stages[s], p) * (planned ? sp->work_scale[p] : 1);
+    }
+    return sum;
+}
+
+/* On a device several stages share, a part's wait for the hardware grows
+ * and shrinks with the work the others put on it per batch (to first
+ * order: the share of time it finds the device taken). */
+static void contention(const pp_whatif_costs *c, wi_plan *pl) {
+    for (size_t g = 0; g < c->ngroups; g++) {
+        int d = wi_device_index(c, c->groups[g].device);
+        for (size_t s = 0; d >= 0 && s < c->nstages; s++) {
+            int p = part_on(c, &c->stages[s], c->devices[d]);
+            double before = p >= 0 ? others_work(c, pl, d, s, 0) : 0;
+            if (before > 0)
+                pl->stages[s].wait_scale[p] *= others_work(c, pl, d, s, 1) / before;
+        }
+    }
+}
+
 int wi_plan_make(const pp_whatif_costs *c, const pp_whatif_change *changes, size_t n,
                  wi_plan *out, pp_error *err) {
     memset(out, 0, sizeof *out);
     for (size_t s = 0; s < c->nstages; s++) {
         wi_stage_plan *sp = &out->stages[s];
         for (size_t p = 0; p < PP_WHATIF_MAX_PARTS; p++)
-            sp->part_scale[p] = 1;
+            sp->fixed_scale[p] = sp->work_scale[p] = sp->wait_scale[p] = 1;
         sp->stage_scale = 1;
         sp->move_device = -1;
         sp->servers = c->stages[s].servers ? c->stages[s].servers : 1;
@@ -350,5 +400,6 @@ int wi_plan_make(const pp_whatif_costs *c, const pp_whatif_change *changes, size
         if (rc != PP_OK)
             return rc;
     }
+    contention(c, out);
     return PP_OK;
 }

@@ -8,13 +8,16 @@
 #include "pipeprof/whatif.h"
 #include "stats/stats.h"
 
-/* What the changes make of each stage: the engine multiplies each part's
- * wall by part_scale (a speed-up divides, a new share scales by new / old,
- * more requests by the slots' parallelism), the partition and merge by
- * stage_scale; a moved stage draws its one part's wall from move_samples.
- * servers and queue_depth are the simulated counts. */
+/* What the changes make of each stage: the engine makes each part's wall
+ * fixed x fixed_scale + work x work_scale + wait x wait_scale (a speed-up
+ * divides fixed and work, a new share scales work by new / old, requests
+ * by the slots' parallelism; other stages' work on a shared device scales
+ * the wait), the partition and merge by stage_scale; a moved stage draws
+ * its one part's wall from move_samples. servers and queue_depth are the
+ * simulated counts. */
 typedef struct wi_stage_plan {
-    double part_scale[PP_WHATIF_MAX_PARTS];
+    double fixed_scale[PP_WHATIF_MAX_PARTS], work_scale[PP_WHATIF_MAX_PARTS];
+    double wait_scale[PP_WHATIF_MAX_PARTS];
     double stage_scale;
     const int64_t *move_samples;
     size_t nmove;
