@@ -91,8 +91,9 @@ typedef struct pp_whatif_stage {
 } pp_whatif_stage;
 
 /* A device that several stages use: their work contends for it. The
- * measured service times carry the contention at the measured load; the
- * model does not change it when a change moves the load (docs/whatif.md). */
+ * measured walls carry the contention at the measured load; when a change
+ * moves the others' work on it, each part's wait (its wall beyond fixed +
+ * work) scales with that work, to first order (docs/whatif.md). */
 typedef struct pp_whatif_group {
     char *device;
     uint32_t nstages;
@@ -100,8 +101,10 @@ typedef struct pp_whatif_group {
 } pp_whatif_group;
 
 /* Figures of one run, measured or simulated, as the report defines them
- * (docs/architecture.md §4): throughput = batches / time from the first
- * start to the last end; cycle = max stage time of a batch; end-to-end =
+ * (docs/architecture.md §4), but for throughput = batches / time from the
+ * batches' first start to their last end (the window's idle before and
+ * after them left out; a model without per-batch times takes the report's
+ * batches / |W|); cycle = max stage time of a batch; end-to-end =
  * its last end - first start. busy[d] is the share of that time device d
  * (pp_whatif_costs.devices) was busy; bottleneck[s] the share of batches
  * whose cycle stage s set. */

@@ -339,12 +339,16 @@ static void parts_split(build *b, uint32_t s) {
 }
 
 /* Servers: the most of the stage's batches whose server times overlap (one
- * thread's spans never do); hand-off: each batch's start less the later of
- * its upstream end and this stage's previous end, where that is >= 0. */
+ * thread's spans never do); hand-off: each batch's start less the latest
+ * of its upstream end, this stage's previous end and, the queue after it
+ * being full, the start of the batch whose taking made room (a stage
+ * blocked handing a batch on has not been idle), where that is >= 0. */
 static int stage_timing(build *b, uint32_t s) {
     pp_whatif_stage *st = &b->c->stages[s];
     size_t n = b->nrows;
     const cell *cs = &b->cells[s * n], *up = s > 0 ? &b->cells[(s - 1) * n] : NULL;
+    const cell *down = s + 1 < b->c->nstages ? &b->cells[(s + 1) * n] : NULL;
+    size_t depth = b->c->queue_depth ? b->c->queue_depth : 1;
     uint32_t most = 1;
     for (size_t j = 0; j < n; j++) {
         uint32_t at_once = 1;
@@ -365,6 +369,10 @@ static int stage_timing(build *b, uint32_t s) {
         if (j > 0 && most == 1 && b->row_batch[j] == b->row_batch[j - 1] + 1) {
             int64_t prev = cell_end(&cs[j - 1]);
             ready = prev > ready ? prev : ready;
+            if (down && j >= depth + 1 && b->row_batch[j - 1 - depth] == b->row_batch[j] - 1 - (int64_t)depth) {
+                int64_t room = cell_start(&down[j - 1 - depth]);
+                ready = room > ready ? room : ready;
+            }
         }
         int64_t gap = cell_start(&cs[j]) - ready;
         st->handoff_ns[j] = ready != INT64_MIN && gap >= 0 ? gap : 0;
@@ -520,9 +528,8 @@ static int untimed_rows(build *b) {
 /* The shares of data-parallel parts: the report's recorded split, else
  * even. */
 static void part_shares(build *b) {
-    size_t ndp = 0, ndev = 0;
+    size_t ndp = 0;
     const pp_dp_stats *dp = pp_report_dp(b->r, &ndp);
-    const pp_device_stats *dev = pp_report_devices(b->r, &ndev);
     for (size_t s = 0; s < b->c->nstages; s++) {
         pp_whatif_stage *st = &b->c->stages[s];
         for (size_t p = 0; p < st->nparts; p++)
@@ -534,19 +541,50 @@ static void part_shares(build *b) {
         pp_whatif_stage *st = &b->c->stages[dp[i].stage];
         for (size_t k = 0; k < dp[i].ndevices; k++) {
             const pp_dp_device *pd = &dp[i].devices[k];
-            if (pd->device >= ndev || pd->track != UINT32_MAX || !(pd->share > 0))
+            if (pd->device >= b->c->ndevices || pd->track != UINT32_MAX || !(pd->share > 0))
                 continue;
-            for (size_t p = 0; p < st->nparts; p++)
-                if (strcmp(st->parts[p].device, dev[pd->device].name) == 0)
+            for (size_t p = 0; p < st->nparts; p++) /* the costs' devices are the report's */
+                if (strcmp(st->parts[p].device, b->c->devices[pd->device]) == 0)
                     st->parts[p].share = pd->share;
         }
     }
 }
 
-static void measured_figures(build *b) {
+/* The throughput the replay is compared with: the batches over their own
+ * span, first start to last end, as the simulation counts it; the window's
+ * idle before the first and after the last (a process starting, a trace
+ * left running) is no time of the pipeline's. Untimed: the report's. */
+static int measured_throughput(build *b) {
     const pp_cycle_stats *cy = pp_report_cycles(b->r);
     pp_whatif_figures *f = &b->c->measured;
     f->throughput_per_s = cy->throughput_measured;
+    if (!b->c->timed)
+        return PP_OK;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t k = 0; k < b->c->nstages * b->nrows; k++) {
+        int64_t s = cell_start(&b->cells[k]), e = cell_end(&b->cells[k]);
+        first = s < first ? s : first;
+        last = e > last ? e : last;
+    }
+    if (last <= first)
+        return PP_OK;
+    f->throughput_per_s = (double)b->nrows * 1e9 / (double)(last - first);
+    const pp_window *w = pp_report_window(b->r);
+    int64_t idle = (first - w->start_ns) + (w->end_ns - last);
+    if (idle * 10 > w->end_ns - w->start_ns)
+        return note_add(b->c, wi_strdupf("the window holds %.3f ms before the first batch and "
+                                         "%.3f ms after the last, outside the throughput the "
+                                         "replay is compared with (%.1f/s over the batches' span, "
+                                         "%.1f/s over the window)",
+                                         (double)(first - w->start_ns) / 1e6,
+                                         (double)(w->end_ns - last) / 1e6, f->throughput_per_s,
+                                         cy->throughput_measured));
+    return PP_OK;
+}
+
+static void measured_figures(build *b) {
+    const pp_cycle_stats *cy = pp_report_cycles(b->r);
+    pp_whatif_figures *f = &b->c->measured;
     f->cycle_mean_ns = (double)cy->cycle_complete.mean;
     f->cycle_p95_ns = (double)cy->cycle_complete.p95;
     f->e2e_p50_ns = (double)cy->e2e.p50;
@@ -632,8 +670,9 @@ static int notes_write(pp_whatif_costs *c) {
                                         c->stages[s].name, c->stages[s].servers,
                                         c->stages[s].servers == 1 ? "" : "s"));
     for (size_t g = 0; rc == PP_OK && g < c->ngroups; g++)
-        rc = note_add(c, wi_strdupf("%s is shared by %u stages: their contention is taken as "
-                                    "measured, not recomputed when a change moves the load",
+        rc = note_add(c, wi_strdupf("%s is shared by %u stages: each one's wait for it (wall "
+                                    "beyond its own work) scales with the others' work on it, "
+                                    "to first order",
                                     c->groups[g].device, c->groups[g].nstages));
     return rc;
 }
@@ -664,10 +703,11 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
     if (rc == PP_OK && b.c->timed) {
         for (uint32_t s = 0; rc == PP_OK && s < ns; s++)
             rc = stage_rows(&b, s);
+        if (rc == PP_OK) /* before the hand-offs, which a full queue delays */
+            queue_depth(&b);
         for (uint32_t s = 0; rc == PP_OK && s < ns; s++)
             rc = stage_timing(&b, s);
         if (rc == PP_OK) {
-            queue_depth(&b);
             part_shares(&b);
             rc = device_units(&b);
         }
@@ -684,8 +724,10 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
         rc = groups_find(b.c);
     if (rc == PP_OK)
         rc = notes_write(b.c);
-    if (rc == PP_OK)
+    if (rc == PP_OK) {
         measured_figures(&b);
+        rc = measured_throughput(&b);
+    }
     free(b.row_batch), free(b.cells), free(b.string_stage), free(b.track_device), free(b.part_of);
     if (rc != PP_OK) {
         pp_whatif_costs_free(b.c);

@@ -18,7 +18,7 @@
 
 #include "whatif/whatif_impl.h"
 
-/* Batches drawn as one block of consecutive measured batches (a moving
+/* Batches drawn as one block of consecutive measured batches (a circular
  * block bootstrap): within a block every stage's times are those its
  * batches had together, so a stall of the whole machine, which hit the
  * stages of neighbouring batches at once, stays one stall. */
@@ -75,8 +75,11 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
     size_t S = c->nstages, B = (size_t)batches, nparts = 0;
     for (size_t s = 0; s < S; s++)
         nparts += c->stages[s].nparts > 0 ? c->stages[s].nparts : 1;
-    if (S == 0 || B == 0)
+    if (S == 0 || B == 0 || c->stages[0].nrows == 0)
         return PP_EINVAL;
+    for (size_t s = 1; s < S; s++) /* every stage has a row of every measured batch */
+        if (c->stages[s].nrows != c->stages[0].nrows)
+            return PP_EINVAL;
     double *pop = malloc(S * B * sizeof *pop);       /* when stage s took batch b */
     double *cycle = malloc(B * sizeof *cycle), *e2e = malloc(B * sizeof *e2e);
     interval *iv = malloc(B * nparts * sizeof *iv);
@@ -100,9 +103,16 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
     for (size_t b = 0; b < B; b++) {
         double arrival = 0, slowest_stage = -1, begin = 0, fin = 0;
         size_t bott = 0;
-        if (b % block == 0) /* a new block of consecutive measured batches */
-            at = rows > block ? (size_t)pp_rng_below(&g, rows - block + 1) : 0;
-        size_t row = rows ? (at + b % block) % rows : 0;
+        /* The first batch is the trace's first (a process starting: once, as
+         * it happened); the others come in blocks of consecutive measured
+         * batches wrapping around rows 1 .. n-1, so that every one of those
+         * weighs the same and the start-up is not drawn again. */
+        size_t row = 0;
+        if (b > 0 && rows > 1) {
+            if ((b - 1) % block == 0)
+                at = (size_t)pp_rng_below(&g, rows - 1);
+            row = 1 + (at + (b - 1) % block) % (rows - 1);
+        }
         for (size_t s = 0; s < S; s++) {
             const pp_whatif_stage *st = &c->stages[s];
             const wi_stage_plan *sp = &p->stages[s];
