@@ -10,7 +10,10 @@
  *         baseline=measured:<batches/s> ratio=<predicted / measured>
  * The changes: Prep made k x faster (its device's launch / k and
  * gflops x k; k = 1.25, 2, 4), Embed's split moved from 1:1 to 2:1,
- * Classify's requests 2 -> 1, the queue depth 2 -> 1, and, on the demo
+ * Classify's requests 2 -> 1, the queue depth 2 -> 1, Classify moved from
+ * sim:D to sim:E with its time there from a sweep's lookup table (the
+ * moved pipeline runs it with one request, as the sweep measured it), and,
+ * on the demo
  * pipeline (real compute on the cpu backend), Embedding's work halved
  * (layers 2 -> 1). The replay error of each base trace:
  *   BENCH whatif_replay_error_<pipeline> value=<|replayed / measured - 1| %> unit=%
@@ -20,20 +23,31 @@
  * stages and two more), 20 seeds:
  *   BENCH whatif_sim_batches_per_s value=<batches/s> unit=batches/s
  *         baseline=goal:10000 ratio=<value / 10000>
- * (the goal: 10,000 batches well under a second). */
+ * (the goal: 10,000 batches well under a second).
+ *
+ * As bench_plan, it raises its priority to nice -19 where it may, since
+ * the machine's other work moves a pipeline's throughput between two runs
+ * far more than any model error:
+ *   # priority: nice -19   or   # priority: nice 0 (raising it: <why>) */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pipeprof/analyze.h"
 #include "pipeprof/pipeline.h"
+#include "pipeprof/sweep.h"
 #include "pipeprof/trace.h"
 #include "pipeprof/whatif.h"
 
 #define BATCHES 300
+/* a device the sim pipeline's Classify may move to, as the pipeline and the
+ * sweep both define it */
+#define E_DEVICE "{\"name\": \"E\", \"launch_ns\": 100000, \"gflops\": 6.4, \"units\": 1}"
 #define ROUNDS 3
 
 static void die(const char *what, const pp_error *err) {
@@ -45,8 +59,9 @@ static void die(const char *what, const pp_error *err) {
 typedef struct knobs {
     double prep_speed;   /* sim:A launch / k, gflops x k */
     int split_b, split_c;
-    int requests;        /* Classify on sim:D */
+    int requests;        /* Classify's */
     int queue_depth;
+    const char *classify; /* its device: sim:D (2 units), or sim:E (1 unit, 4x the rate) */
 } knobs;
 
 static void sim_pipeline(const knobs *k, char *buf, size_t len) {
@@ -58,14 +73,15 @@ static void sim_pipeline(const knobs *k, char *buf, size_t len) {
              "  {\"name\": \"A\", \"launch_ns\": %.0f, \"gflops\": %.3f, \"units\": 1},\n"
              "  {\"name\": \"B\", \"launch_ns\": 100000, \"gflops\": 6, \"units\": 1},\n"
              "  {\"name\": \"C\", \"launch_ns\": 100000, \"gflops\": 6, \"units\": 1},\n"
-             "  {\"name\": \"D\", \"launch_ns\": 100000, \"gflops\": 1.6, \"units\": 2}],\n"
+             "  {\"name\": \"D\", \"launch_ns\": 100000, \"gflops\": 1.6, \"units\": 2},\n"
+             "  " E_DEVICE "],\n"
              " \"stages\": [\n"
              "  {\"name\": \"Prep\", \"device\": \"sim:A\", \"out_dim\": 64},\n"
              "  {\"name\": \"Embed\", \"devices\": [\"sim:B\", \"sim:C\"], \"split\": [%d, %d],\n"
              "   \"out_dim\": 64, \"layers\": 2},\n"
-             "  {\"name\": \"Classify\", \"device\": \"sim:D\", \"requests\": %d, \"out_dim\": 32}]}\n",
+             "  {\"name\": \"Classify\", \"device\": \"%s\", \"requests\": %d, \"out_dim\": 32}]}\n",
              BATCHES, k->queue_depth, 100000 / k->prep_speed, 4.0 * k->prep_speed, k->split_b,
-             k->split_c, k->requests);
+             k->split_c, k->classify, k->requests);
 }
 
 /* The demo pipeline (examples/demo_pipeline.json) with Embedding's layers. */
@@ -151,6 +167,45 @@ static double median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Classify alone on sim:E, as a sweep measures it: its mean wall and
+ * spread, kept for move changes (`move` texts are "Classify=E"). */
+static pp_lookup_wall move_wall;
+
+static int move_change(char *text, size_t len) {
+    char dir[] = "/tmp/bench_whatif_sweep_XXXXXX", path[400], out[300];
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/sweep.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\"name\": \"move\", \"features\": 64, \"warmup\": 3, \"iterations\": 100,\n"
+               " \"sim_bus_gbps\": 1000, \"sim_devices\": [" E_DEVICE "],\n"
+               " \"sizes\": [{\"nodes\": 1024, \"edges\": 8192}], \"devices\": [\"sim:E\"],\n"
+               " \"stages\": [{\"name\": \"Classify\", \"model\": \"matmul\", \"in_dim\": 64,"
+               " \"out_dim\": 32}]}\n");
+    fclose(f);
+    pp_error err = {{0}};
+    pp_sweep_config *cfg = NULL;
+    pp_sweep_result res;
+    pp_sweep_options so = {0};
+    pp_lookup *l = NULL;
+    snprintf(out, sizeof out, "%s/calib", dir);
+    if (pp_sweep_config_load(path, &cfg, &err) != PP_OK ||
+        pp_sweep_run(cfg, out, &so, &res, &err) != PP_OK)
+        die("sweep", &err);
+    pp_sweep_config_free(cfg);
+    snprintf(path, sizeof path, "%s/lookup_table.json", out);
+    if (pp_lookup_load(path, &l, &err) != PP_OK ||
+        pp_lookup_stage_wall(l, "Classify", "sim:E", 0, 0, &move_wall, &err) != PP_OK)
+        die("lookup", &err);
+    pp_lookup_free(l);
+    printf("# Classify alone on sim:E (sweep): %.3f ms, spread %.3f ms\n", move_wall.mean_ns / 1e6,
+           move_wall.sd_ns / 1e6);
+    snprintf(text, len, "Classify=%s", move_wall.device_name);
+    return 0;
+}
+
 /* Per round: the base pipeline is run and modeled, the change predicted
  * from that trace, the changed pipeline run right after; the figure is the
  * median over the rounds of predicted / measured (adjacent runs share the
@@ -161,7 +216,9 @@ static void scenario(const char *name, const char *kind, const char *text, const
     for (int r = 0; r < ROUNDS; r++) {
         pp_whatif_change ch;
         pp_error err = {{0}};
-        if (pp_whatif_change_parse(kind, text, &ch, &err) != PP_OK)
+        if (pp_whatif_change_parse(kind, text, &ch, &err) != PP_OK ||
+            (ch.kind == PP_WHATIF_MOVE &&
+             pp_whatif_change_move_samples(&ch, move_wall.mean_ns, move_wall.sd_ns, 0) != PP_OK))
             die("change", &err);
         run base = run_pipeline(base_json);
         pp_whatif_costs *c = costs_of(&base);
@@ -186,6 +243,7 @@ static void scenario(const char *name, const char *kind, const char *text, const
             run_free(&again);
         }
         pp_whatif_costs_free(c);
+        pp_whatif_change_clear(&ch);
         run_free(&base);
     }
     double m = median(meas, ROUNDS), q = median(ratio, ROUNDS);
@@ -225,9 +283,19 @@ static void speed(const pp_whatif_costs *base) {
 
 int main(void) {
     static char base[4096], json[4096];
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it comes: a long run shows progress */
+    /* as bench_plan: the machine's other work preempts a pipeline far more
+     * than it does the model, so raise the priority where allowed (every
+     * thread started later inherits it) and say which it ran at */
+    if (setpriority(PRIO_PROCESS, 0, -19) == 0)
+        printf("# priority: nice -19\n");
+    else
+        printf("# priority: nice %d (raising it: %s)\n", getpriority(PRIO_PROCESS, 0),
+               strerror(errno));
     double replay_sim[64], replay_demo[16];
     size_t nsim = 0, ndemo = 0;
-    knobs k0 = {.prep_speed = 1, .split_b = 1, .split_c = 1, .requests = 2, .queue_depth = 2};
+    knobs k0 = {.prep_speed = 1, .split_b = 1, .split_c = 1, .requests = 2, .queue_depth = 2,
+                .classify = "sim:D"};
     sim_pipeline(&k0, base, sizeof base);
     run first = run_pipeline(base);
     pp_whatif_costs *c = costs_of(&first);
@@ -256,6 +324,13 @@ int main(void) {
     k.queue_depth = 1;
     sim_pipeline(&k, json, sizeof json);
     scenario("queue_depth_2to1", "queue-depth", "1", base, json, replay_sim, &nsim);
+    k = k0;
+    k.classify = "sim:E";
+    k.requests = 1; /* as the sweep measured it: one request */
+    sim_pipeline(&k, json, sizeof json);
+    char move[128];
+    if (move_change(move, sizeof move) == 0)
+        scenario("move_D_to_E", "move", move, base, json, replay_sim, &nsim);
     demo_pipeline(2, base, sizeof base);
     demo_pipeline(1, json, sizeof json);
     scenario("cpu_work_halved", "speedup", "Embedding=2", base, json, replay_demo, &ndemo);
