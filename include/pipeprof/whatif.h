@@ -189,7 +189,8 @@ void pp_whatif_change_describe(const pp_whatif_change *c, char *buf, size_t len)
 
 typedef struct pp_whatif_options {
     uint64_t seed;             /* default PP_WHATIF_SEED */
-    unsigned seeds;            /* simulations per figure, default 20 */
+    unsigned seeds;            /* simulations per figure; 0 (default): enough for
+                                * 20,000 simulated batches, 20 to 1000 */
     uint64_t batches;          /* batches a simulation runs; 0: the measured count */
     double threshold;          /* replay refusal bound on |throughput error|, default 0.10 */
 } pp_whatif_options;
@@ -197,8 +198,9 @@ typedef struct pp_whatif_options {
 #define PP_WHATIF_SEED 0x5eed5eed5eedull
 void pp_whatif_options_init(pp_whatif_options *o);
 
-/* A simulated figure over the seeds: their mean and the 2.5% and 97.5%
- * quantiles (interpolated). */
+/* A simulated figure over the seeds: their mean (for a throughput, the
+ * batches over the mean time: a harmonic mean) and the 2.5% and 97.5%
+ * quantiles of the seeds' values (interpolated). */
 typedef struct pp_whatif_estimate {
     double mean, lo, hi;
 } pp_whatif_estimate;

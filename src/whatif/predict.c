@@ -17,8 +17,19 @@ const double pp_whatif_causal_factors[PP_WHATIF_CAUSAL_STEPS] = {1.1, 1.25, 1.5,
 void pp_whatif_options_init(pp_whatif_options *o) {
     memset(o, 0, sizeof *o);
     o->seed = PP_WHATIF_SEED;
-    o->seeds = 20;
+    o->seeds = 0; /* as many as 20,000 simulated batches take (seeds_of) */
     o->threshold = PP_WHATIF_REPLAY_THRESHOLD;
+}
+
+/* The seeds a figure is simulated with: o->seeds, or by default enough
+ * for 20,000 simulated batches (20 at least, 1000 at most): a short
+ * trace's rare stalls are drawn often enough that their mean is steady. */
+static unsigned seeds_of(const pp_whatif_costs *c, const pp_whatif_options *o) {
+    if (o->seeds)
+        return o->seeds;
+    uint64_t b = o->batches ? o->batches : c->batches;
+    uint64_t n = b ? (20000 + b - 1) / b : 20;
+    return n < 20 ? 20 : n > 1000 ? 1000 : (unsigned)n;
 }
 
 static uint64_t seed_of(const pp_whatif_options *o, unsigned i) {
@@ -27,6 +38,17 @@ static uint64_t seed_of(const pp_whatif_options *o, unsigned i) {
 
 static uint64_t batches_of(const pp_whatif_costs *c, const pp_whatif_options *o) {
     return o->batches ? o->batches : c->batches;
+}
+
+/* The harmonic mean of n rates over equal batch counts: the batches over
+ * the mean time they took. A rate's plain mean over seeds overstates it
+ * when a rare long stall (a few rows of a short trace) is drawn by some
+ * seeds and not others: the time is what adds up. */
+static double rate_mean(const double *v, size_t n) {
+    double inv = 0;
+    for (size_t i = 0; i < n; i++)
+        inv += v[i] > 0 ? 1 / v[i] : 0;
+    return inv > 0 ? (double)n / inv : 0;
 }
 
 /* mean and the 2.5% / 97.5% quantiles of v[0 .. n) (reorders v). */
@@ -44,7 +66,7 @@ static pp_whatif_estimate estimate(double *v, size_t n) {
  * (room for o->seeds). */
 static int run_seeds(const pp_whatif_costs *c, const wi_plan *p, const pp_whatif_options *o,
                      pp_whatif_result *res, double *tp) {
-    unsigned n = o->seeds ? o->seeds : 1;
+    unsigned n = seeds_of(c, o);
     double *v = malloc(5 * (size_t)n * sizeof *v);
     if (!v)
         return PP_ENOMEM;
@@ -65,7 +87,9 @@ static int run_seeds(const pp_whatif_costs *c, const wi_plan *p, const pp_whatif
         for (size_t s = 0; s < PP_WHATIF_MAX_STAGES; s++)
             res->bottleneck[s] += f.bottleneck[s] / n;
     }
+    double tmean = rate_mean(t, n);
     res->throughput_per_s = estimate(t, n);
+    res->throughput_per_s.mean = tmean;
     res->cycle_mean_ns = estimate(cm, n);
     res->cycle_p95_ns = estimate(cp, n);
     res->e2e_p50_ns = estimate(e50, n);
@@ -74,11 +98,15 @@ static int run_seeds(const pp_whatif_costs *c, const wi_plan *p, const pp_whatif
     return PP_OK;
 }
 
-/* gain[i] = tp[i] / base[i] - 1, summarized. */
+/* gain[i] = tp[i] / base[i] - 1 summarized: its interval over the seeds,
+ * its mean the ratio of the two rates' means (rate_mean). */
 static pp_whatif_estimate gain_of(const double *tp, const double *base, size_t n, double *tmp) {
     for (size_t i = 0; i < n; i++)
         tmp[i] = base[i] > 0 ? tp[i] / base[i] - 1 : 0;
-    return estimate(tmp, n);
+    pp_whatif_estimate e = estimate(tmp, n);
+    double b = rate_mean(base, n);
+    e.mean = b > 0 ? rate_mean(tp, n) / b - 1 : 0;
+    return e;
 }
 
 /* What the replay could not explain, in words. */
@@ -138,7 +166,7 @@ int pp_whatif_predict(const pp_whatif_costs *c, const pp_whatif_change *const *c
         pp_whatif_options_init(&defaults);
         o = &defaults;
     }
-    unsigned n = o->seeds ? o->seeds : 1;
+    unsigned n = seeds_of(c, o);
     double *base = malloc(3 * (size_t)n * sizeof *base);
     if (!base)
         return wi_error(err, PP_ENOMEM, "whatif: out of memory");
@@ -184,7 +212,7 @@ int pp_whatif_causal(const pp_whatif_costs *c, const pp_whatif_options *o,
         o = &defaults;
     }
     *n = 0;
-    unsigned ns = o->seeds ? o->seeds : 1;
+    unsigned ns = seeds_of(c, o);
     double *base = malloc(3 * (size_t)ns * sizeof *base);
     if (!base)
         return wi_error(err, PP_ENOMEM, "whatif: out of memory");
