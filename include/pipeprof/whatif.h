@@ -280,6 +280,29 @@ int pp_whatif_write_json(const pp_whatif_costs *c, const pp_whatif_replay *repla
                          const pp_whatif_scenario *sc, size_t nscenarios,
                          const pp_whatif_causal_row *rows, size_t nrows, FILE *out);
 
+/* ---- all of it ---------------------------------------------------------- */
+
+/* What `pipeprof whatif` does after parsing: the replay; each change a
+ * scenario of its own, or all of them one when `combine`; the causal
+ * profile when `causal` (and the replay is not refused); written as text
+ * or, with `json`, as JSON to `out`. PP_EINVAL naming a change the model
+ * cannot take, PP_EIO when writing fails. */
+int pp_whatif_run(const pp_whatif_costs *c, const pp_whatif_change *changes, size_t n,
+                  int combine, int causal, const pp_whatif_options *o, int json, FILE *out,
+                  pp_error *err);
+
+/* The same JSON in memory, for bindings (the Python package's
+ * pipeprof.whatif): the model of report r (built by pp_report_build from
+ * m), changes spelled as the CLI spells them (kinds[i] "speedup", "split",
+ * "requests" or "queue-depth", texts[i] its value; a move needs samples
+ * and is PP_EINVAL here). *out (NUL-terminated, *len bytes; len may be
+ * NULL) is freed with pp_whatif_json_free. */
+int pp_whatif_json(const pp_report *r, const pp_model *m, const char *const *kinds,
+                   const char *const *texts, size_t n, int combine, int causal,
+                   const pp_whatif_options *o, char **out, size_t *len, pp_error *err);
+/* Accepts NULL. */
+void pp_whatif_json_free(char *json);
+
 #ifdef __cplusplus
 }
 #endif

@@ -186,40 +186,20 @@ static int move_times(whatif_args *a) {
 }
 
 static int whatif_predict(whatif_args *a, const pp_whatif_costs *c) {
-    size_t ns = a->combine ? (a->nchanges > 0) : a->nchanges;
-    const pp_whatif_change **lists = calloc(ns ? ns : 1, sizeof *lists);
-    size_t *counts = calloc(ns ? ns : 1, sizeof *counts);
-    pp_whatif_scenario *sc = calloc(ns ? ns : 1, sizeof *sc);
-    pp_whatif_causal_row *rows = calloc(c->nstages + c->ndevices + 1, sizeof *rows);
-    if (!lists || !counts || !sc || !rows) {
-        free(lists), free(counts), free(sc), free(rows);
-        cli_error("whatif: out of memory");
+    pp_error err = {{0}};
+    int rc = pp_whatif_run(c, a->changes, a->nchanges, a->combine, !a->no_causal, &a->wopt,
+                           a->json, stdout, &err);
+    if (rc == PP_OK && fflush(stdout) != 0)
+        rc = PP_EIO;
+    if (rc == PP_EIO) {
+        cli_error("whatif: writing the output failed: %s", strerror(errno));
         return CLI_FAIL;
     }
-    for (size_t i = 0; i < ns; i++) {
-        lists[i] = a->combine ? a->changes : &a->changes[i];
-        counts[i] = a->combine ? a->nchanges : 1;
-    }
-    pp_whatif_replay replay;
-    size_t nrows = 0;
-    pp_error err = {{0}};
-    int rc = pp_whatif_predict(c, lists, counts, ns, &a->wopt, &replay, sc, &err);
-    if (rc == PP_OK && !a->no_causal && !replay.refused)
-        rc = pp_whatif_causal(c, &a->wopt, rows, &nrows, &err);
-    int code = CLI_OK;
     if (rc != PP_OK) {
         cli_error("%s", err.msg[0] ? err.msg : pp_strerror(rc));
-        code = cli_exit_code(rc);
-    } else {
-        rc = a->json ? pp_whatif_write_json(c, &replay, lists, counts, sc, ns, rows, nrows, stdout)
-                     : pp_whatif_write_text(c, &replay, lists, counts, sc, ns, rows, nrows, stdout);
-        if (rc != PP_OK || fflush(stdout) != 0) {
-            cli_error("whatif: writing the output failed: %s", strerror(errno));
-            code = CLI_FAIL;
-        }
+        return cli_exit_code(rc);
     }
-    free(lists), free(counts), free(sc), free(rows);
-    return code;
+    return CLI_OK;
 }
 
 static int whatif_trace(whatif_args *a) {
