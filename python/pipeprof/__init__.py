@@ -25,9 +25,11 @@ from .devices import Device, Stage, device
 from .pipeline import Pipeline
 from .record import record_function
 from .trace import TABLES, Trace, load
+from .whatif import WhatIf, whatif
 
 __version__ = _version().decode()
 features = _features().decode()
 
 __all__ = ["Pipeline", "Stage", "Device", "device", "workloads", "Profiler", "Role", "FlowPhase", "PipeprofError", "Trace", "TABLES", "load",
-           "default_profiler", "current_profiler", "record_function", "intern", "now", "LIBRARY_PATH", "features"]
+           "default_profiler", "current_profiler", "record_function", "intern", "now", "LIBRARY_PATH", "features",
+           "whatif", "WhatIf"]
