@@ -131,7 +131,7 @@ static int whatif_parse(int argc, char **argv, whatif_args *a) {
                 return CLI_BADINPUT;
             a->wopt.seed = n;
         } else if ((got = cli_option(argc, argv, &i, "--batches", &v)) != 0) {
-            if (got < 0 || cli_parse_u64(argv[0], "--batches", v, 1, 10000000, &n) != 0)
+            if (got < 0 || cli_parse_u64(argv[0], "--batches", v, 1, 1000000, &n) != 0)
                 return CLI_BADINPUT;
             a->wopt.batches = n;
         } else if ((got = cli_window_option(argc, argv, &i, &a->opt)) != 0 ||

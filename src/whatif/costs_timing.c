@@ -56,13 +56,15 @@ int wi_stage_timing(build *b, uint32_t s) {
         if (j > 0 && most == 1 && b->row_batch[j] == b->row_batch[j - 1] + 1) {
             int64_t prev = cell_end(&cs[j - 1]);
             ready = prev > ready ? prev : ready;
-            if (down && j >= depth + 1 && b->row_batch[j - 1 - depth] == b->row_batch[j] - 1 - (int64_t)depth) {
+            if (down && j >= depth + 1 &&
+                b->row_batch[j - 1 - depth] == b->row_batch[j] - 1 - (int64_t)depth) {
                 int64_t room = cell_start(&down[j - 1 - depth]);
                 ready = room > ready ? room : ready;
             }
         }
-        int64_t gap = cell_start(&cs[j]) - ready;
-        st->handoff_ns[j] = ready != INT64_MIN && gap >= 0 ? gap : 0;
+        /* none before the first stage's first batch (nothing to wait for) */
+        int64_t gap = ready == INT64_MIN ? 0 : cell_start(&cs[j]) - ready;
+        st->handoff_ns[j] = gap >= 0 ? gap : 0;
     }
     st->nhandoff = n;
     return PP_OK;
@@ -131,7 +133,8 @@ int wi_device_units(build *b) {
             t[n++] = (end - hw) * 2 + 1;
             t[n++] = end * 2;
         }
-        qsort(t, n, sizeof *t, cmp_i64);
+        if (n > 0)
+            qsort(t, n, sizeof *t, cmp_i64);
         uint32_t on = 0, most = 1;
         for (size_t k = 0; k < n; k++) {
             if (t[k] & 1)
