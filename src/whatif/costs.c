@@ -372,14 +372,14 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
     pp_report_devices(r, &nd);
     if (ns > PP_WHATIF_MAX_STAGES || nd > PP_WHATIF_MAX_DEVICES)
         return wi_error(err, PP_EINVAL,
-                            "whatif: %zu stages and %zu devices; the model takes at most %d of each",
+                            "%zu stages and %zu devices; the model takes at most %d of each",
                             ns, nd, PP_WHATIF_MAX_STAGES);
     build b = {.r = r, .m = m};
     b.c = calloc(1, sizeof *b.c);
     int rc = b.c ? setup(&b) : PP_ENOMEM;
     if (rc == PP_OK && b.nrows == 0)
         rc = wi_error(err, PP_EINVAL,
-                          "whatif: the trace has no complete batch (one with every stage) "
+                          "the trace has no complete batch (one with every stage) "
                           "inside the window to model");
     if (rc == PP_OK) {
         cells_fill(&b);
