@@ -176,6 +176,8 @@ typedef struct pp_plan_stage {
      * devices that share its hardware (sweep --co-run; 1: none), already in
      * device_ns and time_ns. */
     double slowdown[PP_PLAN_MAX_DP];
+    double sd_ns[PP_PLAN_MAX_DP]; /* each device's spread of wall from run to run (the
+                                   * table's quartiles), for pp_plan_costs */
 } pp_plan_stage;
 
 typedef struct pp_plan {
@@ -222,6 +224,19 @@ void pp_plan_options_init(pp_plan_options *o);
  * (by name, model and dims) is PP_EINVAL naming it. */
 int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_options *o,
                    pp_plan *plans, size_t *nplans, double *copy_bytes_per_s, pp_error *err);
+
+/* The plan as a description of the pipeline's costs (pipeprof/whatif.h),
+ * the one the what-if simulation takes from a trace: per stage its
+ * devices with their shares, each device's wall per batch drawn from 64
+ * quantiles of a normal of the plan's mean (co-run slowdowns included) and
+ * spread, partition and merge; one server a stage; the pipeline's queue
+ * depth and requests (p may be NULL: depth 2, one request); devices run
+ * one part at a time (`exclusive`: the times are isolated ones, so stages
+ * on one device take turns in the simulation). It has no measurement: its
+ * replay is not checked. Free it with pp_whatif_costs_free. */
+struct pp_whatif_costs;
+int pp_plan_costs(const pp_plan *plan, const pp_pipeline *p, struct pp_whatif_costs **out,
+                  pp_error *err);
 
 /* A copy of pipeline `p` with its stages mapped as `plan` says. */
 int pp_plan_apply(const pp_pipeline *p, const pp_plan *plan, pp_pipeline **out, pp_error *err);

@@ -127,6 +127,9 @@ typedef struct pp_whatif_costs {
     int queue_depth_inferred; /* 1: the most batches seen waiting (a lower bound) */
     int timed;             /* 1: per-batch start times known (hand-off, servers, queue);
                             * 0: stage times alone (stages labeled by patterns only) */
+    int exclusive;         /* 1: a device runs one part at a time, whatever the stage
+                            * (isolated times: a plan's, pp_plan_costs); 0: each wall
+                            * already holds its wait for the device (a trace's) */
     size_t ngroups;
     pp_whatif_group *groups;
     uint64_t batches;      /* the measured batches the simulation runs */
@@ -143,6 +146,10 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
                                 pp_error *err);
 /* Accepts NULL. */
 void pp_whatif_costs_free(pp_whatif_costs *c);
+/* For a description built by hand (all of its memory malloc'd, as
+ * pp_whatif_costs_free frees it): finds the devices several stages share
+ * (groups) from the parts. 0 or PP_ENOMEM. */
+int pp_whatif_costs_complete(pp_whatif_costs *c);
 
 /* ---- changes ---------------------------------------------------------- */
 
@@ -215,7 +222,9 @@ typedef struct pp_whatif_result {
 /* The unchanged model against the measurement. error = replayed / measured
  * throughput - 1 (cycle_error likewise for the mean cycle). refused = 1
  * when |error| exceeds the threshold: no prediction is made, and `reason`
- * says what the model could not explain. */
+ * says what the model could not explain. A description without a
+ * measurement (measured throughput 0: a plan's) is not checked: error is
+ * NaN, refused 0, and `reason` says so. */
 typedef struct pp_whatif_replay {
     pp_whatif_result replayed;
     double error, cycle_error;

@@ -408,7 +408,7 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
             b.c->units[d] = 1;
     }
     if (rc == PP_OK)
-        rc = wi_groups_find(b.c);
+        rc = pp_whatif_costs_complete(b.c);
     if (rc == PP_OK)
         rc = wi_notes_write(b.c);
     if (rc == PP_OK) {

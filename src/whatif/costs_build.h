@@ -54,8 +54,6 @@ int wi_stage_timing(build *b, uint32_t s);
 void wi_queue_depth(build *b);
 /* Each device's units. */
 int wi_device_units(build *b);
-/* The devices two or more stages use. */
-int wi_groups_find(pp_whatif_costs *c);
 /* The measured figures the replay is compared with. */
 void wi_measured_figures(build *b);
 int wi_measured_throughput(build *b);

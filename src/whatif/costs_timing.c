@@ -149,7 +149,7 @@ int wi_device_units(build *b) {
 }
 
 /* Devices used by the parts of two or more stages. */
-int wi_groups_find(pp_whatif_costs *c) {
+int pp_whatif_costs_complete(pp_whatif_costs *c) {
     for (size_t d = 0; d < c->ndevices; d++) {
         pp_whatif_group g = {0};
         for (size_t s = 0; s < c->nstages; s++)

@@ -61,6 +61,20 @@ static void busy_shares(interval *iv, size_t n, double t0, double t1, double *bu
     }
 }
 
+/* A part of w ns ready at `at` on device d (-1: none the model knows): its
+ * end, its busy interval noted. On an exclusive device it waits until the
+ * device is free (stages sharing it take turns). */
+static double part_end(const pp_whatif_costs *c, double *dev_free, int d, double at, double w,
+                       interval *iv, size_t *niv) {
+    if (d < 0)
+        return at + w;
+    double start = c->exclusive && dev_free[d] > at ? dev_free[d] : at;
+    if (c->exclusive)
+        dev_free[d] = start + w;
+    iv[(*niv)++] = (interval){start, start + w, (uint32_t)d};
+    return start + w;
+}
+
 /* The p-quantile of n values sorted ascending, nearest rank as the report
  * takes its percentiles (docs/architecture.md §4). */
 static double rank_quantile(const double *sorted, size_t n, double p) {
@@ -90,6 +104,7 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
         return PP_ENOMEM;
     }
     int dev_of[PP_WHATIF_MAX_STAGES][PP_WHATIF_MAX_PARTS]; /* part -> device, looked up once */
+    double dev_free[PP_WHATIF_MAX_DEVICES] = {0}; /* exclusive devices: when each is free */
     for (size_t s = 0; s < S; s++)
         for (size_t q = 0; q < c->stages[s].nparts && q < PP_WHATIF_MAX_PARTS; q++)
             dev_of[s][q] = wi_device_index(c, c->stages[s].parts[q].device);
@@ -128,9 +143,8 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
             pop[s * B + b] = ready;
             double start = ready + handoff, parts_at = start + partition, slowest = 0;
             if (sp->move_samples) {
-                slowest = (double)sp->move_samples[pp_rng_below(&g, sp->nmove)];
-                if (sp->move_device >= 0)
-                    iv[niv++] = (interval){parts_at, parts_at + slowest, (uint32_t)sp->move_device};
+                double w = (double)sp->move_samples[pp_rng_below(&g, sp->nmove)];
+                slowest = part_end(c, dev_free, sp->move_device, parts_at, w, iv, &niv) - parts_at;
             } else {
                 for (size_t q = 0; q < st->nparts; q++) {
                     const pp_whatif_part *pt = &st->parts[q];
@@ -140,10 +154,8 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
                     double fixed = (double)pt->fixed_ns[row], work = (double)pt->work_ns[row];
                     double w = fixed * sp->fixed_scale[q] + work * sp->work_scale[q] +
                                ((double)wall - fixed - work) * sp->wait_scale[q];
-                    slowest = w > slowest ? w : slowest;
-                    int d = dev_of[s][q];
-                    if (d >= 0)
-                        iv[niv++] = (interval){parts_at, parts_at + w, (uint32_t)d};
+                    double took = part_end(c, dev_free, dev_of[s][q], parts_at, w, iv, &niv) - parts_at;
+                    slowest = took > slowest ? took : slowest;
                 }
             }
             double stage_time = partition + slowest + merge, end = start + stage_time + rest;

@@ -150,9 +150,15 @@ static int replay_run(const pp_whatif_costs *c, const pp_whatif_options *o,
     double m = c->measured.throughput_per_s, mc = c->measured.cycle_mean_ns;
     rp->error = m > 0 ? rp->replayed.throughput_per_s.mean / m - 1 : NAN;
     rp->cycle_error = mc > 0 ? rp->replayed.cycle_mean_ns.mean / mc - 1 : NAN;
+    rp->reason[0] = '\0';
+    if (!(m > 0)) { /* a plan's description: nothing measured to check against */
+        rp->refused = 0;
+        snprintf(rp->reason, sizeof rp->reason,
+                 "no measurement to replay (a description from a lookup table)");
+        return PP_OK;
+    }
     double bound = o->threshold > 0 ? o->threshold : PP_WHATIF_REPLAY_THRESHOLD;
     rp->refused = !(fabs(rp->error) <= bound);
-    rp->reason[0] = '\0';
     if (rp->refused)
         refusal_reason(c, rp, rp->reason, sizeof rp->reason);
     return PP_OK;

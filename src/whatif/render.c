@@ -79,8 +79,11 @@ int pp_whatif_write_text(const pp_whatif_costs *c, const pp_whatif_replay *rp,
                          const pp_whatif_scenario *sc, size_t nscenarios,
                          const pp_whatif_causal_row *rows, size_t nrows, FILE *out) {
     text_model(c, out);
-    fprintf(out, "\nreplay (the unchanged model): throughput error %+.1f%%, cycle error %+.1f%%\n",
-            100 * rp->error, 100 * rp->cycle_error);
+    if (isnan(rp->error))
+        fprintf(out, "\nreplay (the unchanged model): not checked: %s\n", rp->reason);
+    else
+        fprintf(out, "\nreplay (the unchanged model): throughput error %+.1f%%, cycle error %+.1f%%\n",
+                100 * rp->error, 100 * rp->cycle_error);
     if (rp->refused) {
         fprintf(out, "  no prediction: the replay is off by more than the %.0f%% it may be.\n"
                      "  why: %s\n",
