@@ -178,6 +178,9 @@ typedef struct pp_plan_stage {
     double slowdown[PP_PLAN_MAX_DP];
     double sd_ns[PP_PLAN_MAX_DP]; /* each device's spread of wall from run to run (the
                                    * table's quartiles), for pp_plan_costs */
+    double busy_ns[PP_PLAN_MAX_DP]; /* of each device's wall, its hardware time (the wall
+                                     * where the table has none): what other stages on the
+                                     * device wait for */
 } pp_plan_stage;
 
 typedef struct pp_plan {
@@ -247,6 +250,7 @@ typedef struct pp_plan_measured {
     uint64_t batches;
     int64_t cycle_ns;                          /* mean cycle latency */
     int64_t stage_ns[PP_PIPELINE_MAX_STAGES];  /* mean stage time of stage i; -1 if none */
+    double throughput_per_s;                   /* measured batches / |W| */
 } pp_plan_measured;
 
 /* Runs pipeline `p`, recorded at level 1, and analyzes the recording. */

@@ -32,7 +32,8 @@ static int device_of(pp_whatif_costs *c, const char *name) {
 /* Part k of stage s: ROWS quantiles of its device's wall, in an order of
  * their own (i * a + b mod ROWS, a odd: a permutation), so that the parts
  * and stages of one drawn batch are not all slow together. */
-static int part_rows(pp_whatif_part *pt, double mean, double sd, size_t s, size_t k) {
+static int part_rows(pp_whatif_part *pt, double mean, double sd, double busy, size_t s,
+                     size_t k) {
     pp_whatif_change q;
     memset(&q, 0, sizeof q);
     if (pp_whatif_change_move_samples(&q, mean, sd, 0) != PP_OK)
@@ -42,8 +43,15 @@ static int part_rows(pp_whatif_part *pt, double mean, double sd, size_t s, size_
     pt->fixed_ns = calloc(ROWS, sizeof *pt->fixed_ns);
     int ok = pt->wall_ns && pt->work_ns && pt->fixed_ns && q.nsamples == ROWS;
     size_t a = 2 * (s * PP_PLAN_MAX_DP + k) + 1, b = 17 * (s + k);
-    for (size_t i = 0; ok && i < ROWS; i++)
-        pt->wall_ns[i] = pt->work_ns[i] = q.samples[(i * a + b) % ROWS];
+    /* of each wall, the hardware's share is work (the device is held), the
+     * rest fixed (launch, copies: beside other stages' work) */
+    double hw_share = mean > 0 && busy > 0 && busy < mean ? busy / mean : 1;
+    for (size_t i = 0; ok && i < ROWS; i++) {
+        int64_t wall = q.samples[(i * a + b) % ROWS];
+        pt->wall_ns[i] = wall;
+        pt->work_ns[i] = (int64_t)((double)wall * hw_share);
+        pt->fixed_ns[i] = wall - pt->work_ns[i];
+    }
     pp_whatif_change_clear(&q);
     return ok ? PP_OK : PP_ENOMEM;
 }
@@ -74,7 +82,10 @@ static int stage_of(pp_whatif_costs *c, const pp_plan_stage *ps, size_t s, int r
             return PP_ENOMEM;
         pt->share = ps->split[k];
         pt->requests = (uint32_t)requests;
-        int rc = part_rows(pt, (double)ps->device_ns[k], ps->sd_ns[k], s, (size_t)k);
+        /* the plan's device time has its co-run slowdown: so has its hardware part */
+        double slow = ps->slowdown[k] > 0 ? ps->slowdown[k] : 1;
+        int rc = part_rows(pt, (double)ps->device_ns[k], ps->sd_ns[k], ps->busy_ns[k] * slow, s,
+                           (size_t)k);
         if (rc != PP_OK)
             return rc;
     }

@@ -61,16 +61,62 @@ static void busy_shares(interval *iv, size_t n, double t0, double t1, double *bu
     }
 }
 
-/* A part of w ns ready at `at` on device d (-1: none the model knows): its
- * end, its busy interval noted. On an exclusive device it waits until the
- * device is free (stages sharing it take turns). */
-static double part_end(const pp_whatif_costs *c, double *dev_free, int d, double at, double w,
-                       interval *iv, size_t *niv) {
+/* An exclusive device's reservations: the intervals its held parts took,
+ * by start. Parts are computed in batch order, not in time order, so a
+ * later batch's part may fit before one already placed (the first stage of
+ * batch b + 1 while the last of batch b waits downstream): each takes the
+ * first gap at or after its ready time that holds it. Reservations ending
+ * before the current batch's first start can take nothing more and go. */
+typedef struct booking {
+    interval *at;
+    size_t n, cap;
+} booking;
+
+static double book(booking *bk, double ready, double held) {
+    size_t i = 0;
+    double t = ready;
+    for (; i < bk->n; i++) { /* the first gap from t that holds `held` */
+        if (bk->at[i].end <= t)
+            continue;
+        if (bk->at[i].start >= t + held)
+            break;
+        t = bk->at[i].end;
+    }
+    if (bk->n == bk->cap) {
+        size_t cap = bk->cap ? 2 * bk->cap : 64;
+        interval *grown = realloc(bk->at, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        bk->at = grown, bk->cap = cap;
+    }
+    while (i < bk->n && bk->at[i].start < t) /* keep the order by start */
+        i++;
+    memmove(&bk->at[i + 1], &bk->at[i], (bk->n - i) * sizeof *bk->at);
+    bk->at[i] = (interval){t, t + held, 0};
+    bk->n++;
+    return t;
+}
+
+static void book_prune(booking *bk, double before) {
+    size_t k = 0;
+    for (size_t i = 0; i < bk->n; i++)
+        if (bk->at[i].end > before)
+            bk->at[k++] = bk->at[i];
+    bk->n = k;
+}
+
+/* A part of w ns ready at `at` on device d (-1: none the model knows), of
+ * which `held` ns hold the device: its end (-1 on no memory), its busy
+ * interval noted. On an exclusive device the part starts when the device
+ * can give it `held` ns (stages sharing it take turns); the rest (launch,
+ * copies) runs beside other stages' work. */
+static double part_end(const pp_whatif_costs *c, booking *bk, int d, double at, double w,
+                       double held, interval *iv, size_t *niv) {
     if (d < 0)
         return at + w;
-    double start = c->exclusive && dev_free[d] > at ? dev_free[d] : at;
-    if (c->exclusive)
-        dev_free[d] = start + w;
+    double start = c->exclusive && held > 0 ? book(&bk[d], at, held) : at;
+    if (start < 0)
+        return -1;
     iv[(*niv)++] = (interval){start, start + w, (uint32_t)d};
     return start + w;
 }
@@ -104,7 +150,12 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
         return PP_ENOMEM;
     }
     int dev_of[PP_WHATIF_MAX_STAGES][PP_WHATIF_MAX_PARTS]; /* part -> device, looked up once */
-    double dev_free[PP_WHATIF_MAX_DEVICES] = {0}; /* exclusive devices: when each is free */
+    booking *bk = calloc(PP_WHATIF_MAX_DEVICES, sizeof *bk); /* exclusive devices */
+    if (!bk) {
+        free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
+        return PP_ENOMEM;
+    }
+    int rc = PP_OK;
     for (size_t s = 0; s < S; s++)
         for (size_t q = 0; q < c->stages[s].nparts && q < PP_WHATIF_MAX_PARTS; q++)
             dev_of[s][q] = wi_device_index(c, c->stages[s].parts[q].device);
@@ -144,7 +195,9 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
             double start = ready + handoff, parts_at = start + partition, slowest = 0;
             if (sp->move_samples) {
                 double w = (double)sp->move_samples[pp_rng_below(&g, sp->nmove)];
-                slowest = part_end(c, dev_free, sp->move_device, parts_at, w, iv, &niv) - parts_at;
+                double endp = part_end(c, bk, sp->move_device, parts_at, w, w, iv, &niv);
+                rc = endp < 0 ? PP_ENOMEM : rc;
+                slowest = endp - parts_at;
             } else {
                 for (size_t q = 0; q < st->nparts; q++) {
                     const pp_whatif_part *pt = &st->parts[q];
@@ -154,7 +207,10 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
                     double fixed = (double)pt->fixed_ns[row], work = (double)pt->work_ns[row];
                     double w = fixed * sp->fixed_scale[q] + work * sp->work_scale[q] +
                                ((double)wall - fixed - work) * sp->wait_scale[q];
-                    double took = part_end(c, dev_free, dev_of[s][q], parts_at, w, iv, &niv) - parts_at;
+                    double held = work * sp->work_scale[q];
+                    double endp = part_end(c, bk, dev_of[s][q], parts_at, w, held, iv, &niv);
+                    rc = endp < 0 ? PP_ENOMEM : rc;
+                    double took = endp - parts_at;
                     slowest = took > slowest ? took : slowest;
                 }
             }
@@ -166,8 +222,12 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
             arrival = depart;
             if (stage_time > slowest_stage) /* upstream on ties */
                 slowest_stage = stage_time, bott = s;
-            if (s == 0)
+            if (s == 0) {
                 begin = start;
+                /* nothing from now on is ready before this batch was taken */
+                for (size_t d = 0; c->exclusive && d < c->ndevices && d < PP_WHATIF_MAX_DEVICES; d++)
+                    book_prune(&bk[d], ready);
+            }
             fin = end;
         }
         cycle[b] = slowest_stage;
@@ -190,6 +250,11 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
     for (size_t s = 0; s < S && s < PP_WHATIF_MAX_STAGES; s++)
         out->bottleneck[s] = (double)bottleneck[s] / (double)B;
     busy_shares(iv, niv, first, last, out->busy);
+    for (size_t d = 0; d < PP_WHATIF_MAX_DEVICES; d++)
+        free(bk[d].at);
+    free(bk);
     free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
-    return PP_OK;
+    if (rc != PP_OK)
+        memset(out, 0, sizeof *out);
+    return rc;
 }
