@@ -181,6 +181,9 @@ typedef struct pp_plan_stage {
     double busy_ns[PP_PLAN_MAX_DP]; /* of each device's wall, its hardware time (the wall
                                      * where the table has none): what other stages on the
                                      * device wait for */
+    /* "" or why a table cell this stage's time rests on is unstable
+     * (docs/sweep.md, "Unstable cells"): "NPU: CV 0.41 above 0.25" */
+    char unstable[96];
 } pp_plan_stage;
 
 typedef struct pp_plan {

@@ -79,6 +79,10 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, const pp_pipeline 
         printf("    simulated (whatif engine, stages on one device taking turns): %.1f batches/s "
                "[%.1f .. %.1f]\n",
                sim_tp.mean, sim_tp.lo, sim_tp.hi);
+    for (int s = 0; s < pl->nstages; s++)
+        if (pl->stages[s].unstable[0])
+            printf("    [built on an unstable sweep cell: %s, %s]\n", pl->stages[s].stage,
+                   pl->stages[s].unstable);
     int nfree = 0;
     for (int s = 0; s < pl->nstages; s++)
         nfree += pl->stages[s].free_options > 0 || pl->stages[s].collapsed;

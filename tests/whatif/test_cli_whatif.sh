@@ -99,6 +99,33 @@ else
     echo "Classify moved to E: predicted $(json_get move.json \
         '"%.1f" % d["scenarios"][0]["throughput_per_s"]["mean"]')/s, measured on a rerun \
 $(json_get moved-report.json '"%.1f" % d["cycles"]["throughput_measured_per_s"]')/s"
+    # plan: each plan simulated by the same engine; a table cell whose runs
+    # spread (a CV of 0.4, made here) is named under the plans built on it
+    cat >classify.json <<'EOF'
+{"name": "one", "nodes": 1024, "edges": 8192, "features": 64, "batches": 20,
+ "sim_devices": [{"name": "D", "launch_ns": 100000, "gflops": 3, "units": 2},
+                 {"name": "E", "launch_ns": 100000, "gflops": 12, "units": 1}],
+ "stages": [{"name": "Classify", "device": "sim:D", "out_dim": 32}]}
+EOF
+    # the sweep's table with its spread set: steady (CV 0.01, mean = median,
+    # max = median) and unstable (CV 0.4); this machine's load can make the
+    # measured one either
+    "$PY" - calib/lookup_table.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for cv, name in ((0.01, "steady.json"), (0.4, "unstable.json")):
+    for e in d["entries"].values():
+        w = e["wall_ns"]
+        w.update(std=cv * w["mean"], p50=w["mean"], max=w["mean"])
+    json.dump(d, open(name, "w"))
+PYEOF
+    run "$P" plan steady.json classify.json --top 1
+    expect "plan prints each plan simulated by the whatif engine" 0 \
+        "simulated (whatif engine, stages on one device taking turns):"
+    check "a steady table names no unstable cell" test "${out/unstable/}" = "$out"
+    run "$P" plan unstable.json classify.json --top 1
+    expect "a plan built on an unstable cell says so" 0 \
+        "[built on an unstable sweep cell: Classify, sim:" "CV 0.40 above 0.25]"
 fi
 
 # ---- the demo: real compute on the cpu backend ------------------------------
