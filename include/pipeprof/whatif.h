@@ -11,7 +11,9 @@
  *      partition, merge and the rest of its server's time per batch; the
  *      hand-off delay into it; the bounded queue between stages; which
  *      devices several stages share. Everything it had to infer is flagged,
- *      and what it could not infer is listed in `notes`.
+ *      and what it could not infer is listed in `notes`. A plan from a
+ *      sweep's lookup table gives the same description (pp_plan_costs,
+ *      pipeprof/sweep.h), so traces and plans share one engine.
  *   2. pp_whatif_predict() simulates the unchanged model first (the
  *      replay) and compares it with what was measured; then simulates each
  *      scenario (a list of pp_whatif_change) with the same seeds. Service
@@ -27,7 +29,8 @@
  * seeds give each figure as a mean with the 2.5% and 97.5% quantiles of
  * the seeds' values. Times are nanoseconds (doubles in results), rates per
  * second. Functions return 0 or a negative PP_E* code and fill the optional
- * pp_error; nothing here prints except the pp_whatif_write_* renderers. */
+ * pp_error; nothing here prints except the renderers (pp_whatif_write_*,
+ * pp_whatif_run), to the FILE* they are given. */
 #ifndef PIPEPROF_WHATIF_H
 #define PIPEPROF_WHATIF_H
 
@@ -50,7 +53,9 @@ extern "C" {
 
 /* One part of a stage: the work of one device for each batch. */
 typedef struct pp_whatif_part {
-    char *device;          /* the report's device name ("NPU", "CPU (host)") */
+    char *device;          /* the report's device name, "(simulated)" added for a
+                            * simulated one: "CPU", "NPU (simulated)", "CPU (host)";
+                            * changes may name it without the suffix */
     double share;          /* its share of the stage's work (1 for a stage's only part):
                             * the recorded split, else an even one */
     int64_t *wall_ns;      /* per row of the stage: first start to last end of its
