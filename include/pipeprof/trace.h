@@ -12,7 +12,12 @@
  *
  * Lifecycle: pp_session_open -> pp_session_start -> [pause/resume]* ->
  * pp_session_stop (writes cfg.output) -> pp_session_close. Calls out of this
- * order return PP_ESTATE. Records made while paused are ignored (return 0).
+ * order return PP_ESTATE. Records made while paused are ignored (return 0),
+ * with one exception that keeps ranges whole: a range (pp_push, pp_range_*,
+ * pp_region_*) begun while recording is recorded with its end even when the
+ * end comes while paused. A range begun while paused is not recorded; when
+ * its end comes while recording it is counted dropped
+ * (pp_session_stats.dropped), never an unmatched end.
  *
  * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
  * libpipeprof gets a default session (pp_default_session()) that runs from
@@ -109,8 +114,10 @@ int pp_session_resume(pp_session *s);
 int pp_session_stop(pp_session *s, pp_error *err);
 /* Writes the session's records to `path` (format by extension) after stop. */
 int pp_session_write(pp_session *s, const char *path, pp_error *err);
-/* Frees the session; accepts NULL. Stops it first if it is still running. */
-void pp_session_close(pp_session *s);
+/* Frees the session; accepts NULL. Stops it first if it is still running.
+ * PP_ESTATE, and nothing done, while a subscription to it is open
+ * (pipeprof/subscribe.h): close those first. */
+int pp_session_close(pp_session *s);
 
 /* Changes one setting by name before the session starts (PP_ESTATE after,
  * with a message). Keys and values, as text:

@@ -118,9 +118,17 @@ int pp_session_halt(pp_session *s) {
     return PP_ESTATE;
 }
 
-void pp_session_close(pp_session *s) {
+int pp_session_close(pp_session *s) {
     if (!s)
-        return;
+        return PP_OK;
+    /* A follower (a subscription's consumer thread) reads the thread and
+     * chunk lists freed below: refuse while one is open, before changing
+     * anything, so the program can still close the subscription first. */
+    pthread_mutex_lock(&s->lock);
+    int followed = s->followers > 0;
+    pthread_mutex_unlock(&s->lock);
+    if (followed)
+        return PP_ESTATE;
     pp_session_halt(s);
     pthread_mutex_lock(&registry_lock);
     pp_session **p = &registry;
@@ -146,6 +154,7 @@ void pp_session_close(pp_session *s) {
     free(s->output);
     free(s->process_name);
     free(s);
+    return PP_OK;
 }
 
 int pp_session_level(const pp_session *s) {

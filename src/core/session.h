@@ -27,6 +27,7 @@ typedef struct pp_open_range {
     pp_track track;
     pp_str name;
     int64_t ts_ns;
+    uint8_t begun_paused; /* pushed while paused: not recorded (record.c) */
 } pp_open_range;
 
 /* One thread's buffer in one session. Only the owning thread writes it while

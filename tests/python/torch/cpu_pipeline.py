@@ -7,7 +7,9 @@ Stage annotations on the main thread carry no batch (it comes from the
 enclosing ProfilerStep#N); the workers' annotations carry it in their names
 ("Stage2_Embedding/batch3"), since they run outside the step's nesting.
 
-usage: cpu_pipeline.py OUT.json BATCHES"""
+usage: cpu_pipeline.py OUT.json BATCHES [PREP_LAYERS]
+(PREP_LAYERS, default 6: GraphPrep's work, which a before/after comparison
+changes)"""
 import queue
 import sys
 import threading
@@ -17,6 +19,7 @@ from torch._C._profiler import _ExperimentalConfig
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 out, batches = sys.argv[1], int(sys.argv[2])
+prep_layers = int(sys.argv[3]) if len(sys.argv) > 3 else 6
 torch.set_num_threads(1)
 torch.manual_seed(0)
 W = torch.randn(128, 128)
@@ -53,7 +56,7 @@ with profile(activities=[ProfilerActivity.CPU],
              experimental_config=_ExperimentalConfig(profile_all_threads=True)) as prof:
     for b in range(batches):
         with record_function("Stage1_GraphPrep"):
-            x = work(256, 6)
+            x = work(256, prep_layers)
         with record_function("Partition"):
             halves = x.split(128)
         for i in range(2):
