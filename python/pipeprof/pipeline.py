@@ -9,6 +9,7 @@ runtime's streaming runner (src/pipeline/run.c) with the same records:
   - a flow "batch" (id batch + 1) through the stage spans of each batch
   - the first `warmup` batches inside a "warm up" region, closed when the
     last of them has left the last stage, before any measured batch enters
+  - a counter "queue_depth" with the queues' depth at the first batch
 
 The runner is Python on the C recording API rather than the C runner
 (pp_pipeline_run) driven through ctypes, because its stages are Python
@@ -150,6 +151,11 @@ class _Run:
                 out, start = step.run(prof, track, data, batch)
                 if linked:
                     prof.flow("batch", batch + 1, phase, ts_ns=start, track=track)
+                if k == 0 and batch == 0 and prof is not None:
+                    # the queues' depth, once, as the C runner records it (a
+                    # model of the run reads it: docs/whatif.md)
+                    prof.counter("queue_depth", self.pipeline.queue_depth, ts_ns=start,
+                                 track=track)
             except Exception as e:  # raised again by run(), on the caller's thread
                 self.fail(step, batch, e)
                 continue
