@@ -15,6 +15,7 @@
 #include "analyze/report.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "stats/stats.h"
 
 /* The row of model track t in the report's track table. */
 static uint32_t track_row(const pp_report *r, uint32_t t) {
@@ -37,6 +38,10 @@ int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, in
         sums->parts[d] = (pp_dp_device){.device = device, .track = row, .share_recorded = 1};
         sums->nparts++;
     }
+    if (sums->nwalls == sums->wall_cap &&
+        pp_grow((void **)&sums->walls, &sums->wall_cap, sums->nwalls, sizeof *sums->walls) != PP_OK)
+        return PP_ENOMEM;
+    sums->walls[sums->nwalls++] = (an_dp_wall){(uint32_t)d, wall};
     pp_dp_device *part = &sums->parts[d];
     part->batches++;
     part->wall_ns += wall;
@@ -45,11 +50,121 @@ int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, in
     return PP_OK;
 }
 
+int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall) {
+    an_dp_sums *sums = &r->dp_sums[s];
+    if (sums->nb + 1 >= sums->bcap) {
+        size_t cap = sums->bcap ? 2 * sums->bcap : 64;
+        size_t *at = realloc(sums->at, (cap + 1) * sizeof *at);
+        if (at)
+            sums->at = at;
+        double *mx = at ? realloc(sums->bmax, cap * sizeof *mx) : NULL;
+        if (mx)
+            sums->bmax = mx;
+        double *mn = mx ? realloc(sums->bmean, cap * sizeof *mn) : NULL;
+        if (!mn)
+            return PP_ENOMEM;
+        sums->bmean = mn;
+        sums->bcap = cap;
+    }
+    if (sums->nb == 0)
+        sums->at[0] = 0;
+    sums->bmax[sums->nb] = (double)max_wall;
+    sums->bmean[sums->nb] = mean_wall;
+    sums->at[++sums->nb] = sums->nwalls;
+    return PP_OK;
+}
+
 void an_dp_sums_free(pp_report *r) {
-    for (size_t s = 0; r->dp_sums && s < r->nstages; s++)
+    for (size_t s = 0; r->dp_sums && s < r->nstages; s++) {
         free(r->dp_sums[s].parts);
+        free(r->dp_sums[s].walls);
+        free(r->dp_sums[s].at);
+        free(r->dp_sums[s].bmax);
+        free(r->dp_sums[s].bmean);
+    }
     free(r->dp_sums);
     r->dp_sums = NULL;
+}
+
+/* Per part: in how many batches it was the slowest (a tie for the
+ * slowest counts for none). */
+static void slowest_counts(const an_dp_sums *sums, pp_dp_device *parts) {
+    for (size_t b = 0; b < sums->nb; b++) {
+        const an_dp_wall *w = sums->walls + sums->at[b];
+        size_t n = sums->at[b + 1] - sums->at[b], top = 0, ties = 0;
+        for (size_t k = 1; k < n; k++)
+            if (w[k].wall > w[top].wall)
+                top = k, ties = 0;
+            else if (w[k].wall == w[top].wall)
+                ties++;
+        if (n > 1 && ties == 0)
+            parts[w[top].part].slowest++;
+    }
+}
+
+/* The wall of part p in batch b, or -1 when it did not run in it. */
+static int64_t wall_in(const an_dp_sums *sums, size_t b, uint32_t p) {
+    for (size_t k = sums->at[b]; k < sums->at[b + 1]; k++)
+        if (sums->walls[k].part == p)
+            return sums->walls[k].wall;
+    return -1;
+}
+
+/* The sign test of the part slowest on average (a) against the fastest
+ * (z): in how many of the batches both ran, without a tie, a was the
+ * slower; Bonferroni over the k(k-1)/2 pairs the two were chosen from. */
+static double parts_sign_p(const an_dp_sums *sums, const pp_dp_device *parts, size_t k) {
+    if (k < 2)
+        return 1.0;
+    uint32_t a = 0, z = 0;
+    for (uint32_t d = 1; d < k; d++) {
+        double mean = (double)parts[d].wall_ns / (double)parts[d].batches;
+        if (mean > (double)parts[a].wall_ns / (double)parts[a].batches)
+            a = d;
+        if (mean < (double)parts[z].wall_ns / (double)parts[z].batches)
+            z = d;
+    }
+    uint64_t slower = 0, n = 0;
+    for (size_t b = 0; b < sums->nb; b++) {
+        int64_t wa = wall_in(sums, b, a), wz = wall_in(sums, b, z);
+        if (wa >= 0 && wz >= 0 && wa != wz)
+            n++, slower += wa > wz;
+    }
+    double p = pp_sign_test(slower, n) * (double)(k * (k - 1) / 2);
+    return p < 1.0 ? p : 1.0;
+}
+
+/* The imbalance of a resample of batches (x: batch indexes): Σ max / Σ
+ * mean over them. */
+typedef struct imbalance_ctx {
+    const double *bmax, *bmean;
+} imbalance_ctx;
+static double imbalance_of(double *x, size_t n, void *ctx) {
+    const imbalance_ctx *c = ctx;
+    double max = 0, mean = 0;
+    for (size_t i = 0; i < n; i++)
+        max += c->bmax[(size_t)x[i]], mean += c->bmean[(size_t)x[i]];
+    return mean > 0 ? max / mean : 1.0;
+}
+
+static int imbalance_interval(const an_dp_sums *sums, pp_dp_stats *st) {
+    st->imbalance_lo = st->imbalance_hi = st->imbalance;
+    if (sums->nb < 2)
+        return PP_OK;
+    double *idx = malloc(sums->nb * sizeof *idx);
+    if (!idx)
+        return PP_ENOMEM;
+    for (size_t b = 0; b < sums->nb; b++)
+        idx[b] = (double)b;
+    imbalance_ctx c = {sums->bmax, sums->bmean};
+    pp_boot_opts o;
+    pp_boot_opts_init(&o);
+    pp_interval iv;
+    int rc = pp_bootstrap(idx, sums->nb, imbalance_of, &c, &o, &iv);
+    free(idx);
+    if (rc == PP_OK)
+        st->imbalance_lo = iv.lo, st->imbalance_hi = iv.hi;
+    return rc == PP_EINVAL ? PP_OK : rc;
 }
 
 /* The stage's parts, from its sums, with their rates and the split that
@@ -76,7 +191,9 @@ static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_
     for (size_t d = 0; d < st->ndevices; d++)
         r->dp_devices[base + d].suggested_share =
             rates > 0 && recurring ? r->dp_devices[base + d].rate / rates : 0;
-    return PP_OK;
+    slowest_counts(sums, r->dp_devices + base);
+    st->parts_p = parts_sign_p(sums, r->dp_devices + base, st->ndevices);
+    return imbalance_interval(sums, st);
 }
 
 typedef enum dp_part { DP_PARTITION, DP_MAX_DEVICE, DP_MERGE, DP_FORMULA, DP_MEASURED } dp_part;

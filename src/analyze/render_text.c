@@ -192,14 +192,16 @@ static void data_parallel(const pp_report *r, FILE *out) {
         const pp_dp_stats *v = &r->dp[i];
         fprintf(out, "\nData-parallel stage \"%s\" (%llu batches, imbalance %.2fx)\n",
                 r->stages[v->stage].name, (unsigned long long)v->batches, v->imbalance);
+        fprintf(out, "  95%% interval %.2f .. %.2f; slowest vs fastest part: sign test p %.3f\n",
+                v->imbalance_lo, v->imbalance_hi, v->parts_p);
         fprintf(out, "  mean: partition %s + max device %s + merge %s\n",
                 ns(v->partition.mean, b[0]), ns(v->max_device.mean, b[1]),
                 ns(v->merge.mean, b[2]));
         fprintf(out, "        = %s (measured partition start .. merge end: %s)\n",
                 ns(v->formula.mean, b[3]), ns(v->measured.mean, b[4]));
-        fprintf(out, "  %-30s %7s %10s %8s %10s\n",
+        fprintf(out, "  %-30s %7s %10s %8s %10s %7s\n",
                 v->ndevices && v->devices[0].track != UINT32_MAX ? "track" : "device",
-                "batches", "wall", "share", "suggested");
+                "batches", "wall", "share", "suggested", "slowest");
         for (size_t d = 0; d < v->ndevices; d++) {
             const pp_dp_device *dd = &v->devices[d];
             an_dp_part_label(r, dd, name, sizeof name);
@@ -207,12 +209,13 @@ static void data_parallel(const pp_report *r, FILE *out) {
             char suggested[16] = "-";
             if (dd->suggested_share > 0)
                 snprintf(suggested, sizeof suggested, "%.3f", dd->suggested_share);
-            fprintf(out, " %7llu %10s %7.3f%s %10s\n", (unsigned long long)dd->batches,
+            fprintf(out, " %7llu %10s %7.3f%s %10s %7llu\n", (unsigned long long)dd->batches,
                     ns(dd->wall_ns, b[0]), dd->share, dd->share_recorded ? " " : "e",
-                    suggested);
+                    suggested, (unsigned long long)dd->slowest);
         }
         if (v->ndevices && !v->devices[0].share_recorded)
             fprintf(out, "  e: no share recorded, an even split assumed\n");
+        fprintf(out, "  slowest: the batches in which the part took the longest\n");
         if (v->ndevices && v->devices[0].suggested_share == 0)
             fprintf(out, "  -: the parts change from batch to batch, so no split applies\n");
     }

@@ -330,7 +330,7 @@ void pp_report_free(pp_report *r) {
     free(r->decomp);
     free(r->clocks);
     free_strings(r->texts, r->ntexts);
-    free_strings(r->findings, r->nfindings);
+    an_findings_free(r);
     free(r);
 }
 
@@ -410,7 +410,3 @@ const pp_contention_stats *pp_report_contention(const pp_report *r, size_t *n) {
     return r->contention;
 }
 
-const char *const *pp_report_findings(const pp_report *r, size_t *n) {
-    *n = r->nfindings;
-    return (const char *const *)r->findings;
-}

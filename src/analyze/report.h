@@ -186,12 +186,23 @@ typedef struct an_dp_row {
  * them (in batch order): its parts (a device, or a track of the one
  * device) with their batches, wall and share sums, and the sums of the
  * batches' max and mean part walls. No per-batch part is kept. */
+typedef struct an_dp_wall { /* one part's wall in one batch */
+    uint32_t part;
+    int64_t wall;
+} an_dp_wall;
 typedef struct an_dp_sums {
     pp_dp_device *parts;
     size_t nparts, cap;
     size_t rows;               /* its batches: rows of the stage */
     int64_t sum_max;
     double sum_mean;
+    /* per batch, for the interval and the sign test (dp.c): its parts'
+     * walls walls[at[i] .. at[i+1]), its max and mean wall */
+    an_dp_wall *walls;
+    size_t nwalls, wall_cap;
+    size_t *at;
+    double *bmax, *bmean;
+    size_t nb, bcap;
 } an_dp_sums;
 
 /* Adds one part of a data-parallel batch of stage s to its sums: device,
@@ -199,6 +210,8 @@ typedef struct an_dp_sums {
  * batch's work and whether that share was recorded (dp.c). */
 int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
                    double share, int recorded);
+/* Ends a batch of stage s: its largest part wall and mean part wall (dp.c). */
+int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall);
 void an_dp_sums_free(pp_report *r);
 
 /* Batch numbers -> 0..count-1 in ascending order: a direct offset when the
@@ -293,7 +306,8 @@ struct pp_report {
     size_t nops, nop_types;
     char **texts;              /* owned strings of the op and clock tables */
     size_t ntexts, captexts;
-    char **findings;
+    pp_finding *finding_list;  /* finding_list.c; their owned strings and shares */
+    char **findings;           /* each one's rendered line (an_findings_render) */
     size_t nfindings;
     pp_bandwidth *bw_sums;     /* bandwidth.c: per device, track, then stage, until the rates */
     pp_contention_stats *contention;
@@ -456,8 +470,18 @@ int an_bandwidth_rates(pp_report *r, pp_error *err);
 /* The finding naming the largest non-device part of a (stage, device)
  * where it dominates (decompose.c); called by an_findings_compute. */
 int an_decompose_findings(pp_report *r);
-/* Appends a finding (findings.c); takes `text` (NULL: PP_ENOMEM). */
-int an_finding_add(pp_report *r, char *text);
+/* Appends a finding of `kind` naming stage and device (AN_NONE: none)
+ * with its sentence, which it takes (finding_list.c); NULL on no memory
+ * (also for a NULL sentence). The pointer is valid until the next add: set
+ * the figure, significance and action through it. */
+pp_finding *an_finding_add(pp_report *r, pp_finding_kind kind, uint32_t stage, uint32_t device,
+                           char *sentence);
+pp_finding *an_finding_add_text(pp_report *r, pp_finding_kind kind, char *sentence);
+void an_finding_figure(pp_finding *f, const char *name, const char *unit, double est, double lo,
+                       double hi);
+/* Makes every finding's line once all are added; PP_ENOMEM. */
+int an_findings_render(pp_report *r);
+void an_findings_free(pp_report *r);
 
 /* Helpers shared by the steps. */
 
@@ -468,8 +492,9 @@ int an_execs_grow(pp_report *r, size_t more);
 int an_exec_batch_set(pp_report *r, size_t i, int64_t batch);
 
 /* A suggestion of patterns that would label the trace's annotations, kept
- * in r->hint (hint.c); nothing when none is seen or the user gave patterns.
- * Called only where a report will say it (a pass over every event). */
+ * in r->hint (hint.c); nothing when none is seen. Called only where a
+ * report will say it (a pass over every event): with no pattern given, or
+ * with patterns that labeled nothing. */
 int an_pattern_hint(pp_report *r);
 /* The report device index of `name`, added when new (flags: the track's,
  * PP_TRACK_SIMULATED makes it simulated); AN_NONE on no memory. */

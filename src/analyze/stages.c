@@ -278,7 +278,7 @@ static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv
     an_dp_sums *sums = &r->dp_sums[stage];
     sums->sum_max += *max_wall;
     sums->sum_mean += (double)walls / (double)nparts;
-    return rc;
+    return rc == PP_OK ? an_dp_batch_end(r, stage, *max_wall, (double)walls / (double)nparts) : rc;
 }
 
 /* The time of the cell of stage s in batch index b, whose n items are

@@ -65,6 +65,27 @@ def test_cycles_dp_devices_and_findings_tables(demo_trace, analyze_json):
     assert dp.to_dict("records") == [{k: w[k] for k in dp.columns} for w in want]
     assert len(want) >= 2  # the demo's Embedding stage runs on two devices
     assert list(trace.to_dataframe("findings")["finding"]) == expected["findings"]
+    assert list(trace.to_dataframe("findings")["kind"]) == [f["kind"] for f in expected["finding_records"]]
+
+
+def test_finding_records_are_data(demo_trace):
+    """Each finding's fields: its line is the text report's, its figure's
+    interval holds the estimate, and advice carries its action and an
+    honest 'not computed' prediction until the what-if layer sets one."""
+    trace = pipeprof.load(str(demo_trace))
+    records = trace.finding_records()
+    assert [f["text"] for f in records] == trace.findings()
+    for f in records:
+        if f["figure"]:
+            assert f["figure"]["lo"] <= f["figure"]["est"] <= f["figure"]["hi"]
+        if f["action"]:
+            assert f["prediction"]["state"] == "none"
+            if f["action"]["kind"] == "resplit":
+                assert abs(sum(f["action"]["shares"]) - 1) < 1e-9
+                dp = [d for d in trace.summary()["data_parallel"] if d["stage"] == f["stage"]][0]
+                assert len(f["action"]["shares"]) == len(dp["devices"])
+    bottleneck = [f for f in records if f["kind"] == "bottleneck"]
+    assert len(bottleneck) == 1 and bottleneck[0]["figure"]["name"] == "stage_time_mean"
 
 
 def test_events_are_the_model_columns(demo_trace, cli, tmp_path):
