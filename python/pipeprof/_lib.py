@@ -259,6 +259,7 @@ def encode(text):
 # ---- devices and stages (pipeprof/device.h, pipeprof/pipeline.h) ----
 STAGE_MAX_DEVICES = 8
 TRACK_SIMULATED = 1
+TRACK_HW_MEAN = 2      # PP_TRACK_HW_MEAN: hw_ns is a running mean, not each run's own
 
 
 class Workload(Structure):

@@ -60,6 +60,15 @@ def request_profile(profiling_info):
     return hw, xfer, ops
 
 
+def hw_is_running_mean(device):
+    """Whether OpenVINO reports this device's per-op real_time as a running
+    mean over the runs so far rather than each run's own: its CPU plugin
+    does, and AUTO may run on the CPU. The same rule as the C openvino
+    backend's (src/device/openvino/ov_device.c), so that a Python pipeline's
+    report labels its hardware figures as the C runtime's does."""
+    return "CPU" in device or device == "AUTO"
+
+
 def _no_profiler_first(cls, first):
     if first is None or isinstance(first, Profiler):
         raise TypeError(f"{cls}: the profiler is the keyword argument profiler= now (default: "
@@ -135,7 +144,8 @@ class StageExecutor:
         owner, tracks = self._tracks_of
         if owner is not prof:
             first = reserve_streams(prof, self.device, self.requests)
-            tracks = [prof.device_track(self.device, first + i, f"req {first + i}")
+            tracks = [prof.device_track(self.device, first + i, f"req {first + i}",
+                                        hw_mean=hw_is_running_mean(self.device))
                       for i in range(self.requests)]
             self._tracks_of = (prof, tracks)
         return tracks

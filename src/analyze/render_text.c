@@ -158,6 +158,11 @@ static void stages(const pp_report *r, FILE *out) {
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
         name_col(out, "", v->name, 16);
+        if (v->exec_less) { /* host work: no hardware figures at all */
+            fprintf(out, " %7llu %7s %10s %6s %10s %10s %5s\n", (unsigned long long)v->execs,
+                    "-", "-", "-", "-", "-", "-");
+            continue;
+        }
         fprintf(out, " %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
                 ns(v->hw_ns, b1), 100 * an_ratio(v->xfer_ns, v->hw_ns), ns(v->penalty.mean, b2),
                 ns(v->penalty.p95, b3), v->penalty_pct_wall);

@@ -400,9 +400,12 @@ static int stage_exec_figures(pp_report *r) {
         pp_stage_stats *st = &r->stages[x->stage];
         int64_t hw = an_exec_hw(r, x);
         st->execs++;
-        host[x->stage] += (uint64_t)an_exec_is_host(r, x);
+        int is_host = an_exec_is_host(r, x);
+        host[x->stage] += (uint64_t)is_host;
         if (hw == 0) {
-            st->hw_unknown++;
+            /* host work has no hardware time by nature: not "unknown", as
+             * for the devices (docs/analysis.md, "Execs and devices") */
+            st->hw_unknown += (uint64_t)!is_host;
             continue;
         }
         st->hw_ns = an_sat_add(st->hw_ns, hw);

@@ -177,6 +177,28 @@ static void test_aa_no_resplit_advice(void) {
     EXPECT(advised * 20 <= RUNS); /* at most 5% */
 }
 
+/* Host work (stage spans with no exec) has no hardware time by nature: its
+ * stage counts no execs "without hardware time", as its device does not
+ * (the issue saw no-hw 40 in the stage table, 0 for the device). */
+static void test_host_work_is_not_hw_unknown(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "prep");
+    for (int64_t b = 0; b < 4; b++)
+        b_span(m, t, PP_ROLE_STAGE, "P", "P", b, 1000 * b, 1000 * b + 600, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_stage_stats *s = pp_report_stages(r, &n);
+    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_U64(s[0].execs, 4);
+    EXPECT_EQ_U64(s[0].hw_unknown, 0);
+    EXPECT_EQ_I64(s[0].exec_less, 1);
+    const pp_device_stats *d = pp_report_devices(r, &n);
+    EXPECT_EQ_U64(d[0].hw_unknown, 0);
+    EXPECT(finding_of(r, PP_FINDING_HW_UNKNOWN, NULL) == NULL);
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 /* Every kind has a name, and JSON carries the fields. */
 static void test_kind_names(void) {
     for (int k = 0; k < PP_FINDING_KIND_COUNT; k++)
@@ -189,6 +211,7 @@ int main(void) {
     RUN(test_consistent_imbalance_advises_a_resplit);
     RUN(test_streaming_pipeline_has_batches_in_flight);
     RUN(test_aa_no_resplit_advice);
+    RUN(test_host_work_is_not_hw_unknown);
     RUN(test_kind_names);
     return pp_test_finish();
 }

@@ -73,6 +73,26 @@ def test_executor_records_one_exec_per_request_with_hw_time(core, weights):
     prof.close()
 
 
+def test_cpu_hardware_times_are_labeled_running_means(core, weights):
+    """OpenVINO's CPU plugin reports running means: recorded through Python,
+    the device carries the running_mean quality as through the C runtime,
+    and the bottleneck finding does not split its wall into compute and
+    penalty (the issue saw "5% compute ... 94% penalty")."""
+    prof = pipeprof.Profiler(None, level=1).start()
+    ex = StageExecutor(dense_relu(weights), "CPU", stage="embed", core=core, profiler=prof)
+    for b in range(4):
+        ex.run({0: np.ones((8, 16), np.float32)}, batch=b)
+    prof.stop()
+    report = prof.trace().summary()
+    cpu = [d for d in report["devices"] if d["name"] == "CPU"][0]
+    assert "running_mean" in cpu["hw_quality"]
+    kinds = [f["kind"] for f in report["finding_records"]]
+    assert "hw_quality" in kinds
+    hw = [f for f in report["finding_records"] if f["kind"] == "hw_quality"][0]
+    assert hw["device"] == "CPU"
+    prof.close()
+
+
 def test_hw_and_transfer_follow_the_rule(core, weights):
     compiled = core.compile_model(dense_relu(weights), "CPU", {"PERF_COUNT": "YES"})
     request = compiled.create_infer_request()
