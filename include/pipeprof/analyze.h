@@ -167,6 +167,17 @@ typedef struct pp_stage_stats {
     pp_summary penalty;
     double penalty_pct_wall;   /* penalty total / sum exec wall (known hw) */
     pp_bandwidth bandwidth;    /* busy_ns: the union of its execs' intervals, clipped to W */
+    /* Hold time per batch: the stage instance's first event to its last
+     * (partition start to merge end for a data-parallel stage, the execs'
+     * hull otherwise); beside stage time, which counts only the slowest
+     * part: the difference is hand-off (dispatch, wake-up, waiting for a
+     * worker). docs/analysis.md, "Hold time, hand-offs and back-pressure". */
+    pp_summary hold;
+    /* Its idle time between batches, summed over them: blocked, while its
+     * next input was ready but the next stage had not yet taken its
+     * previous output (back-pressure); starved, while its next input was
+     * not ready (0 for the first stage, which has no upstream). */
+    int64_t blocked_ns, starved_ns;
 } pp_stage_stats;
 
 /* stage time(s, b). measured_ns = partition start .. merge end for a
@@ -350,6 +361,8 @@ typedef enum pp_finding_kind {
     PP_FINDING_HW_QUALITY,     /* hardware times that are not per-run measurements */
     PP_FINDING_WALL_PART,      /* a non-device part dominates a (stage, device)'s wall */
     PP_FINDING_HW_UNKNOWN,     /* device execs without hardware time */
+    PP_FINDING_BACK_PRESSURE,  /* a stage idle with its input ready, its output not yet taken */
+    PP_FINDING_HANDOFF,        /* a stage holds each batch well beyond its stage time */
     PP_FINDING_KIND_COUNT
 } pp_finding_kind;
 
@@ -424,6 +437,7 @@ typedef struct pp_finding {
 #define PP_FINDING_ALPHA 0.05              /* significance level of every comparison */
 #define PP_FINDING_STARVED_SHARE 0.05      /* idle before a stage worth a word: of its time */
 #define PP_FINDING_WALL_PART_SHARE (1.0 / 3.0) /* a non-device part's share of the wall */
+#define PP_FINDING_HANDOFF_SHARE 0.25      /* hand-off's share of the hold time */
 
 const char *pp_finding_kind_name(pp_finding_kind k);          /* "imbalance", ... */
 const char *pp_finding_action_name(pp_finding_action_kind k); /* "resplit", ... */

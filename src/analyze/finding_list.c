@@ -16,7 +16,7 @@
 
 static const char *const kind_names[PP_FINDING_KIND_COUNT] = {
     "data_loss", "unlabeled", "bottleneck", "throughput", "idle",
-    "imbalance", "hw_quality", "wall_part", "hw_unknown"};
+    "imbalance", "hw_quality", "wall_part", "hw_unknown", "back_pressure", "handoff"};
 
 const char *pp_finding_kind_name(pp_finding_kind k) {
     return (unsigned)k < PP_FINDING_KIND_COUNT ? kind_names[k] : "?";

@@ -382,6 +382,63 @@ static int imbalance(pp_report *r, const pp_dp_stats *dp) {
     return PP_OK;
 }
 
+/* A stage held back by its downstream: idle between batches with its next
+ * input ready and its previous output not yet taken, for more than
+ * PP_FINDING_STARVED_SHARE of its total stage time. */
+static int back_pressure(pp_report *r, uint32_t s) {
+    const pp_stage_stats *st = &r->stages[s];
+    if (s + 1 >= r->nstages || st->time.total <= 0 ||
+        (double)st->blocked_ns <= PP_FINDING_STARVED_SHARE * (double)st->time.total)
+        return PP_OK;
+    char blocked[32], starved[32];
+    an_format_ns(st->blocked_ns, blocked, sizeof blocked);
+    an_format_ns(st->starved_ns, starved, sizeof starved);
+    pp_finding *f = an_finding_add(
+        r, PP_FINDING_BACK_PRESSURE, s, AN_NONE,
+        an_strdupf("Back-pressure: stage \"%s\" sat idle %s in total between batches with its "
+                   "next input ready while stage \"%s\" had not yet taken its previous output "
+                   "(%.1fx its total stage time): downstream holds it back%s%s%s.",
+                   st->name, blocked, r->stages[s + 1].name,
+                   an_ratio(st->blocked_ns, st->time.total),
+                   s > 0 ? "; it waited " : "", s > 0 ? starved : "",
+                   s > 0 ? " for upstream input" : ""));
+    if (!f)
+        return PP_ENOMEM;
+    double b = (double)st->blocked_ns;
+    an_finding_figure(f, "blocked_ns", "ns", b, b, b);
+    return PP_OK;
+}
+
+/* A stage that holds each batch well beyond its stage time: the hand-off
+ * between its parts (dispatch, wake-up, waiting for a worker). */
+static int handoff(pp_report *r, uint32_t s) {
+    const pp_stage_stats *st = &r->stages[s];
+    if (!r->handoff || st->hold.total <= 0)
+        return PP_OK;
+    const pp_interval_3 *h = &r->handoff[s];
+    double share = h->est / ((double)st->hold.total / (double)st->hold.n);
+    if (share < PP_FINDING_HANDOFF_SHARE || h->lo <= 0)
+        return PP_OK;
+    char hold[32], time[32], est[32], lo[32], hi[32];
+    an_format_ns(st->hold.mean, hold, sizeof hold);
+    an_format_ns(st->time.mean, time, sizeof time);
+    an_format_ns((int64_t)h->est, est, sizeof est);
+    an_format_ns((int64_t)h->lo, lo, sizeof lo);
+    an_format_ns((int64_t)h->hi, hi, sizeof hi);
+    pp_finding *f = an_finding_add(
+        r, PP_FINDING_HANDOFF, s, AN_NONE,
+        an_strdupf("Hand-off: stage \"%s\" holds each batch %s on average (its first event to "
+                   "its last) against a stage time of %s: %s a batch (95%% interval %s .. %s, "
+                   "%.0f%% of the hold time) goes to handing the work between its parts "
+                   "(dispatch, wake-up, waiting for a worker), which faster devices do not "
+                   "shorten.",
+                   st->name, hold, time, est, lo, hi, 100.0 * share));
+    if (!f)
+        return PP_ENOMEM;
+    an_finding_figure(f, "handoff_ns_mean", "ns", h->est, h->lo, h->hi);
+    return PP_OK;
+}
+
 /* Devices whose hardware times are not per-run measurements; the devices
  * of a foreign trace whose hw is their wall share one statement. */
 static int hw_quality(pp_report *r) {
@@ -447,6 +504,10 @@ int an_findings_compute(pp_report *r, pp_error *err) {
         rc = most_idle(r);
     for (size_t i = 0; rc == PP_OK && i < r->ndp; i++)
         rc = imbalance(r, &r->dp[i]);
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
+        rc = back_pressure(r, s);
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
+        rc = handoff(r, s);
     if (rc == PP_OK)
         rc = hw_quality(r);
     if (rc == PP_OK)

@@ -82,20 +82,23 @@ static void tracks(const pp_report *r, pp_outfile *o) {
 static void stages(const pp_report *r, pp_outfile *o) {
     put(o, "stage,order,data_parallel,exec_less,batches,time_min_ns,time_mean_ns,time_p50_ns,"
            "time_p90_ns,time_p95_ns,time_p99_ns,time_max_ns,bottleneck_count,execs,hw_unknown,"
-           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,kind\n");
+           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,kind,"
+           "hold_mean_ns,hold_p95_ns,hold_total_ns,blocked_ns,starved_ns\n");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
         const pp_summary *t = &v->time;
         field(o, v->name);
         put(o, ",%zu,%d,%d,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,%llu,%llu,%lld,%lld,%lld,"
-               "%lld,%lld,%.9g,%s\n",
+               "%lld,%lld,%.9g,%s,%lld,%lld,%lld,%lld,%lld\n",
             s, v->data_parallel, v->exec_less, (unsigned long long)t->n, (long long)t->min,
             (long long)t->mean, (long long)t->p50, (long long)t->p90, (long long)t->p95,
             (long long)t->p99, (long long)t->max, (unsigned long long)v->bottleneck_count,
             (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
             (long long)v->hw_ns, (long long)v->xfer_ns, (long long)v->penalty.mean,
             (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall,
-            v->data_parallel ? "dp" : v->exec_less ? "host" : "device");
+            v->data_parallel ? "dp" : v->exec_less ? "host" : "device", (long long)v->hold.mean,
+            (long long)v->hold.p95, (long long)v->hold.total, (long long)v->blocked_ns,
+            (long long)v->starved_ns);
     }
 }
 

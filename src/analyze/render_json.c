@@ -125,7 +125,10 @@ static void stages(const pp_report *r, FILE *out) {
         i64(out, "hw_ns", v->hw_ns), fputs(", ", out);
         i64(out, "xfer_ns", v->xfer_ns), fputs(", ", out);
         summary(out, "penalty_ns", &v->penalty), fputs(", ", out);
-        dbl(out, "penalty_pct_wall", v->penalty_pct_wall);
+        dbl(out, "penalty_pct_wall", v->penalty_pct_wall), fputs(", ", out);
+        summary(out, "hold_ns", &v->hold), fputs(", ", out);
+        i64(out, "blocked_ns", v->blocked_ns), fputs(", ", out);
+        i64(out, "starved_ns", v->starved_ns);
         bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }

@@ -167,6 +167,16 @@ static void stages(const pp_report *r, FILE *out) {
                 ns(v->hw_ns, b1), 100 * an_ratio(v->xfer_ns, v->hw_ns), ns(v->penalty.mean, b2),
                 ns(v->penalty.p95, b3), v->penalty_pct_wall);
     }
+    /* hold time beside stage time, and the idle time between batches */
+    fprintf(out, "%-16s %10s %10s %8s %10s %10s\n", "stage", "hold.mean", "hold.p95",
+            "handoff%", "blocked", "starved");
+    for (size_t s = 0; s < r->nstages; s++) {
+        const pp_stage_stats *v = &r->stages[s];
+        name_col(out, "", v->name, 16);
+        fprintf(out, " %10s %10s %8.1f %10s %10s\n", ns(v->hold.mean, b1), ns(v->hold.p95, b2),
+                100 * an_ratio(v->hold.total - v->time.total, v->hold.total),
+                ns(v->blocked_ns, b3), ns(v->starved_ns, b4));
+    }
 }
 
 static void summary_row(FILE *out, const char *label, const pp_summary *s) {

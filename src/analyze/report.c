@@ -331,6 +331,7 @@ void pp_report_free(pp_report *r) {
     free(r->clocks);
     free_strings(r->texts, r->ntexts);
     an_findings_free(r);
+    free(r->handoff);
     free(r);
 }
 

@@ -45,6 +45,12 @@
 
 #define AN_NONE UINT32_MAX
 
+/* An estimate with its 95% interval (stats/stats.h's pp_interval, which
+ * this header does not include). */
+typedef struct pp_interval_3 {
+    double est, lo, hi;
+} pp_interval_3;
+
 /* Large tables (memory.c): malloc / calloc of n items of `size` bytes,
  * advised into huge pages when large; NULL on no memory or overflow. Free
  * them with free(). */
@@ -210,6 +216,16 @@ typedef struct an_dp_sums {
  * batch's work and whether that share was recorded (dp.c). */
 int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
                    double share, int recorded);
+/* Between a stage's batches (flow.c): an_flow_start before the cells are
+ * timed (room for ntimes_bound hold times), an_flow_cell after each cell of
+ * stage s in batch index b is timed (its first and last event), in (batch,
+ * stage) order; an_flow_finish fills each stage's blocked_ns, starved_ns
+ * and hold summary and frees the state (an_flow_free on a failure). */
+int an_flow_start(pp_report *r, size_t ntimes_bound);
+void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end);
+int an_flow_finish(pp_report *r);
+void an_flow_free(pp_report *r);
+
 /* Ends a batch of stage s: its largest part wall and mean part wall (dp.c). */
 int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall);
 void an_dp_sums_free(pp_report *r);
@@ -285,6 +301,12 @@ struct pp_report {
     pp_stage_stats *stages;
     size_t nstages;
     an_time *times;            /* sorted by (batch, stage) */
+    /* flow.c, during the stage step only: per stage, its last batch index
+     * timed (SIZE_MAX: none) and that cell's first and last event, its
+     * blocked and starved sums; per time, its hold time (first to last event) */
+    size_t *flow_last_b;
+    int64_t *flow_last_start, *flow_last_end, *flow_blocked, *flow_starved, *time_hold;
+    pp_interval_3 *handoff;    /* per stage: mean hand-off a batch (hold - stage time), 95% interval */
     size_t ntimes;
     pp_stage_time *times_public; /* pp_report_stage_times' copy, made on its first call */
     an_dp_row *dp_rows;        /* in (batch, stage) order: those of the marked times */

@@ -294,6 +294,9 @@ static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *k
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
     an_time *t = &r->times[r->ntimes++];
     *t = (an_time){.stage = s, .batch = (uint32_t)b};
+    an_flow_cell(r, s, b, p.part_start < p.exec_start ? p.part_start : p.exec_start,
+                 p.merge_start != INT64_MAX && p.merge_end > p.exec_end ? p.merge_end
+                                                                         : p.exec_end);
     if (nparts == 1) {
         t->time_ns = p.exec_end - p.exec_start;
         return PP_OK;
@@ -360,7 +363,7 @@ static int times_compute(pp_report *r, cells *c) {
     cell_item *it = an_buf_get(&r->spans, (c->big ? c->big : 1) * sizeof *it);
     an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (c->big ? c->big : 1) * sizeof *kv);
     if (!r->times || !r->dp_rows || !r->dp_measured || !r->dp_time ||
-        (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
+        (c->nexec >= 2 && !r->dp_sums) || !it || !kv || an_flow_start(r, c->nexec) != PP_OK)
         return PP_ENOMEM;
     int rc = PP_OK;
     for (size_t b = 0; rc == PP_OK && c->at && b < r->bmap.count; b++) {
@@ -467,6 +470,9 @@ int an_stages_compute(pp_report *r, pp_error *err) {
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
         rc = time_summaries(r);
+    if (rc == PP_OK)
+        rc = an_flow_finish(r);
+    an_flow_free(r);
     if (rc == PP_EUNSUPPORTED)
         return pp_set_error(err, rc,
                             "%zu host spans and execs: the stage analysis handles at most %zu",

@@ -199,6 +199,71 @@ static void test_host_work_is_not_hw_unknown(void) {
     pp_model_free(m);
 }
 
+/* Stage A takes 100 ns a batch, a new batch every 500 ns; stage B takes
+ * each batch 300 ns after A finished it (it is busy with the one before):
+ * A idles 400 ns between batches with its input ready (the first stage's
+ * always is), 300 of them while B has not yet taken its last output:
+ * back-pressure, never "waiting for upstream". */
+static void test_blocked_by_downstream_is_back_pressure(void) {
+    enum { N = 10 };
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), gpu = b_device(m, "GPU", 0, 0);
+    for (int64_t b = 0; b < N; b++) {
+        b_exec(m, cpu, "A", b, 500 * b, 500 * b + 100, 0, 0);
+        b_exec(m, gpu, "B", b, 500 * b + 400, 500 * b + 900, 0, 0);
+    }
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_stage_stats *s = pp_report_stages(r, &n);
+    EXPECT_EQ_I64(s[0].blocked_ns, 300 * (N - 1));
+    EXPECT_EQ_I64(s[0].starved_ns, 0);
+    EXPECT_EQ_I64(s[1].blocked_ns, 0); /* the last stage has no downstream */
+    EXPECT_EQ_I64(s[1].starved_ns, 0); /* B runs back to back */
+    const pp_finding *f = finding_of(r, PP_FINDING_BACK_PRESSURE, NULL);
+    EXPECT(f != NULL);
+    if (f) {
+        EXPECT_EQ_U64(f->stage, 0);
+        EXPECT_NEAR(f->figure.est, 300.0 * (N - 1), 1e-9);
+    }
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
+/* A data-parallel stage whose host thread partitions [0, 50), whose parts
+ * run [200, 300) on CPU and NPU, and which merges [500, 550): it holds each
+ * batch 550 ns, its stage time is 50 + 100 + 50 = 200 ns, and the 350 ns
+ * between are hand-off, named with its figure. */
+static void test_handoff_is_hold_time_beyond_stage_time(void) {
+    enum { N = 8 };
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "main");
+    uint32_t cpu = b_device(m, "CPU", 0, 0), npu = b_device(m, "NPU", 0, 0);
+    for (int64_t b = 0; b < N; b++) {
+        int64_t o = 1000 * b;
+        b_span(m, t, PP_ROLE_PARTITION, "partition", "E", b, o, o + 50, 0, 0);
+        b_exec(m, cpu, "E", b, o + 200, o + 300, 0, 0);
+        b_exec(m, npu, "E", b, o + 200, o + 300, 0, 0);
+        b_span(m, t, PP_ROLE_MERGE, "merge", "E", b, o + 500, o + 550, 0, 0);
+    }
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_stage_stats *s = pp_report_stages(r, &n);
+    EXPECT_EQ_I64(s[0].time.mean, 200);
+    EXPECT_EQ_I64(s[0].hold.mean, 550);
+    EXPECT_EQ_U64(s[0].hold.n, N);
+    const pp_finding *f = finding_of(r, PP_FINDING_HANDOFF, NULL);
+    EXPECT(f != NULL);
+    if (f) {
+        EXPECT_EQ_U64(f->stage, 0);
+        EXPECT_STR(f->figure.name, "handoff_ns_mean");
+        EXPECT_NEAR(f->figure.est, 350, 1e-9);
+        EXPECT_NEAR(f->figure.lo, 350, 1e-9);
+        EXPECT_NEAR(f->figure.hi, 350, 1e-9);
+    }
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 /* Every kind has a name, and JSON carries the fields. */
 static void test_kind_names(void) {
     for (int k = 0; k < PP_FINDING_KIND_COUNT; k++)
@@ -212,6 +277,8 @@ int main(void) {
     RUN(test_streaming_pipeline_has_batches_in_flight);
     RUN(test_aa_no_resplit_advice);
     RUN(test_host_work_is_not_hw_unknown);
+    RUN(test_blocked_by_downstream_is_back_pressure);
+    RUN(test_handoff_is_hold_time_beyond_stage_time);
     RUN(test_kind_names);
     return pp_test_finish();
 }
