@@ -273,6 +273,19 @@ const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);
  * per device, op type and exec type; each sorted by total descending. */
 const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n);
 const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n);
+
+/* Ops inside host stages (docs/analysis.md, "Ops inside stages"): spans of
+ * role none or user nested in a host stage instance on its own thread
+ * (torch.profiler's cpu_op events, a user's spans), per stage and name:
+ * count, total time (their durations) and self time (less their direct
+ * children's). Sorted by stage, then self time descending. */
+typedef struct pp_stage_op_stats {
+    uint32_t stage;            /* index into the stage table */
+    const char *name;
+    uint64_t count;
+    int64_t total_ns, self_ns;
+} pp_stage_op_stats;
+const pp_stage_op_stats *pp_report_stage_ops(const pp_report *r, size_t *n);
 /* contention factor(s, d) = mean hw_ns of stage s's execs on d inside W /
  * its isolated hw_ns (docs/architecture.md §4), for each pp_analyze_options.isolated
  * entry that has execs with known hw_ns, in that order. */

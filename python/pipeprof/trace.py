@@ -20,7 +20,7 @@ TRACK_KINDS = ("device", "thread", "regions", "async")
 
 # Report tables: the JSON key of each list of rows (docs/report-json.md).
 REPORT_TABLES = ("devices", "tracks", "stages", "stage_times", "batches", "data_parallel",
-                 "decomposition", "clocks", "ops", "op_types")
+                 "decomposition", "clocks", "ops", "op_types", "stage_ops")
 # Tables derived from the report: one-row cycles, the data-parallel devices
 # with their stage, the findings in rank order.
 DERIVED_TABLES = ("cycles", "dp_devices", "findings")
@@ -269,8 +269,8 @@ class Trace:
           annotations  event index, key, value
           track_info   the model's tracks
           devices, tracks, stages, stage_times, batches, data_parallel,
-          decomposition, clocks, ops,
-          op_types     the report's tables; nested summaries are flattened
+          decomposition, clocks, ops, op_types,
+          stage_ops    the report's tables; nested summaries are flattened
                        ("time_ns" -> time_ns_min, time_ns_p50, ...)
           cycles       one row: the cycle figures
           dp_devices   the data-parallel devices, with their stage

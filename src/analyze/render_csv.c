@@ -4,7 +4,8 @@
  * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
  * statistics by name and by type), decomposition.csv (the wall
  * decomposition per stage and device) and bandwidth.csv (bytes moved per
- * device, track and stage). Each file is written atomically. */
+ * device, track and stage), stage_ops.csv (the ops inside host stages) and
+ * findings.csv (the findings as data). Each file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,54 @@ static void bandwidth(const pp_report *r, pp_outfile *o) {
         bandwidth_row(o, "stage", r->stages[s].name, &r->stages[s].bandwidth);
 }
 
+/* The ops inside host stages, stage by stage, by self time. */
+static void stage_ops(const pp_report *r, pp_outfile *o) {
+    put(o, "stage,name,count,total_ns,self_ns\n");
+    for (size_t i = 0; i < r->nstage_ops; i++) {
+        const pp_stage_op_stats *v = &r->stage_ops[i];
+        field(o, r->stages[v->stage].name);
+        put(o, ",");
+        field(o, v->name);
+        put(o, ",%llu,%lld,%lld\n", (unsigned long long)v->count, (long long)v->total_ns,
+            (long long)v->self_ns);
+    }
+}
+
+/* The findings as data (docs/analysis.md, "Findings"), one row each in
+ * rank order; `text` is the rendered line. */
+static void findings(const pp_report *r, pp_outfile *o) {
+    static const char *const states[] = {"none", "predicted", "refused"};
+    put(o, "rank,kind,stage,device,significant,figure,unit,est,lo,hi,action,prediction,"
+           "change_pct,lo_pct,hi_pct,text\n");
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const pp_finding *f = &r->finding_list[i];
+        char dev[160] = "";
+        if (f->device != AN_NONE)
+            an_device_label(r, f->device, dev, sizeof dev);
+        put(o, "%zu,%s,", i + 1, pp_finding_kind_name(f->kind));
+        field(o, f->stage != AN_NONE ? r->stages[f->stage].name : "");
+        put(o, ",");
+        field(o, dev);
+        put(o, ",%s,%s,%s,", f->significant < 0 ? "" : f->significant ? "1" : "0",
+            f->figure.name, f->figure.unit);
+        if (f->figure.name[0])
+            put(o, "%.9g,%.9g,%.9g", f->figure.est, f->figure.lo, f->figure.hi);
+        else
+            put(o, ",,");
+        int advice = f->action.kind != PP_ACTION_NONE;
+        put(o, ",%s,%s,", advice ? pp_finding_action_name(f->action.kind) : "",
+            advice ? states[f->prediction.state <= PP_PREDICTION_REFUSED ? f->prediction.state : 0]
+                   : "");
+        if (advice && f->prediction.state == PP_PREDICTION_PREDICTED)
+            put(o, "%.9g,%.9g,%.9g,", f->prediction.change_pct, f->prediction.lo_pct,
+                f->prediction.hi_pct);
+        else
+            put(o, ",,,");
+        field(o, f->text);
+        put(o, "\n");
+    }
+}
+
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     static const struct {
         const char *name;
@@ -218,7 +267,8 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
                  {"op_types.csv", op_types}, {"decomposition.csv", decomposition},
-                 {"bandwidth.csv", bandwidth}};
+                 {"bandwidth.csv", bandwidth}, {"stage_ops.csv", stage_ops},
+                 {"findings.csv", findings}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

@@ -398,6 +398,17 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     decomposition(r, out);
     op_rows(r, out, "ops", r->ops, r->nops, 1);
     op_rows(r, out, "op_types", r->op_types, r->nop_types, 0);
+    fputs(",\n\"stage_ops\": [", out);
+    for (size_t i = 0; i < r->nstage_ops; i++) {
+        const pp_stage_op_stats *v = &r->stage_ops[i];
+        fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
+        str(out, r->stages[v->stage].name);
+        fputs(", \"name\": ", out);
+        str(out, v->name);
+        fprintf(out, ", \"count\": %llu, \"total_ns\": %lld, \"self_ns\": %lld}",
+                (unsigned long long)v->count, (long long)v->total_ns, (long long)v->self_ns);
+    }
+    fputc(']', out);
     fputs("\n}\n", out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

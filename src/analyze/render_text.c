@@ -389,6 +389,29 @@ static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t
     }
 }
 
+/* The ops inside each host stage, the first 10 by self time; self% of the
+ * stage's total time. */
+static void stage_ops(const pp_report *r, FILE *out) {
+    char b[3][16];
+    for (size_t i = 0, k; i < r->nstage_ops; i = k) {
+        uint32_t s = r->stage_ops[i].stage;
+        for (k = i; k < r->nstage_ops && r->stage_ops[k].stage == s; k++)
+            ;
+        fprintf(out, "\nOps inside stage \"%s\" (top %zu of %zu by self time)\n",
+                r->stages[s].name, k - i < 10 ? k - i : (size_t)10, k - i);
+        fprintf(out, "%-31s %6s %10s %10s %10s %6s\n", "op (self: less nested ops)", "count",
+                "total", "self", "self.mean", "self%");
+        for (size_t j = i; j < k && j < i + 10; j++) {
+            const pp_stage_op_stats *v = &r->stage_ops[j];
+            name_col(out, "", v->name, 31);
+            fprintf(out, " %6llu %10s %10s %10s %6.1f\n", (unsigned long long)v->count,
+                    ns(v->total_ns, b[0]), ns(v->self_ns, b[1]),
+                    ns(v->self_ns / (int64_t)v->count, b[2]),
+                    100 * an_ratio(v->self_ns, r->stages[s].time.total));
+        }
+    }
+}
+
 static void ops(const pp_report *r, FILE *out) {
     op_table(r, out, r->ops, r->nops, 0);
     int typed = 0;
@@ -414,5 +437,6 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     decomposition(r, out);
     bandwidth(r, out);
     ops(r, out);
+    stage_ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

@@ -230,6 +230,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
         rc = an_tracks_list(r, err);
+    if (rc == PP_OK) /* before the device step's thread: the columns read alone */
+        rc = an_stage_ops_compute(r, err);
     an_beside *devices = NULL;
     if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
         rc = an_devices_start(r, &devices, err);
@@ -323,6 +325,7 @@ void pp_report_free(pp_report *r) {
     free(r->dp_devices);
     free(r->ops);
     free(r->op_types);
+    free(r->stage_ops);
     free(r->contention);
     free(r->exec_parts);
     free(r->part_cells);

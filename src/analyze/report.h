@@ -326,6 +326,8 @@ struct pp_report {
     pp_dp_device *dp_devices;  /* dp[i].devices point here */
     pp_op_stats *ops, *op_types;
     size_t nops, nop_types;
+    pp_stage_op_stats *stage_ops; /* stage_ops.c */
+    size_t nstage_ops;
     char **texts;              /* owned strings of the op and clock tables */
     size_t ntexts, captexts;
     pp_finding *finding_list;  /* finding_list.c; their owned strings and shares */
@@ -480,6 +482,9 @@ void an_op_gather_start(const pp_report *r, an_op_gatherer *g);
 /* The annotations of op span `event` into *op; op spans come in event order. */
 void an_op_gather(an_op_gatherer *g, size_t event, an_op *op);
 int an_ops_compute(pp_report *r, pp_error *err);
+/* The ops inside host stages (stage_ops.c): after the host execs and the
+ * stage order; reads the model's columns, the execs and the host spans. */
+int an_stage_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
