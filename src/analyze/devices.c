@@ -12,9 +12,7 @@
  * its penalty to the device's. Each track's intervals are then merged in
  * place (one stream comes in time order and needs no sort), and the
  * device's busy intervals are the union of its tracks' merged runs (a
- * k-way merge, no sort). Its bubbles are kept compactly (gaps.c); the ones
- * the execs of each stage end (starvation, for the findings) are summed in
- * one more pass while the device's busy intervals are at hand. A device at
+ * k-way merge, no sort). Its bubbles are kept compactly (gaps.c). A device at
  * a time, so that the intervals and penalties held are those of the
  * largest device, not of every exec: this step runs beside the stage step
  * (beside.c), and its scratch, added to that step's, made the build's peak
@@ -188,44 +186,6 @@ static void sums_add(hw_sums *to, const hw_sums *s) {
     to->wall_known = an_sat_add(to->wall_known, s->wall_known);
 }
 
-/* The index of the first of busy[1 .. n) that does not start before t,
- * searched from k (the last answer on the device): the execs come nearly
- * in time order, so the search steps forward, and only a step back
- * searches (binary). */
-static size_t busy_from(const an_span *busy, size_t n, size_t k, int64_t t) {
-    if (k > 1 && busy[k - 1].start >= t) {
-        size_t lo = 1, hi = k - 1;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (busy[mid].start < t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        k = lo;
-    }
-    while (k < n && busy[k].start < t)
-        k++;
-    return k;
-}
-
-/* r->starved: for each stage, the bubbles its execs inside W on device d
- * end (the bubble before busy interval k >= 1 of the device ends where it
- * starts), in one pass over the execs; from is the search position. */
-static void starvation(pp_report *r, const exec_groups *g, uint32_t d) {
-    const an_span *busy = g->busy.at;
-    size_t n = (size_t)(g->busy.end - busy), from = 1;
-    for (size_t i = 0; i < r->nexecs; i++) {
-        const an_exec *x = &r->execs[i];
-        if (!an_exec_inside(r, x) || x->stage == AN_NONE || an_exec_device(r, x) != d)
-            continue;
-        int64_t t = an_start(r, x->event);
-        size_t k = from = busy_from(busy, n, from, t);
-        if (k < n && busy[k].start == t)
-            r->starved[x->stage] += busy[k].start - busy[k - 1].end;
-    }
-}
-
 /* Track group k's figures (its device's from `base` on: groups_fill); its
  * intervals are merged in place. */
 static int track_fill(pp_report *r, exec_groups *g, size_t k, size_t base, pp_track_stats *t) {
@@ -320,8 +280,7 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     /* a bubble fewer than intervals, 2 varints each */
     r->gap_bytes = host ? an_alloc(r->nexecs + brackets_count(r, host), 20) : NULL;
     r->gap_at = calloc(r->ndevices + 1, sizeof *r->gap_at);
-    r->starved = calloc(r->nstages + 1, sizeof *r->starved);
-    int rc = stats_of_track && runs && r->gap_bytes && r->gap_at && r->starved
+    int rc = stats_of_track && runs && r->gap_bytes && r->gap_at
                  ? groups_alloc(r, ntracks, &g)
                  : PP_ENOMEM;
     if (rc == PP_OK) {
@@ -333,8 +292,6 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++) {
         groups_fill(r, host, &g, d);
         rc = device_fill(r, &g, d, stats_of_track, runs);
-        if (rc == PP_OK)
-            starvation(r, &g, d);
     }
     groups_free(&g);
     free(stats_of_track), free(runs), free(host);

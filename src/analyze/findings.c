@@ -130,23 +130,27 @@ static double stages_sign_p(const pp_report *r, uint32_t a, uint32_t c, uint64_t
     return pp_sign_test(*k, *n);
 }
 
-/* The idle time of the stage's devices right before its execs, when worth
- * a word. The first stage has no upstream: its wait is for its source or
- * for room in the queue to the next stage, never for upstream work. */
-static void idle_before(const pp_report *r, uint32_t b, char *buf, size_t len) {
+/* What the stage waited for between its batches (flow.c), when worth a
+ * word: for its input (upstream not done), or for room downstream. The
+ * first stage has no upstream: the rest of its idle time waits for its
+ * source, never for upstream work. */
+static void idle_between(const pp_report *r, uint32_t b, char *buf, size_t len) {
     const pp_stage_stats *st = &r->stages[b];
-    int64_t starved = r->starved[b]; /* the bubbles its execs end (the device step) */
+    double least = PP_FINDING_STARVED_SHARE * (double)st->time.total;
     buf[0] = '\0';
-    if (st->time.total <= 0 || (double)starved <= PP_FINDING_STARVED_SHARE * (double)st->time.total)
+    if (st->time.total <= 0 || ((double)st->starved_ns <= least && (double)st->blocked_ns <= least))
         return;
-    char total[32];
-    an_format_ns(starved, total, sizeof total);
-    snprintf(buf, len, "; besides, its devices sat idle %s in total right before its execs "
-                       "(%.1fx its total stage time), %s",
-             total, an_ratio(starved, st->time.total),
-             b == 0 ? "though it is the first stage: that wait was for its source or for room "
-                      "downstream, not for upstream work"
-                    : "waiting for upstream work or for room downstream");
+    char starved[32], blocked[32];
+    an_format_ns(st->starved_ns, starved, sizeof starved);
+    an_format_ns(st->blocked_ns, blocked, sizeof blocked);
+    if (b == 0)
+        snprintf(buf, len, "; between batches it was held %s by the next stage (%.1fx its total "
+                           "stage time); as the first stage it waits for no upstream work",
+                 blocked, an_ratio(st->blocked_ns, st->time.total));
+    else
+        snprintf(buf, len, "; between batches it waited %s for its input from upstream (%.1fx its "
+                           "total stage time) and was held %s by the next stage",
+                 starved, an_ratio(st->starved_ns, st->time.total), blocked);
 }
 
 static int bottleneck(pp_report *r) {
@@ -178,7 +182,7 @@ static int bottleneck(pp_report *r) {
                                     "execs)");
     else
         composition(r, b, what, sizeof what);
-    idle_before(r, b, idle, sizeof idle);
+    idle_between(r, b, idle, sizeof idle);
     int significant = -1;
     if (c != AN_NONE && r->stages[c].bottleneck_count > 0) {
         uint64_t k, nn;

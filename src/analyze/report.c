@@ -158,8 +158,6 @@ static void build_state_free(pp_report *r) {
     free(r->exec_batch);
     free(r->op);
     r->op = NULL;
-    free(r->starved);
-    r->starved = NULL;
     free(r->host);
     r->host = NULL;
     r->nhost = 0;

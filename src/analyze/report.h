@@ -292,7 +292,6 @@ struct pp_report {
     size_t ntracks;
     uint8_t *gap_bytes;        /* every device bubble, device by device (gaps.c): */
     size_t ngaps, *gap_at;     /* device d's are gap_bytes[gap_at[d] .. gap_at[d+1]) */
-    int64_t *starved;          /* per stage: the bubbles its execs end (the device step) */
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
@@ -448,7 +447,7 @@ int an_tracks_list(pp_report *r, pp_error *err);
 int an_devices_compute(pp_report *r, pp_error *err);
 /* The device step beside the others (beside.c): an_devices_start runs it
  * on a thread of its own where it can, an_devices_join waits for it (or
- * runs it there) and takes its tables (bubbles, starvation) into r; a
+ * runs it there) and takes its tables (bubbles) into r; a
  * start must always be joined, also after a failure. */
 typedef struct an_beside an_beside;
 int an_devices_start(pp_report *r, an_beside **out, pp_error *err);
