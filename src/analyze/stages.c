@@ -281,20 +281,6 @@ static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv
     return rc == PP_OK ? an_dp_batch_end(r, stage, *max_wall, (double)walls / (double)nparts) : rc;
 }
 
-/* Whether every exec of the cell carries a recorded share below 1: the
- * split a data-parallel stage records for each of its executors, so that
- * two executors on one device (CPU + CPU) are parts, where one executor's
- * request slots carry none. */
-static int all_shared(cells *c, const cell_item *it, const an_kv *kv, size_t n) {
-    for (size_t k = 0; k < n; k++) {
-        const cell_item *x = &it[kv[k].val];
-        double share = x->kind == ITEM_EXEC ? item_share(c, x) : 0;
-        if (x->kind == ITEM_EXEC && !(share >= 0 && share < 1))
-            return 0;
-    }
-    return 1;
-}
-
 /* The time of the cell of stage s in batch index b, whose n items are
  * it[kv[k].val], if it has execs (only a partition or merge times nothing);
  * 0 or PP_ENOMEM. */
@@ -304,8 +290,7 @@ static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *k
     if (p.ndev == 0)
         return PP_OK;
     int has_bracket = p.part_start != INT64_MAX || p.merge_start != INT64_MAX;
-    int by_track = p.ndev == 1 && p.ntracks > 1 && has_bracket &&
-                   (p.pattern_bracket || p.all_host || all_shared(c, it, kv, n));
+    int by_track = p.ndev == 1 && p.ntracks > 1 && has_bracket && (p.pattern_bracket || p.all_host);
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
     an_time *t = &r->times[r->ntimes++];
     *t = (an_time){.stage = s, .batch = (uint32_t)b};

@@ -165,37 +165,6 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     assert len(totals) == 3
 
 
-def test_two_executors_on_one_device_are_data_parallel(core, weights):
-    """CPU + CPU: both executors on OpenVINO's CPU device. Each records its
-    share, so the report takes the stage as data parallel over their two
-    tracks (it dropped the partition and merge from the stage's time
-    before), with partition + slowest part + merge as its stage time."""
-    prof = pipeprof.Profiler(None, level=1).start()
-    a = StageExecutor(dense_relu(weights), "CPU", core=core)
-    b = StageExecutor(dense_relu(weights), "CPU", core=core)
-    stage = DataParallelStage("embed", [a, b], profiler=prof)
-    rng = np.random.default_rng(4)
-    for batch in range(4):
-        x = rng.standard_normal((32, 16)).astype(np.float32)
-        assert_close(stage.run(x, batch), x, weights)
-    prof.stop()
-    trace = prof.trace()
-    df = trace.to_dataframe()
-    report = trace.summary()
-    (dp,) = report["data_parallel"]
-    assert dp["stage"] == "embed" and dp["batches"] == 4
-    assert sorted(d["track"] for d in dp["devices"]) == ["CPU/req 0", "CPU/req 1"]
-    assert all(d["share"] == 0.5 and d["share_recorded"] for d in dp["devices"])
-    execs = df[df["role"] == "exec"]
-    times = {t["batch"]: t["time_ns"] for t in report["stage_times"]}
-    for batch in range(4):
-        part = df[(df["role"] == "partition") & (df["batch"] == batch)].iloc[0]
-        merge = df[(df["role"] == "merge") & (df["batch"] == batch)].iloc[0]
-        walls = execs[execs["batch"] == batch]["dur_ns"]
-        assert times[batch] == part["dur_ns"] + walls.max() + merge["dur_ns"]
-    prof.close()
-
-
 def test_single_executor_stage_has_no_partition_or_merge(core, weights):
     prof = pipeprof.Profiler(None).start()
     stage = DataParallelStage("classify", [StageExecutor(dense_relu(weights), "CPU", core=core)],
