@@ -276,6 +276,47 @@ static int longest_gap(const pp_report *r, uint32_t d, an_gap *best) {
 /* The device with the lowest wall utilization, and when its idle time falls:
  * in bubbles between execs (the longest, and where it lies in W), before
  * its first exec or after its last. */
+int an_device_on_host_cpu(const pp_report *r, uint32_t d) {
+    const pp_device_stats *dev = &r->devices[d];
+    return !dev->simulated &&
+           (strncmp(dev->name, "CPU", 3) == 0 || strstr(dev->name, ":CPU") != NULL);
+}
+
+double an_host_cpu_demand(const pp_report *r, size_t *ndevices) {
+    int64_t busy = 0;
+    *ndevices = 0;
+    for (uint32_t d = 0; d < r->ndevices; d++)
+        *ndevices += (size_t)an_device_on_host_cpu(r, d);
+    for (size_t t = 0; t < r->ntracks; t++)
+        if (an_device_on_host_cpu(r, r->tracks[t].device))
+            busy = an_sat_add(busy, r->tracks[t].busy_ns);
+    return an_ratio(busy, r->window.end_ns - r->window.start_ns);
+}
+
+/* When device d shares the host's CPU cores with other devices (an
+ * OpenVINO or cpu-backend CPU device beside host threads), what they
+ * demand together: its idle time is not idle cores. */
+static void shared_cores(const pp_report *r, uint32_t d, char *buf, size_t len) {
+    size_t n;
+    double demand = an_host_cpu_demand(r, &n);
+    buf[0] = '\0';
+    if (!an_device_on_host_cpu(r, d) || n < 2)
+        return;
+    size_t u = (size_t)snprintf(buf, len, " It shares the host's CPU cores with");
+    for (uint32_t e = 0; e < r->ndevices && u < len; e++)
+        if (e != d && an_device_on_host_cpu(r, e)) {
+            char name[160];
+            an_device_label(r, e, name, sizeof name);
+            int k = snprintf(buf + u, len - u, " %s (busy %.1f%%)", name,
+                             100.0 * r->devices[e].wall_util);
+            u += k > 0 ? (size_t)k : 0;
+        }
+    if (u < len)
+        snprintf(buf + u, len - u, ": together their threads and streams keep %.2f cores "
+                                   "busy on average, so its idle time is not idle cores.",
+                 demand);
+}
+
 static int most_idle(pp_report *r) {
     uint32_t d = 0;
     for (uint32_t i = 1; i < r->ndevices; i++)
@@ -297,13 +338,15 @@ static int most_idle(pp_report *r) {
         an_format_ns(longest.start - r->window.start_ns, at, sizeof at);
         snprintf(when, sizeof when, ", the longest %s at +%s into the window", len, at);
     }
+    char shared[600];
+    shared_cores(r, d, shared, sizeof shared);
     pp_finding *f = an_finding_add(
         r, PP_FINDING_IDLE, AN_NONE, d,
         an_strdupf("%s: %s is busy %.1f%% of the window and idle %s: %s in %llu %s between its "
-                   "execs (mean %s%s), %s before its first exec and %s after its last.",
+                   "execs (mean %s%s), %s before its first exec and %s after its last.%s",
                    r->ndevices > 1 ? "Most idle device" : "Idle time", name,
                    100.0 * dev->wall_util, idle, total, (unsigned long long)g->count,
-                   g->count == 1 ? "bubble" : "bubbles", mean, when, lead, trail));
+                   g->count == 1 ? "bubble" : "bubbles", mean, when, lead, trail, shared));
     if (!f)
         return PP_ENOMEM;
     an_finding_figure(f, "wall_util", "share", dev->wall_util, dev->wall_util, dev->wall_util);

@@ -333,6 +333,21 @@ static void finding_action(const pp_report *r, const pp_finding *f, FILE *out) {
     fputc('}', out);
 }
 
+/* The devices on the host's CPU cores and their combined demand. */
+static void host_cpu(const pp_report *r, FILE *out) {
+    size_t n;
+    double demand = an_host_cpu_demand(r, &n);
+    fputs(",\n\"host_cpu\": {\"devices\": [", out);
+    for (uint32_t d = 0, k = 0; d < r->ndevices; d++)
+        if (an_device_on_host_cpu(r, d)) {
+            fputs(k++ ? ", " : "", out);
+            str(out, r->devices[d].name);
+        }
+    fputs("], ", out);
+    dbl(out, "cores_busy", demand);
+    fputc('}', out);
+}
+
 /* The rendered lines (`findings`, as in every version 1 report), then each
  * finding's fields (`finding_records`, docs/report-json.md). */
 static void findings(const pp_report *r, FILE *out) {
@@ -390,6 +405,7 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
         fprintf(out, ", \"error_ns\": %lld},", (long long)r->meta.alignment_error_ns);
     }
     findings(r, out);
+    host_cpu(r, out);
     devices(r, out);
     stages(r, out);
     cycles(r, out);

@@ -496,6 +496,15 @@ int an_bandwidth_rates(pp_report *r, pp_error *err);
 /* The finding naming the largest non-device part of a (stage, device)
  * where it dominates (decompose.c); called by an_findings_compute. */
 int an_decompose_findings(pp_report *r);
+/* Whether device d runs on the host's CPU cores: not simulated, and named
+ * "CPU..." (the cpu backend, "CPU (host)" threads, OpenVINO's CPU device)
+ * or "...:CPU" ("openvino:CPU", "AUTO:CPU"). findings.c. */
+int an_device_on_host_cpu(const pp_report *r, uint32_t d);
+/* The combined demand of those devices on the host's cores: Σ busy of
+ * their tracks (threads, request slots) / |W|, in cores busy on average;
+ * *ndevices of them. */
+double an_host_cpu_demand(const pp_report *r, size_t *ndevices);
+
 /* Appends a finding of `kind` naming stage and device (AN_NONE: none)
  * with its sentence, which it takes (finding_list.c); NULL on no memory
  * (also for a NULL sentence). The pointer is valid until the next add: set

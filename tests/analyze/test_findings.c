@@ -264,6 +264,31 @@ static void test_handoff_is_hold_time_beyond_stage_time(void) {
     pp_model_free(m);
 }
 
+/* A CPU device (the cpu backend, OpenVINO's CPU) busy [0, 500) and host
+ * work busy [0, 1000) share the host's cores: the report groups them, with
+ * their combined demand (1.5 cores busy on average over W = 1000 ns), and
+ * the idle finding names the CPU device, the less busy, with its group. */
+static void test_cpu_device_and_host_threads_share_cores(void) {
+    pp_model *m = b_model();
+    uint32_t cpu = b_device(m, "CPU", 0, 0), t = b_thread(m, "main");
+    b_exec(m, cpu, "A", 0, 0, 500, 0, 0);
+    b_span(m, t, PP_ROLE_STAGE, "P", "P", 0, 0, 1000, 0, 0);
+    pp_report *r = b_report(m, NULL);
+    char *json = NULL;
+    EXPECT_EQ_I64(pp_report_json(r, &json, NULL), PP_OK);
+    if (json)
+        EXPECT_CONTAINS(json, "\"host_cpu\": {\"devices\": [\"CPU\", \"CPU (host)\"], "
+                              "\"cores_busy\": 1.5}");
+    pp_report_json_free(json);
+    const pp_finding *f = finding_of(r, PP_FINDING_IDLE, NULL);
+    EXPECT(f != NULL);
+    size_t n;
+    if (f)
+        EXPECT_STR(pp_report_devices(r, &n)[f->device].name, "CPU");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 /* Every kind has a name, and JSON carries the fields. */
 static void test_kind_names(void) {
     for (int k = 0; k < PP_FINDING_KIND_COUNT; k++)
@@ -279,6 +304,7 @@ int main(void) {
     RUN(test_host_work_is_not_hw_unknown);
     RUN(test_blocked_by_downstream_is_back_pressure);
     RUN(test_handoff_is_hold_time_beyond_stage_time);
+    RUN(test_cpu_device_and_host_threads_share_cores);
     RUN(test_kind_names);
     return pp_test_finish();
 }
