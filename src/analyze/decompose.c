@@ -306,7 +306,11 @@ int an_decompose_findings(pp_report *r) {
         for (int p = 1; p < 4; p++)
             if (part[p] > part[big])
                 big = p;
-        if (t->wall_ns <= 0 || part[big] <= t->device_ns)
+        /* a running mean or a hardware time above wall is no request's own
+         * device time: wall minus it says nothing of this request (the
+         * hardware-time finding says so instead) */
+        if (t->wall_ns <= 0 || part[big] <= t->device_ns ||
+            (r->devices[c->device].hw_quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL)))
             continue;
         double share = (double)part[big] / (double)t->wall_ns;
         if (share < PP_FINDING_WALL_PART_SHARE)

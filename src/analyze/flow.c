@@ -9,8 +9,11 @@
  *   - starved: the stage's next input was not ready yet (the upstream stage
  *     had not finished that batch);
  *   - blocked: its next input was ready, but its previous output had not
- *     been taken yet (the downstream stage had not started that batch):
- *     back-pressure, as through a full queue or a blocking pipe.
+ *     been taken yet (the downstream stage had not started that batch) and
+ *     the downstream stage was still busy with the batch before it:
+ *     back-pressure, as through a full queue or a blocking pipe. (A serial
+ *     program that hands one batch from stage to stage is not blocked:
+ *     its next stage is idle until it takes the batch.)
  * The first stage has no upstream: its input counts as ready, so its idle
  * time is blocked (output not taken) or a wait for its source (the rest);
  * never a wait for upstream work. A few integers a stage, in one pass with
@@ -26,14 +29,16 @@ int an_flow_start(pp_report *r, size_t ntimes_bound) {
     r->flow_last_b = malloc(ns * sizeof *r->flow_last_b);
     r->flow_last_start = malloc(ns * sizeof *r->flow_last_start);
     r->flow_last_end = malloc(ns * sizeof *r->flow_last_end);
+    r->flow_prev_end = malloc(ns * sizeof *r->flow_prev_end);
     r->flow_blocked = calloc(ns, sizeof *r->flow_blocked);
     r->flow_starved = calloc(ns, sizeof *r->flow_starved);
     r->time_hold = an_alloc(ntimes_bound ? ntimes_bound : 1, sizeof *r->time_hold);
-    if (!r->flow_last_b || !r->flow_last_start || !r->flow_last_end || !r->flow_blocked ||
+    if (!r->flow_last_b || !r->flow_last_start || !r->flow_last_end || !r->flow_prev_end ||
+        !r->flow_blocked ||
         !r->flow_starved || !r->time_hold)
         return PP_ENOMEM;
     for (size_t s = 0; s < ns; s++)
-        r->flow_last_b[s] = SIZE_MAX;
+        r->flow_last_b[s] = SIZE_MAX, r->flow_prev_end[s] = INT64_MIN;
     return PP_OK;
 }
 
@@ -53,8 +58,12 @@ void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end
         /* when its previous output was taken: the downstream stage's start
          * of the previous batch; never, for the last stage */
         int64_t taken = INT64_MIN;
-        if (s + 1 < r->nstages && r->flow_last_b[s + 1] == prev)
+        if (s + 1 < r->nstages && r->flow_last_b[s + 1] == prev) {
             taken = r->flow_last_start[s + 1];
+            /* and only while it was busy with the batch before */
+            if (r->flow_prev_end[s + 1] < taken)
+                taken = r->flow_prev_end[s + 1];
+        }
         if (known) {
             int64_t from = ready > gap_lo ? ready : gap_lo;
             r->flow_blocked[s] += span_len(from, taken < gap_hi ? taken : gap_hi);
@@ -62,6 +71,7 @@ void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end
                 r->flow_starved[s] += span_len(gap_lo, ready < gap_hi ? ready : gap_hi);
         }
     }
+    r->flow_prev_end[s] = prev != SIZE_MAX ? r->flow_last_end[s] : INT64_MIN;
     r->flow_last_b[s] = b;
     r->flow_last_start[s] = start;
     r->flow_last_end[s] = end;
@@ -121,8 +131,8 @@ int an_flow_finish(pp_report *r) {
 }
 
 void an_flow_free(pp_report *r) {
-    free(r->flow_last_b), free(r->flow_last_start), free(r->flow_last_end);
+    free(r->flow_last_b), free(r->flow_last_start), free(r->flow_last_end), free(r->flow_prev_end);
     free(r->flow_blocked), free(r->flow_starved), free(r->time_hold);
-    r->flow_last_b = NULL, r->flow_last_start = r->flow_last_end = NULL;
+    r->flow_last_b = NULL, r->flow_last_start = r->flow_last_end = r->flow_prev_end = NULL;
     r->flow_blocked = r->flow_starved = r->time_hold = NULL;
 }

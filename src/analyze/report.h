@@ -304,7 +304,8 @@ struct pp_report {
      * timed (SIZE_MAX: none) and that cell's first and last event, its
      * blocked and starved sums; per time, its hold time (first to last event) */
     size_t *flow_last_b;
-    int64_t *flow_last_start, *flow_last_end, *flow_blocked, *flow_starved, *time_hold;
+    int64_t *flow_last_start, *flow_last_end, *flow_prev_end, *flow_blocked, *flow_starved;
+    int64_t *time_hold;
     pp_interval_3 *handoff;    /* per stage: mean hand-off a batch (hold - stage time), 95% interval */
     size_t ntimes;
     pp_stage_time *times_public; /* pp_report_stage_times' copy, made on its first call */
