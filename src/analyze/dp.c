@@ -134,37 +134,13 @@ static double parts_sign_p(const an_dp_sums *sums, const pp_dp_device *parts, si
     return p < 1.0 ? p : 1.0;
 }
 
-/* The imbalance of a resample of batches (x: batch indexes): Σ max / Σ
- * mean over them. */
-typedef struct imbalance_ctx {
-    const double *bmax, *bmean;
-} imbalance_ctx;
-static double imbalance_of(double *x, size_t n, void *ctx) {
-    const imbalance_ctx *c = ctx;
-    double max = 0, mean = 0;
-    for (size_t i = 0; i < n; i++)
-        max += c->bmax[(size_t)x[i]], mean += c->bmean[(size_t)x[i]];
-    return mean > 0 ? max / mean : 1.0;
-}
-
+/* The imbalance's interval across batches: Σ max / Σ mean of resamples. */
 static int imbalance_interval(const an_dp_sums *sums, pp_dp_stats *st) {
-    st->imbalance_lo = st->imbalance_hi = st->imbalance;
-    if (sums->nb < 2)
-        return PP_OK;
-    double *idx = malloc(sums->nb * sizeof *idx);
-    if (!idx)
-        return PP_ENOMEM;
-    for (size_t b = 0; b < sums->nb; b++)
-        idx[b] = (double)b;
-    imbalance_ctx c = {sums->bmax, sums->bmean};
-    pp_boot_opts o;
-    pp_boot_opts_init(&o);
-    pp_interval iv;
-    int rc = pp_bootstrap(idx, sums->nb, imbalance_of, &c, &o, &iv);
-    free(idx);
-    if (rc == PP_OK)
-        st->imbalance_lo = iv.lo, st->imbalance_hi = iv.hi;
-    return rc == PP_EINVAL ? PP_OK : rc;
+    pp_interval_3 iv;
+    int rc = an_ratio_interval(sums->bmax, sums->bmean, sums->nb, &iv);
+    st->imbalance_lo = sums->nb < 2 ? st->imbalance : iv.lo;
+    st->imbalance_hi = sums->nb < 2 ? st->imbalance : iv.hi;
+    return rc;
 }
 
 /* The stage's parts, from its sums, with their rates and the split that

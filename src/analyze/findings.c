@@ -20,18 +20,6 @@ static int add(pp_report *r, pp_finding_kind kind, uint32_t stage, uint32_t devi
     return an_finding_add(r, kind, stage, device, text) ? PP_OK : PP_ENOMEM;
 }
 
-/* The mean of the n values with its 95% bootstrap interval (one value:
- * the value itself). */
-static int mean_interval(const double *v, size_t n, pp_interval *out) {
-    if (n < 2) {
-        double x = n ? v[0] : 0;
-        *out = (pp_interval){x, x, x};
-        return PP_OK;
-    }
-    pp_boot_opts o;
-    pp_boot_opts_init(&o);
-    return pp_bootstrap(v, n, pp_stat_mean, NULL, &o, out);
-}
 
 /* Appends ", <part>" (or the first part) to buf. */
 static void join(char *buf, size_t len, const char *part) {
@@ -167,8 +155,8 @@ static int bottleneck(pp_report *r) {
     const pp_stage_stats *st = &r->stages[b];
     size_t n;
     double *v = stage_values(r, b, &n);
-    pp_interval mean;
-    int rc = v ? mean_interval(v, n, &mean) : PP_ENOMEM;
+    pp_interval_3 mean;
+    int rc = v ? an_mean_interval(v, n, &mean) : PP_ENOMEM;
     free(v);
     if (rc != PP_OK)
         return rc;
@@ -228,15 +216,15 @@ static int throughput_gap(pp_report *r) {
         for (uint32_t t = r->batch_time[b]; t < r->batch_time[b + 1]; t++)
             sums[b] += (double)r->times[t].time_ns;
     }
-    pp_interval sum;
-    int rc = mean_interval(sums, r->nbatches, &sum);
+    pp_interval_3 sum;
+    int rc = an_mean_interval(sums, r->nbatches, &sum);
     free(sums);
     if (rc == PP_OK)
         rc = an_outside_stages(r, &outside, &before);
     if (rc != PP_OK)
         return rc;
     double per = period > 0 ? (double)period : 1.0;
-    pp_interval flight = {sum.est / per, sum.lo / per, sum.hi / per};
+    pp_interval_3 flight = {sum.est / per, sum.lo / per, sum.hi / per};
     char p[32], st[32], out[32];
     an_format_ns(period, p, sizeof p);
     an_format_ns((int64_t)sum.est, st, sizeof st);

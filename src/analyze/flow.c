@@ -22,7 +22,6 @@
 #include <stdlib.h>
 
 #include "analyze/report.h"
-#include "stats/stats.h"
 
 int an_flow_start(pp_report *r, size_t ntimes_bound) {
     size_t ns = r->nstages ? r->nstages : 1;
@@ -90,17 +89,8 @@ static int handoffs(pp_report *r, const size_t *at, const int64_t *vals) {
         v[at[s] + k[s]] = (double)(vals[at[s] + k[s]] - r->times[i].time_ns);
         k[s]++;
     }
-    pp_boot_opts o;
-    pp_boot_opts_init(&o);
-    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++) {
-        size_t n = at[s + 1] - at[s];
-        pp_interval iv = {0, 0, 0};
-        if (n == 1)
-            iv.est = iv.lo = iv.hi = v[at[s]];
-        else if (n > 1)
-            rc = pp_bootstrap(v + at[s], n, pp_stat_mean, NULL, &o, &iv);
-        r->handoff[s] = (pp_interval_3){iv.est, iv.lo, iv.hi};
-    }
+    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
+        rc = an_mean_interval(v + at[s], at[s + 1] - at[s], &r->handoff[s]);
     free(v), free(k);
     return rc;
 }

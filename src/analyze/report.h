@@ -506,6 +506,13 @@ int an_device_on_host_cpu(const pp_report *r, uint32_t d);
  * *ndevices of them. */
 double an_host_cpu_demand(const pp_report *r, size_t *ndevices);
 
+/* 95% bootstrap intervals across batches (uncertainty.c): of Σ num / Σ den
+ * and of the mean of v, over n batches; beyond AN_BOOT_UNITS batches, runs
+ * of consecutive batches are resampled. PP_ENOMEM or 0. */
+#define AN_BOOT_UNITS 4096
+int an_ratio_interval(const double *num, const double *den, size_t n, pp_interval_3 *out);
+int an_mean_interval(const double *v, size_t n, pp_interval_3 *out);
+
 /* Appends a finding of `kind` naming stage and device (AN_NONE: none)
  * with its sentence, which it takes (finding_list.c); NULL on no memory
  * (also for a NULL sentence). The pointer is valid until the next add: set

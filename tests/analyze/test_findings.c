@@ -290,6 +290,32 @@ static void test_cpu_device_and_host_threads_share_cores(void) {
     pp_model_free(m);
 }
 
+/* Beyond AN_BOOT_UNITS (4096) batches the interval resamples runs of
+ * consecutive batches: 6000 batches whose NPU part takes 2x or 2.2x the
+ * CPU's by turns have the imbalance Σ max / Σ mean of the construction,
+ * inside its interval, which is narrow: the runs barely differ. */
+static void test_long_trace_interval_from_runs_of_batches(void) {
+    enum { N = 6000 };
+    int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    double max = 0, mean = 0;
+    for (size_t i = 0; i < N; i++) {
+        a[i] = 1000, b[i] = i % 2 ? 2000 : 2200;
+        max += (double)b[i], mean += (double)(a[i] + b[i]) / 2;
+    }
+    pp_model *m = dp_model(N, a, b);
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_dp_stats *dp = pp_report_dp(r, &n);
+    EXPECT_NEAR(dp->imbalance, max / mean, 1e-9);
+    EXPECT(dp->imbalance_lo <= dp->imbalance && dp->imbalance <= dp->imbalance_hi);
+    EXPECT(dp->imbalance_hi - dp->imbalance_lo < 0.01);
+    const pp_finding *f = finding_of(r, PP_FINDING_IMBALANCE, NULL);
+    EXPECT(f != NULL && f->significant == 1);
+    pp_report_free(r);
+    pp_model_free(m);
+    free(a), free(b);
+}
+
 /* Every kind has a name, and JSON carries the fields. */
 static void test_kind_names(void) {
     for (int k = 0; k < PP_FINDING_KIND_COUNT; k++)
@@ -306,6 +332,7 @@ int main(void) {
     RUN(test_blocked_by_downstream_is_back_pressure);
     RUN(test_handoff_is_hold_time_beyond_stage_time);
     RUN(test_cpu_device_and_host_threads_share_cores);
+    RUN(test_long_trace_interval_from_runs_of_batches);
     RUN(test_kind_names);
     return pp_test_finish();
 }
