@@ -150,26 +150,32 @@ class StageExecutor:
             self._tracks_of = (prof, tracks)
         return tracks
 
-    def start(self, inputs, batch=-1, share=None):
+    def start(self, inputs, batch=-1, share=None, part=None):
         """Starts one request on `inputs` (what start_async takes) for
         `batch`; returns the key of its result (result(key) after wait).
         `share`: the part of the batch's work this request does (0..1),
         recorded as the exec's "share" annotation, from which the analyzer
-        computes data-parallel rates and the balanced split."""
+        computes data-parallel rates and the balanced split. `part`: which
+        executor of a data-parallel stage this is (0, 1, ...), recorded as
+        the "part" annotation, so that two executors on one device are two
+        parts of the stage (docs/analysis.md, "Stages, cycles, batches")."""
         prof = self.profiler or current_profiler()
         tracks = self._tracks(prof) if prof is not None else None
         slot = self.queue.get_idle_request_id()
         key = self._next_key
         self._next_key += 1
-        self.queue.start_async(inputs, (key, slot, batch, share, prof, tracks, now()))
+        notes = {} if share is None else {"share": float(share)}
+        if part is not None:
+            notes["part"] = int(part)
+        self.queue.start_async(inputs, (key, slot, batch, notes or None, prof, tracks, now()))
         return key
 
     def _done(self, request, userdata):
         end = now()
-        key, slot, batch, share, prof, tracks, start = userdata
+        key, slot, batch, notes, prof, tracks, start = userdata
         try:
             if prof is not None and not prof.closed:
-                self._record(prof, tracks[slot], request, batch, share, start, end)
+                self._record(prof, tracks[slot], request, batch, notes, start, end)
             self._results[key] = [t.data.copy() for t in request.output_tensors]
         except Exception as e:  # surfaced by wait_all on the caller's thread
             self._errors.append(e)
@@ -177,7 +183,7 @@ class StageExecutor:
             w = self._window
             self._window = (start, end) if w is None else (min(w[0], start), max(w[1], end))
 
-    def _record(self, prof, track, request, batch, share, start, end):
+    def _record(self, prof, track, request, batch, notes, start, end):
         level = prof.level
         hw = xfer = 0
         ops = []
@@ -185,7 +191,7 @@ class StageExecutor:
             hw, xfer, ops = request_profile(request.profiling_info)
         kept = prof.add_span(self.name, start, end - start, track=track, stage=self.name,
                              role=Role.EXEC, batch=batch, hw_ns=hw, xfer_ns=xfer,
-                             annotations=None if share is None else {"share": float(share)})
+                             annotations=notes)
         if not kept or level < 2:
             return
         t = start
@@ -278,8 +284,9 @@ class DataParallelStage:
                   for ex, part in zip(self.executors, self._partition(data))]
         partitioned = now()
         rows = max(len(data), 1)
-        keys = [[ex.start({0: c}, batch, share=len(c) / rows) for c in cs]
-                for ex, cs in zip(self.executors, chunks)]
+        several = len(self.executors) > 1
+        keys = [[ex.start({0: c}, batch, share=len(c) / rows, part=i if several else None)
+                 for c in cs] for i, (ex, cs) in enumerate(zip(self.executors, chunks))]
         device_ns = []
         for ex in self.executors:
             window = ex.wait_all()

@@ -243,9 +243,9 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (rc == PP_OK)
         rc = an_bandwidth_sums(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
-    uint32_t share = an_share_key(m);
+    uint32_t kept[2] = {an_share_key(m), an_part_key(m)};
     if (rc == PP_OK && own)
-        pp_model_anns_keep(own, &share, 1);
+        pp_model_anns_keep(own, kept, 2);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
     if (own) /* no step reads an annotation after the stage step */

@@ -463,6 +463,12 @@ int an_stages_compute(pp_report *r, pp_error *err);
 static inline uint32_t an_share_key(const pp_model *m) {
     return pp_model_find_string(m, "share");
 }
+/* The string id of "part", the other key it reads: which executor of a
+ * data-parallel stage ran an exec (an integer), so that two executors on
+ * one device are two parts; 0 when the model has none. */
+static inline uint32_t an_part_key(const pp_model *m) {
+    return pp_model_find_string(m, "part");
+}
 int an_cycles_compute(pp_report *r, pp_error *err);
 int an_dp_compute(pp_report *r, pp_error *err);
 /* The op step in two: an_execs_collect gathers the annotations of every
