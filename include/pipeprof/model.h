@@ -116,8 +116,15 @@ typedef struct pp_model_meta {
 } pp_model_meta;
 
 int pp_model_create(pp_model **out);
-/* Accepts NULL. */
+/* Releases the caller's hold on the model: the last holder frees it.
+ * Accepts NULL. */
 void pp_model_free(pp_model *m);
+/* One more hold on the model, released by pp_model_free; returns m. An
+ * Arrow export (pipeprof/arrow.h) holds the model whose columns it points
+ * at. While a second holder exists the model is read-only: appending events
+ * and pp_model_sort_by_time return PP_ESTATE, and its columns stay where
+ * they are. Thread-safe. */
+pp_model *pp_model_retain(const pp_model *m);
 
 /* Interns `len` bytes (no NUL needed) and stores the id in *id. */
 int pp_model_intern(pp_model *m, const char *text, size_t len, uint32_t *id);
@@ -140,6 +147,12 @@ void pp_track_info_init(pp_track_info *t);
  * does not exist), or ts_ns + dur_ns would pass INT64_MAX (so every
  * consumer may compute an event's end without overflow). */
 int pp_model_add_event(pp_model *m, const pp_event *e);
+/* Appends the c->count events of the columns, in order, each as
+ * pp_model_add_event would (every column of *c must be set): a loader of a
+ * columnar dataset (pipeprof.load of a Parquet directory). Stops at the
+ * first refused one and returns its code; *added (unless NULL) says how
+ * many were appended. */
+int pp_model_add_events(pp_model *m, const pp_event_columns *c, size_t *added);
 size_t pp_model_event_count(const pp_model *m);
 void pp_model_event(const pp_model *m, size_t i, pp_event *out);
 /* Fills *out with every event's columns: 0, or PP_ENOMEM with *out all
@@ -158,6 +171,9 @@ void pp_event_init(pp_event *e);
  * 2^32 - 1 or a key id from 2^30 - 1 on, which a model that fits in memory
  * never reaches. */
 int pp_model_add_annotation(pp_model *m, const pp_annotation *a);
+/* Appends n annotations in order, as pp_model_add_annotation does each, up
+ * to the first refused (its code returned; *added says how many went in). */
+int pp_model_add_annotations(pp_model *m, const pp_annotation *a, size_t n, size_t *added);
 /* Every annotation, sorted by event. The model keeps them in 16 bytes each
  * (docs/analysis.md, "Memory"), so the first call after a change makes
  * this 24-byte copy, kept until the model changes or is freed; NULL with

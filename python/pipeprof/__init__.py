@@ -11,6 +11,9 @@ A thin layer over libpipeprof (docs/python.md):
     trace = pipeprof.load("trace.pptrace")
     trace.summary()["cycles"]            # the numbers of `pipeprof analyze`
     trace.to_dataframe("stages")         # pandas
+    trace.to_arrow("events")             # pyarrow, zero copy (docs/tables.md)
+    pipeprof.sql("SELECT ... FROM stage_times", "a.pptrace", "b.pptrace")  # DuckDB
+    pipeprof.fleet.analyze(paths)        # many traces on Dask (docs/fleet.md)
 
 Importing the package loads the library; with PIPEPROF_OUTPUT set that
 starts the default session (default_profiler()), written at exit.
@@ -25,9 +28,13 @@ from .devices import Device, Stage, device
 from .pipeline import Pipeline
 from .record import record_function
 from .trace import TABLES, Trace, load
+from .diff import Diff, diff, save_baseline
+from .query import sql
+from . import fleet
 
 __version__ = _version().decode()
 features = _features().decode()
 
 __all__ = ["Pipeline", "Stage", "Device", "device", "workloads", "Profiler", "Role", "FlowPhase", "PipeprofError", "Trace", "TABLES", "load",
-           "default_profiler", "current_profiler", "record_function", "intern", "now", "LIBRARY_PATH", "features"]
+           "default_profiler", "current_profiler", "record_function", "intern", "now", "LIBRARY_PATH", "features",
+           "Diff", "diff", "save_baseline", "sql", "fleet"]

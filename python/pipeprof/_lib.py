@@ -99,6 +99,11 @@ class TrackInfo(Structure):
                 ("pid", c_int64), ("tid", c_int64), ("sort_index", ctypes.c_int32)]
 
 
+class ThreadInfo(Structure):
+    _fields_ = [("tid", c_int64), ("name", c_uint32), ("recorded", c_uint64),
+                ("dropped", c_uint64)]
+
+
 class ModelMeta(Structure):
     _fields_ = [("level", c_int), ("process_name", c_uint32), ("dropped_records", c_uint64),
                 ("truncated_bytes", c_uint64), ("ignored_events", c_uint64),
@@ -184,6 +189,23 @@ pp_model_track = _proto("pp_model_track", POINTER(TrackInfo), M, c_uint32)
 pp_model_columns = _proto("pp_model_columns", c_int, M, POINTER(EventColumns))
 pp_model_annotations = _proto("pp_model_annotations", POINTER(Annotation), M, POINTER(c_size_t))
 pp_model_meta_get = _proto("pp_model_meta_get", POINTER(ModelMeta), M)
+
+# Arrow C Data Interface export (pipeprof/arrow.h): the structs are the
+# consumer's memory (pyarrow imports them by address, tables.py).
+pp_arrow_export_model = _proto("pp_arrow_export_model", c_int, M, c_char_p, c_char_p, c_void_p,
+                               c_void_p, ERR)
+pp_arrow_export_report = _proto("pp_arrow_export_report", c_int, c_void_p, c_char_p, c_char_p,
+                                c_void_p, c_void_p, ERR)
+pp_model_create = _proto("pp_model_create", c_int, POINTER(M))
+pp_model_intern = _proto("pp_model_intern", c_int, M, c_char_p, c_size_t, POINTER(c_uint32))
+pp_model_add_track = _proto("pp_model_add_track", c_int, M, POINTER(TrackInfo),
+                            POINTER(c_uint32))
+pp_model_add_thread = _proto("pp_model_add_thread", c_int, M, POINTER(ThreadInfo))
+pp_model_add_events = _proto("pp_model_add_events", c_int, M, POINTER(EventColumns),
+                             POINTER(c_size_t))
+pp_model_add_annotations = _proto("pp_model_add_annotations", c_int, M, POINTER(Annotation),
+                                  c_size_t, POINTER(c_size_t))
+pp_model_meta_mut = _proto("pp_model_meta_mut", POINTER(ModelMeta), M)
 
 pp_analyze_options_init = _proto("pp_analyze_options_init", None, POINTER(AnalyzeOptions))
 pp_report_build = _proto("pp_report_build", c_int, M, POINTER(AnalyzeOptions), POINTER(R), ERR)

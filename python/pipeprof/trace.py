@@ -2,21 +2,18 @@
 
 summary() is the C analyzer's JSON report (pp_report_json, the bytes
 `pipeprof analyze --json` prints, schema in docs/report-json.md) parsed
-into a dict; every metric table of to_dataframe() is built from it, and the
-events table is built from the model's columns. No figure is computed here.
+into a dict; every metric table of to_dataframe() is built from it. The
+model's tables (events, annotations, track_info) and to_arrow() are the C
+library's Arrow export (tables.py, docs/tables.md). No figure is computed
+here.
 """
 import ctypes
 import html
 import json
 import warnings
 
-from . import _lib, reports
+from . import _lib, dataset, reports, tables
 from ._lib import PipeprofError, check
-
-KINDS = ("span", "instant", "counter", "flow", "range", "region")
-ROLES = ("none", "exec", "partition", "merge", "stage", "op", "user")
-PHASES = ("begin", "step", "end")
-TRACK_KINDS = ("device", "thread", "regions", "async")
 
 # Report tables: the JSON key of each list of rows (docs/report-json.md).
 REPORT_TABLES = ("devices", "tracks", "stages", "stage_times", "batches", "data_parallel",
@@ -28,10 +25,13 @@ TABLES = ("events", "annotations", "track_info") + REPORT_TABLES + DERIVED_TABLE
 
 
 def load(path):
-    """Reads any trace pipeprof reads (.pptrace, Chrome JSON, .json.gz).
-    A truncated .pptrace loads every complete block and warns; anything
-    unreadable raises PipeprofError with the reader's message (file, offset,
-    problem)."""
+    """Reads any trace pipeprof reads (.pptrace, Chrome JSON, .json.gz), or
+    a Parquet dataset directory that `python -m pipeprof export --to
+    parquet` wrote (dataset.py, needs pyarrow). A truncated .pptrace loads
+    every complete block and warns; anything unreadable raises
+    PipeprofError with the reader's message (file, offset, problem)."""
+    if dataset.is_dataset(path):
+        return dataset.load_parquet(path)
     model = ctypes.c_void_p()
     err = _lib.Error()
     rc = _lib.pp_trace_read(_lib.encode(path), ctypes.byref(model), ctypes.byref(err))
@@ -59,19 +59,6 @@ class _Model:
 
 def _string(model, sid):
     return _lib.pp_model_string(model, sid).decode(errors="replace")
-
-
-def _strings(model):
-    import numpy as np
-    n = _lib.pp_model_string_count(model)
-    return np.array([_string(model, i) for i in range(n)], dtype=object)
-
-
-def _column(ptr, ctype, n):
-    import numpy as np
-    if n == 0:
-        return np.zeros(0, dtype=np.dtype(ctype))
-    return np.ctypeslib.as_array((ctype * n).from_address(ptr)).copy()
 
 
 class Trace:
@@ -208,66 +195,32 @@ class Trace:
                 "alignment": _string(held.ptr, m.alignment),
                 "alignment_error_ns": m.alignment_error_ns}
 
-    def _tracks(self, m):
-        rows = []
-        for i in range(_lib.pp_model_track_count(m)):
-            t = _lib.pp_model_track(m, i).contents
-            process, name = _string(m, t.process), _string(m, t.name)
-            rows.append({"track": i, "kind": TRACK_KINDS[t.kind],
-                         "track_name": f"{process}/{name}" if process else name,
-                         "process": process, "name": name, "device": _string(m, t.device),
-                         "stream": t.stream, "pid": t.pid, "tid": t.tid,
-                         "simulated": bool(t.flags & 1), "sort_index": t.sort_index})
-        return rows
-
-    def _events(self, m, pd):
-        import numpy as np
-        c = _lib.EventColumns()
-        check(_lib.pp_model_columns(m, ctypes.byref(c)), "to_dataframe")
-        n = c.count
-        i64, u64, u32, u8 = ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint8
-        strings = _strings(m)
-        tracks = self._tracks(m)
-        track = _column(c.track, u32, n)
-        track_names = np.array([t["track_name"] for t in tracks], dtype=object)
-        devices = np.array([t["device"] for t in tracks], dtype=object)
-        return pd.DataFrame({
-            "kind": pd.Categorical.from_codes(_column(c.kind, u8, n), KINDS),
-            "name": strings[_column(c.name, u32, n)],
-            "ts_ns": _column(c.ts_ns, i64, n),
-            "dur_ns": _column(c.dur_ns, i64, n),
-            "track": track,
-            "track_name": track_names[track],
-            "device": devices[track],
-            "role": pd.Categorical.from_codes(_column(c.role, u8, n), ROLES),
-            "stage": strings[_column(c.stage, u32, n)],
-            "batch": _column(c.batch, i64, n),
-            "hw_ns": _column(c.hw_ns, u64, n),
-            "xfer_ns": _column(c.xfer_ns, u64, n),
-            "id": _column(c.id, u64, n),
-            "value": _column(c.value, ctypes.c_double, n),
-            "phase": _column(c.phase, u8, n),
-        })
-
-    def _annotations(self, m, pd):
-        count = ctypes.c_size_t()
-        table = _lib.pp_model_annotations(m, ctypes.byref(count))
-        if not table:  # no memory for the 24-byte copy of the model's annotations
-            raise PipeprofError(_lib.PP_ENOMEM, "to_dataframe: out of memory")
-        rows = []
-        for i in range(count.value):
-            a = table[i]
-            value = (a.v.i, a.v.d, _string(m, a.v.s))[a.type]
-            rows.append({"event": a.event, "key": _string(m, a.key), "value": value})
-        return pd.DataFrame(rows, columns=["event", "key", "value"])
-
     # ---- DataFrames ----
+
+    def to_arrow(self, table="events", columns=None, **window):
+        """A pyarrow Table of one table of docs/tables.md (tables.ARROW_TABLES):
+        the model's events, track_info, annotations, strings, threads, and
+        the report's stages, stage_times, batches, cycles, devices, tracks,
+        execs, decomposition, data_parallel, dp_devices, ops, op_types (those
+        take the window options of summary()). `columns`: the names wanted
+        (only those are made). The event columns the model stores as plain
+        arrays are its memory, not a copy; the table keeps the model alive
+        after close()."""
+        held = self._live("to_arrow")
+        return tables.table_of(held.ptr, self.source, table, columns, **window)
+
+    def to_polars(self, table="events", columns=None, **window):
+        """A Polars DataFrame of to_arrow(table) (needs polars)."""
+        import polars
+        return polars.from_arrow(self.to_arrow(table, columns, **window))
 
     def to_dataframe(self, table="events", **window):
         """A pandas DataFrame of one table (TABLES):
-          events       one row per event, from the model's columns
-          annotations  event index, key, value
-          track_info   the model's tracks
+          events       one row per event (to_arrow("events"), strings as
+                       categoricals, nullable integers <NA> where null), with
+                       the track's track_name and device
+          annotations  to_arrow("annotations") and `value` (any type)
+          track_info   the model's tracks (to_arrow("track_info"))
           devices, tracks, stages, stage_times, batches, data_parallel,
           decomposition, clocks, ops, op_types,
           stage_ops    the report's tables; nested summaries are flattened
@@ -284,11 +237,11 @@ class Trace:
         if table not in TABLES:
             raise ValueError(f"to_dataframe: unknown table {table!r}; one of {', '.join(TABLES)}")
         if table == "events":
-            return self._events(held.ptr, pd)
+            return tables.events_frame(held.ptr)
         if table == "annotations":
-            return self._annotations(held.ptr, pd)
+            return tables.annotations_frame(held.ptr)
         if table == "track_info":
-            return pd.DataFrame(self._tracks(held.ptr))
+            return tables.to_pandas(tables.model_table(held.ptr, "track_info"))
         report = self.summary(**window)
         if table == "cycles":
             return pd.json_normalize(report["cycles"], sep="_")

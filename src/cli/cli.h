@@ -91,12 +91,15 @@ extern const pp_command pp_cmd_analyze;
 extern const pp_command pp_cmd_demo;
 extern const pp_command pp_cmd_run;
 extern const pp_command pp_cmd_export;
+extern const pp_command pp_cmd_sql;
 extern const pp_command pp_cmd_devices;
 extern const pp_command pp_cmd_sweep;
 extern const pp_command pp_cmd_plan;
 extern const pp_command pp_cmd_top;
 extern const pp_command pp_cmd_report;
 extern const pp_command pp_cmd_merge;
+extern const pp_command pp_cmd_diff;
+extern const pp_command pp_cmd_gate;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

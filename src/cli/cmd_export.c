@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/python_delegate.h"
 #include "cli/load_traces.h"
 #include "model/window_copy.h"
 #include "pipeprof/analyze.h"
@@ -27,7 +28,7 @@ static const struct target {
 
 static void export_help(FILE *out) {
     fprintf(out,
-            "usage: pipeprof export TRACE... --to html|pptrace|json|pftrace [-o OUT]\n"
+            "usage: pipeprof export TRACE... --to html|pptrace|json|pftrace|parquet [-o OUT]\n"
             "                       [--from NS] [--to NS]\n"
             "                       [--region NAME | --exclude-region NAME]\n"
             "                       [--batch-pattern REGEX]\n"
@@ -38,11 +39,13 @@ static void export_help(FILE *out) {
             "spans in full, the rest summarized), utilization, bubble and stage latency\n"
             "histograms, the stage, cycle and data-parallel tables (docs/report-html.md).\n"
             "--to pptrace, json and pftrace (Perfetto protobuf) convert the trace as\n"
-            "`pipeprof convert` does.\n"
+            "`pipeprof convert` does. --to parquet writes the directory OUT of one\n"
+            "Parquet file per table (docs/tables.md), in Python (python -m pipeprof\n"
+            "export: needs pip install \"pipeprof[sql]\"; PIPEPROF_PYTHON names the Python).\n"
             "OUT appears only when complete. Several TRACEs are merged first, as\n"
             "`pipeprof merge` does (then -o is required).\n\n"
             "options:\n"
-            "  --to FORMAT            html, pptrace, json or pftrace (a name; --to with a\n"
+            "  --to FORMAT            html, pptrace, json, pftrace or parquet (a name; --to with a\n"
             "                         number is the window's end, below)\n"
             "  -o, --output OUT       the file (default: TRACE with the format's extension)\n"
             "  --region NAME          html: window = the hull of the regions named NAME\n"
@@ -60,6 +63,7 @@ static void export_help(FILE *out) {
             "  pipeprof export trace.pptrace --to html -o report.html\n"
             "  pipeprof export trace.json --to html --exclude-region \"warm up\"\n"
             "  pipeprof export trace.pptrace --to pftrace\n"
+            "  pipeprof export trace.pptrace --to parquet -o trace.parquet.d\n"
             "  pipeprof export trace.pptrace --to pftrace --from 4000000000 --to 5000000000\n"
             "  pipeprof export producer.pptrace consumer.pptrace --to html -o both.html\n",
             cli_traces_help);
@@ -254,7 +258,19 @@ static int export_convert(const export_args *a, const char *out) {
     return CLI_OK;
 }
 
+/* Whether the command line asks for --to parquet: a dataset of Parquet
+ * files, which the Python package writes (python -m pipeprof export). */
+static int wants_parquet(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if ((strcmp(argv[i], "--to") == 0 && i + 1 < argc && strcmp(argv[i + 1], "parquet") == 0) ||
+            strcmp(argv[i], "--to=parquet") == 0)
+            return 1;
+    return 0;
+}
+
 static int export_run(int argc, char **argv) {
+    if (wants_parquet(argc, argv))
+        return cli_python_delegate("export", "sql", argc, argv);
     export_args a = {0};
     pp_analyze_options_init(&a.opt);
     int code = export_parse(argc, argv, &a);

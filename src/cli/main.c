@@ -22,10 +22,13 @@ static const pp_command *const commands[] = {
     &pp_cmd_run,
     &pp_cmd_export,
     &pp_cmd_report,
+    &pp_cmd_diff,
+    &pp_cmd_gate,
     &pp_cmd_devices,
     &pp_cmd_sweep,
     &pp_cmd_plan,
     &pp_cmd_top,
+    &pp_cmd_sql,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

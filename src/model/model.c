@@ -3,6 +3,7 @@
 #include "pipeprof/model.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +39,16 @@ struct pp_model {
     pp_ann *anns;
     size_t nanns, capanns;
     pp_model_meta meta;
+    /* Holders of the model: 1 for its creator, one more for each Arrow
+     * export alive (pipeprof/arrow.h), whose columns point into it. */
+    _Atomic size_t refs;
 };
+
+/* A model some export still reads takes no more events and keeps its
+ * columns where they are: the export points at them. */
+static int shared(const pp_model *m) {
+    return atomic_load_explicit(&m->refs, memory_order_acquire) > 1;
+}
 
 int pp_model_create(pp_model **out) {
     pp_model *m = calloc(1, sizeof *m);
@@ -54,6 +64,7 @@ int pp_model_create(pp_model **out) {
         return PP_ENOMEM;
     }
     m->meta.level = -1;
+    atomic_init(&m->refs, 1);
     pp_event_store_init(&m->ev);
     *out = m;
     return PP_OK;
@@ -79,8 +90,14 @@ static void view_drop(wide_view *v) {
     v->bytes = v->anns_bytes = 0;
 }
 
+pp_model *pp_model_retain(const pp_model *m) {
+    pp_model *held = (pp_model *)m; /* a holder frees it: the count is not the model's contents */
+    atomic_fetch_add_explicit(&held->refs, 1, memory_order_relaxed);
+    return held;
+}
+
 void pp_model_free(pp_model *m) {
-    if (!m)
+    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
     pp_strtab_free(&m->strings);
     pp_event_store_free(&m->ev);
@@ -159,6 +176,8 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     if (!event_ok(m, ev->ts_ns, ev->dur_ns, ev->name, ev->stage, ev->track, ev->kind, ev->role,
                   ev->phase))
         return PP_EINVAL;
+    if (shared(m))
+        return PP_ESTATE;
     int rc = pp_event_store_make_room(e, 1);
     if (rc)
         return rc;
@@ -171,8 +190,24 @@ int pp_model_add_event(pp_model *m, const pp_event *ev) {
     return PP_OK;
 }
 
+int pp_model_add_events(pp_model *m, const pp_event_columns *c, size_t *added) {
+    size_t i = 0;
+    int rc = PP_OK;
+    for (; i < c->count && rc == PP_OK; i++) {
+        pp_event ev = {c->ts_ns[i], c->dur_ns[i], c->batch[i], c->hw_ns[i], c->xfer_ns[i],
+                       c->id[i], c->value[i], c->name[i], c->stage[i], c->track[i],
+                       c->kind[i], c->role[i], c->phase[i]};
+        rc = pp_model_add_event(m, &ev);
+    }
+    if (added)
+        *added = rc == PP_OK ? i : i - 1;
+    return rc;
+}
+
 int pp_model_events_reserve(pp_model *m, size_t n, pp_event_slots *out) {
     pp_event_store *e = &m->ev;
+    if (shared(m))
+        return PP_ESTATE;
     int rc = pp_event_store_make_room(e, n);
     if (rc)
         return rc;
@@ -217,6 +252,8 @@ void pp_model_cols(const pp_model *m, pp_cols *out) {
 }
 
 void pp_model_narrow(pp_model *m) {
+    if (shared(m)) /* an export reads the columns where they are */
+        return;
     view_drop(&m->view);
     pp_event_store_narrow(&m->ev);
 }
@@ -300,6 +337,16 @@ int pp_model_add_annotation(pp_model *m, const pp_annotation *a) {
     *slot = packed;
     m->nanns++;
     return PP_OK;
+}
+
+int pp_model_add_annotations(pp_model *m, const pp_annotation *a, size_t n, size_t *added) {
+    size_t i = 0;
+    int rc = PP_OK;
+    for (; i < n && rc == PP_OK; i++)
+        rc = pp_model_add_annotation(m, &a[i]);
+    if (added)
+        *added = rc == PP_OK ? i : i - 1;
+    return rc;
 }
 
 int pp_model_annotations_reserve(pp_model *m, size_t n, pp_ann **out) {
@@ -480,6 +527,8 @@ int pp_model_sort_by_time(pp_model *m) {
     pp_event_store *e = &m->ev;
     if (e->narrowed) /* it takes no more events: it cannot make the sorted ones */
         return PP_EINVAL;
+    if (shared(m))
+        return PP_ESTATE;
     size_t n = e->count;
     pp_cols c;
     pp_model_cols(m, &c);

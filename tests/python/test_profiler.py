@@ -116,7 +116,7 @@ def test_marks_counters_flows_annotations_and_cross_thread_ranges():
     assert set(df["kind"]) == {"span", "instant", "counter", "flow", "range"}
     assert df[df["kind"] == "counter"]["value"].iloc[0] == 3.5
     flow = df[df["kind"] == "flow"].iloc[0]
-    assert (flow["id"], flow["phase"]) == (8, 0)
+    assert (flow["id"], flow["phase"]) == (8, "begin")
     custom = df[df["name"] == "custom"].iloc[0]
     assert (custom["dur_ns"], custom["stage"], custom["batch"]) == (500, "A", 7)
     assert custom["role"] == "user"

@@ -103,7 +103,8 @@ PROFILER_CALLS = {
     "range_stop": "(1)", "record": "('warm up').__enter__()", "level": None,
 }
 TRACE_CALLS = ["summary()", "findings()", "meta()", "to_dataframe()", "to_dataframe('stages')",
-               "table()", "table('stages')", "to_html('x.html')", "report('out')"]
+               "table()", "table('stages')", "to_html('x.html')", "report('out')",
+               "to_arrow()", "to_arrow('stages')"]
 
 
 def test_every_profiler_method_after_close_raises():

@@ -182,7 +182,7 @@ def sign_test(k, n):
 @pytest.fixture(scope="module")
 def even_trace(tmp_path_factory):
     out = tmp_path_factory.mktemp("torch") / "even_halves.json"
-    run_traced("cpu_pipeline.py", out, EVEN_BATCHES, "even", cwd=out.parent)
+    run_traced("cpu_pipeline.py", out, EVEN_BATCHES, 6, "even", cwd=out.parent)
     return out
 
 

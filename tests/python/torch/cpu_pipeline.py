@@ -7,10 +7,10 @@ Stage annotations on the main thread carry no batch (it comes from the
 enclosing ProfilerStep#N); the workers' annotations carry it in their names
 ("Stage2_Embedding/batch3"), since they run outside the step's nesting.
 
-usage: cpu_pipeline.py OUT.json BATCHES [even]
-
-With "even", the two workers do the same work: the data-parallel halves are
-identical, and any difference between them is per-batch noise."""
+usage: cpu_pipeline.py OUT.json BATCHES [PREP_LAYERS] [even]
+(PREP_LAYERS, default 6: GraphPrep's work, which a before/after comparison
+changes. With "even", the two workers do the same work: the data-parallel
+halves are identical, and any difference between them is per-batch noise.)"""
 import queue
 import sys
 import threading
@@ -20,7 +20,8 @@ from torch._C._profiler import _ExperimentalConfig
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 out, batches = sys.argv[1], int(sys.argv[2])
-even = sys.argv[3:] == ["even"]
+prep_layers = int(sys.argv[3]) if len(sys.argv) > 3 else 6
+even = sys.argv[4:] == ["even"]
 torch.set_num_threads(1)
 torch.manual_seed(0)
 W = torch.randn(128, 128)
@@ -57,7 +58,7 @@ with profile(activities=[ProfilerActivity.CPU],
              experimental_config=_ExperimentalConfig(profile_all_threads=True)) as prof:
     for b in range(batches):
         with record_function("Stage1_GraphPrep"):
-            x = work(256, 6)
+            x = work(256, prep_layers)
         with record_function("Partition"):
             halves = x.split(128)
         for i in range(2):
