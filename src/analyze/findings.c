@@ -4,10 +4,15 @@
  * unlabeled annotations and the pattern that would label them, the
  * bottleneck stage and what its time is made of, a throughput bound far
  * above the measured throughput and where the rest of each cycle goes, the
- * most idle device and when it idles, data-parallel imbalance with the
- * split that would balance it, hardware times that are not per-run
- * measurements, and execs left out of the hardware figures. Every
- * percentage says what it is a share of. */
+ * most idle device and when it idles (with the devices it shares CPU cores
+ * with), data-parallel imbalance with the split that would balance it (or
+ * the statement that it is within noise), hardware times that are not
+ * per-run measurements, wall parts that dominate, back-pressure, hand-off,
+ * and execs left out of the hardware figures. Each finding is data
+ * (finding_list.c): a kind, its subject, its figure with an interval
+ * across batches, and for advice an action whose predicted effect the
+ * what-if layer sets. Every percentage says what it is a share of; every
+ * threshold is a PP_FINDING_* constant (docs/analysis.md, "Findings"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -539,14 +544,14 @@ int an_findings_compute(pp_report *r, pp_error *err) {
         rc = most_idle(r);
     for (size_t i = 0; rc == PP_OK && i < r->ndp; i++)
         rc = imbalance(r, &r->dp[i]);
-    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
-        rc = back_pressure(r, s);
-    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
-        rc = handoff(r, s);
     if (rc == PP_OK)
         rc = hw_quality(r);
     if (rc == PP_OK)
         rc = an_decompose_findings(r);
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
+        rc = back_pressure(r, s);
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
+        rc = handoff(r, s);
     uint64_t unknown = 0, execs = 0;
     for (size_t d = 0; d < r->ndevices; d++)
         if (!(r->devices[d].hw_quality & PP_HW_HOST))
