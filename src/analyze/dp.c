@@ -50,14 +50,44 @@ int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, in
     return PP_OK;
 }
 
+/* The current batch's walls into the slowest counts and the pairwise
+ * counts; a tie for the slowest counts for none. */
+static int batch_compare(an_dp_sums *sums) {
+    const an_dp_wall *w = sums->walls;
+    size_t n = sums->nwalls, top = 0, ties = 0;
+    for (size_t k = 1; k < n; k++)
+        if (w[k].wall > w[top].wall)
+            top = k, ties = 0;
+        else if (w[k].wall == w[top].wall)
+            ties++;
+    if (n > 1 && ties == 0)
+        sums->parts[w[top].part].slowest++;
+    size_t dim = sums->nparts < AN_DP_PAIR_PARTS ? sums->nparts : AN_DP_PAIR_PARTS;
+    if (dim > sums->dim) { /* grown: the counts move to their new rows */
+        uint64_t *pair = calloc(dim * dim, sizeof *pair);
+        if (!pair)
+            return PP_ENOMEM;
+        for (size_t a = 0; a < sums->dim; a++)
+            for (size_t b = 0; b < sums->dim; b++)
+                pair[a * dim + b] = sums->pair[a * sums->dim + b];
+        free(sums->pair);
+        sums->pair = pair, sums->dim = dim;
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (w[a].part < dim && w[b].part < dim && w[a].wall > w[b].wall)
+                sums->pair[w[a].part * dim + w[b].part]++;
+    sums->nwalls = 0;
+    return PP_OK;
+}
+
 int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall) {
     an_dp_sums *sums = &r->dp_sums[s];
-    if (sums->nb + 1 >= sums->bcap) {
+    if (batch_compare(sums) != PP_OK)
+        return PP_ENOMEM;
+    if (sums->nb == sums->bcap) {
         size_t cap = sums->bcap ? 2 * sums->bcap : 64;
-        size_t *at = realloc(sums->at, (cap + 1) * sizeof *at);
-        if (at)
-            sums->at = at;
-        double *mx = at ? realloc(sums->bmax, cap * sizeof *mx) : NULL;
+        double *mx = realloc(sums->bmax, cap * sizeof *mx);
         if (mx)
             sums->bmax = mx;
         double *mn = mx ? realloc(sums->bmean, cap * sizeof *mn) : NULL;
@@ -66,11 +96,8 @@ int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall
         sums->bmean = mn;
         sums->bcap = cap;
     }
-    if (sums->nb == 0)
-        sums->at[0] = 0;
     sums->bmax[sums->nb] = (double)max_wall;
-    sums->bmean[sums->nb] = mean_wall;
-    sums->at[++sums->nb] = sums->nwalls;
+    sums->bmean[sums->nb++] = mean_wall;
     return PP_OK;
 }
 
@@ -78,36 +105,12 @@ void an_dp_sums_free(pp_report *r) {
     for (size_t s = 0; r->dp_sums && s < r->nstages; s++) {
         free(r->dp_sums[s].parts);
         free(r->dp_sums[s].walls);
-        free(r->dp_sums[s].at);
+        free(r->dp_sums[s].pair);
         free(r->dp_sums[s].bmax);
         free(r->dp_sums[s].bmean);
     }
     free(r->dp_sums);
     r->dp_sums = NULL;
-}
-
-/* Per part: in how many batches it was the slowest (a tie for the
- * slowest counts for none). */
-static void slowest_counts(const an_dp_sums *sums, pp_dp_device *parts) {
-    for (size_t b = 0; b < sums->nb; b++) {
-        const an_dp_wall *w = sums->walls + sums->at[b];
-        size_t n = sums->at[b + 1] - sums->at[b], top = 0, ties = 0;
-        for (size_t k = 1; k < n; k++)
-            if (w[k].wall > w[top].wall)
-                top = k, ties = 0;
-            else if (w[k].wall == w[top].wall)
-                ties++;
-        if (n > 1 && ties == 0)
-            parts[w[top].part].slowest++;
-    }
-}
-
-/* The wall of part p in batch b, or -1 when it did not run in it. */
-static int64_t wall_in(const an_dp_sums *sums, size_t b, uint32_t p) {
-    for (size_t k = sums->at[b]; k < sums->at[b + 1]; k++)
-        if (sums->walls[k].part == p)
-            return sums->walls[k].wall;
-    return -1;
 }
 
 /* The sign test of the part slowest on average (a) against the fastest
@@ -124,12 +127,10 @@ static double parts_sign_p(const an_dp_sums *sums, const pp_dp_device *parts, si
         if (mean < (double)parts[z].wall_ns / (double)parts[z].batches)
             z = d;
     }
-    uint64_t slower = 0, n = 0;
-    for (size_t b = 0; b < sums->nb; b++) {
-        int64_t wa = wall_in(sums, b, a), wz = wall_in(sums, b, z);
-        if (wa >= 0 && wz >= 0 && wa != wz)
-            n++, slower += wa > wz;
-    }
+    if (a >= sums->dim || z >= sums->dim) /* beyond the parts compared pairwise */
+        return 1.0;
+    uint64_t slower = sums->pair[a * sums->dim + z];
+    uint64_t n = slower + sums->pair[z * sums->dim + a];
     double p = pp_sign_test(slower, n) * (double)(k * (k - 1) / 2);
     return p < 1.0 ? p : 1.0;
 }
@@ -167,7 +168,6 @@ static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_
     for (size_t d = 0; d < st->ndevices; d++)
         r->dp_devices[base + d].suggested_share =
             rates > 0 && recurring ? r->dp_devices[base + d].rate / rates : 0;
-    slowest_counts(sums, r->dp_devices + base);
     st->parts_p = parts_sign_p(sums, r->dp_devices + base, st->ndevices);
     return imbalance_interval(sums, st);
 }

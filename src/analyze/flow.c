@@ -84,12 +84,12 @@ static int handoffs(pp_report *r, const size_t *at, const int64_t *vals) {
     double *v = malloc((r->ntimes ? r->ntimes : 1) * sizeof *v);
     size_t *k = calloc(r->nstages + 1, sizeof *k);
     int rc = r->handoff && v && k ? PP_OK : PP_ENOMEM;
-    for (size_t i = 0; rc == PP_OK && i < r->ntimes; i++) { /* the stage's values, in order */
+    for (size_t i = 0; rc == PP_OK && i < r->ntimes; i++) { /* one pass, a cursor a stage */
         uint32_t s = r->times[i].stage;
         v[at[s] + k[s]] = (double)(vals[at[s] + k[s]] - r->times[i].time_ns);
         k[s]++;
     }
-    for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
+    for (uint32_t s = 0; rc == PP_OK && s < r->nstages; s++)
         rc = an_mean_interval(v + at[s], at[s + 1] - at[s], &r->handoff[s]);
     free(v), free(k);
     return rc;
@@ -111,6 +111,8 @@ int an_flow_finish(pp_report *r) {
             at[s + 2] += at[s + 1];
         for (size_t i = 0; rc == PP_OK && i < r->ntimes; i++)
             vals[at[r->times[i].stage + 1]++] = r->time_hold[i];
+        free(r->time_hold); /* grouped in vals: not beside the hand-offs */
+        r->time_hold = NULL;
         rc = rc == PP_OK ? handoffs(r, at, vals) : rc;
         for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
             rc = an_summary(r, vals + at[s], at[s + 1] - at[s], &r->stages[s].hold);

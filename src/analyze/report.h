@@ -202,14 +202,20 @@ typedef struct an_dp_sums {
     size_t rows;               /* its batches: rows of the stage */
     int64_t sum_max;
     double sum_mean;
-    /* per batch, for the interval and the sign test (dp.c): its parts'
-     * walls walls[at[i] .. at[i+1]), its max and mean wall */
+    /* for the sign test (dp.c): the current batch's part walls, and per
+     * pair of parts (a, b) in how many batches a took longer than b,
+     * pair[a * dim + b], for the first AN_DP_PAIR_PARTS parts */
     an_dp_wall *walls;
     size_t nwalls, wall_cap;
-    size_t *at;
+    uint64_t *pair;
+    size_t dim;
+    /* per batch, for the imbalance's interval: its max and mean part wall */
     double *bmax, *bmean;
     size_t nb, bcap;
 } an_dp_sums;
+/* Parts beyond this many (threads that change from batch to batch) are
+ * not compared pairwise: no split applies to them anyway. */
+#define AN_DP_PAIR_PARTS 64
 
 /* Adds one part of a data-parallel batch of stage s to its sums: device,
  * model track (AN_NONE for a whole device), its wall, its share of the
@@ -515,7 +521,7 @@ double an_host_cpu_demand(const pp_report *r, size_t *ndevices);
 /* 95% bootstrap intervals across batches (uncertainty.c): of Σ num / Σ den
  * and of the mean of v, over n batches; beyond AN_BOOT_UNITS batches, runs
  * of consecutive batches are resampled. PP_ENOMEM or 0. */
-#define AN_BOOT_UNITS 4096
+#define AN_BOOT_UNITS 1024
 int an_ratio_interval(const double *num, const double *den, size_t n, pp_interval_3 *out);
 int an_mean_interval(const double *v, size_t n, pp_interval_3 *out);
 

@@ -129,10 +129,31 @@ static int groups_make(pp_report *r, op_span *v, size_t n) {
     return PP_OK;
 }
 
+/* Whether any span of role none or user lies on a thread track of host
+ * work: most pipeline traces have none, and then the step costs one pass
+ * over the events and no sort. */
+static int any_candidate(const pp_report *r, uint8_t *host_track) {
+    const pp_cols *c = &r->c;
+    for (size_t i = r->nreal; i < r->nexecs; i++)
+        host_track[an_exec_track(r, &r->execs[i])] = 1;
+    for (size_t i = 0; i < c->count; i++)
+        if (c->kind[i] == PP_EV_SPAN && (c->role[i] == PP_ROLE_NONE || c->role[i] == PP_ROLE_USER) &&
+            host_track[pp_cols_track(c, i)])
+            return 1;
+    return 0;
+}
+
 int an_stage_ops_compute(pp_report *r, pp_error *err) {
     if (r->nexecs == r->nreal) /* no host work: nothing to look inside */
         return PP_OK;
     const pp_cols *c = &r->c;
+    uint8_t *host_track = calloc(pp_model_track_count(r->m) + 1, 1);
+    if (!host_track)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
+    int any = any_candidate(r, host_track);
+    free(host_track);
+    if (!any)
+        return PP_OK;
     uint8_t *taken = calloc(c->count / 8 + 1, 1);
     size_t nh = 0, n = 0, cap = 0;
     op_span *hs = taken ? host_stage_spans(r, taken, &nh) : NULL, *v = NULL;

@@ -28,10 +28,21 @@ static double ratio_of(double *x, size_t n, void *ctx) {
     return b != 0 ? a / b : 0.0;
 }
 
+/* The interval of Σ num / Σ den; den NULL: 1 each (a mean). */
+static int interval(const double *num, const double *den, size_t n, pp_interval_3 *out);
+
 int an_ratio_interval(const double *num, const double *den, size_t n, pp_interval_3 *out) {
+    return interval(num, den, n, out);
+}
+
+int an_mean_interval(const double *v, size_t n, pp_interval_3 *out) {
+    return interval(v, NULL, n, out);
+}
+
+static int interval(const double *num, const double *den, size_t n, pp_interval_3 *out) {
     double a = 0, b = 0;
     for (size_t i = 0; i < n; i++)
-        a += num[i], b += den[i];
+        a += num[i], b += den ? den[i] : 1.0;
     double est = b != 0 ? a / b : 0.0;
     *out = (pp_interval_3){est, est, est};
     if (n < 2)
@@ -41,7 +52,7 @@ int an_ratio_interval(const double *num, const double *den, size_t n, pp_interva
     int rc = sn && sd && idx ? PP_OK : PP_ENOMEM;
     for (size_t i = 0; rc == PP_OK && i < n; i++) { /* unit u holds [u n / k, (u+1) n / k) */
         size_t u = (size_t)((uint64_t)i * k / n); /* i < 2^32 (pp_report_build), k <= 4096 */
-        sn[u] += num[i], sd[u] += den[i];
+        sn[u] += num[i], sd[u] += den ? den[i] : 1.0;
     }
     for (size_t u = 0; rc == PP_OK && u < k; u++)
         idx[u] = (double)u;
@@ -57,13 +68,3 @@ int an_ratio_interval(const double *num, const double *den, size_t n, pp_interva
     return rc;
 }
 
-int an_mean_interval(const double *v, size_t n, pp_interval_3 *out) {
-    double *ones = malloc((n ? n : 1) * sizeof *ones);
-    if (!ones)
-        return PP_ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        ones[i] = 1.0;
-    int rc = an_ratio_interval(v, ones, n, out); /* a mean: Σ v / Σ 1 */
-    free(ones);
-    return rc;
-}

@@ -290,7 +290,7 @@ static void test_cpu_device_and_host_threads_share_cores(void) {
     pp_model_free(m);
 }
 
-/* Beyond AN_BOOT_UNITS (4096) batches the interval resamples runs of
+/* Beyond AN_BOOT_UNITS (1024) batches the interval resamples runs of
  * consecutive batches: 6000 batches whose NPU part takes 2x or 2.2x the
  * CPU's by turns have the imbalance Σ max / Σ mean of the construction,
  * inside its interval, which is narrow: the runs barely differ. */
