@@ -298,6 +298,7 @@ def encode(text):
 # ---- devices and stages (pipeprof/device.h, pipeprof/pipeline.h) ----
 STAGE_MAX_DEVICES = 8
 TRACK_SIMULATED = 1
+TRACK_HW_MEAN = 2      # PP_TRACK_HW_MEAN: hw_ns is a running mean, not each run's own
 
 
 class Workload(Structure):
@@ -374,6 +375,7 @@ pp_executor_free = _proto("pp_executor_free", None, EX)
 pp_executor_acquire = _proto("pp_executor_acquire", RQ, EX)
 pp_executor_start = _proto("pp_executor_start", c_int, EX, RQ, c_int64, c_void_p, c_void_p)
 pp_executor_set_share = _proto("pp_executor_set_share", None, EX, RQ, c_double)
+pp_executor_set_part = _proto("pp_executor_set_part", None, EX, RQ, ctypes.c_int64)
 pp_executor_release = _proto("pp_executor_release", None, EX, RQ)
 pp_executor_wait_all = _proto("pp_executor_wait_all", c_int, EX, POINTER(ExecWindow), ERR)
 pp_request_input = _proto("pp_request_input", c_void_p, RQ)

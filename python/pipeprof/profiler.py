@@ -262,12 +262,15 @@ class Profiler:
 
     # ---- tracks ----
 
-    def device_track(self, device, stream, row=None, simulated=False):
-        """The track of one device stream ("GPU.0", 1): same arguments, same track."""
+    def device_track(self, device, stream, row=None, simulated=False, hw_mean=False):
+        """The track of one device stream ("GPU.0", 1): same arguments, same track.
+        hw_mean: the hw_ns recorded on it are running means over the runs
+        (OpenVINO's CPU plugin), which every report then labels."""
         s = self._live("Profiler.device_track")
         t = ctypes.c_uint32()
+        flags = (_lib.TRACK_SIMULATED if simulated else 0) | (_lib.TRACK_HW_MEAN if hw_mean else 0)
         check(_lib.pp_track_device(s.ptr, device.encode(), stream, _lib.encode(row),
-                                   1 if simulated else 0, ctypes.byref(t)),
+                                   flags, ctypes.byref(t)),
               f"device track {device}/{stream}")
         return t.value
 

@@ -90,9 +90,13 @@ int an_sched_findings(pp_report *r) {
         }
         if (best < 0)
             break;
-        int rc = an_finding_add(r, statement(r, &r->sched[best]));
-        if (rc != PP_OK)
-            return rc;
+        const pp_sched_stats *v = &r->sched[best];
+        pp_finding *f = an_finding_add(r, PP_FINDING_SCHED, an_find_stage(r, v->stage), AN_NONE,
+                                       statement(r, v));
+        if (!f)
+            return PP_ENOMEM;
+        double share = off_cpu_share(v);
+        an_finding_figure(f, "off_cpu_share", "share", share, share, share);
         said[nsaid++] = best;
     }
     return PP_OK;

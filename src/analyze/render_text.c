@@ -158,9 +158,24 @@ static void stages(const pp_report *r, FILE *out) {
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
         name_col(out, "", v->name, 16);
+        if (v->exec_less) { /* host work: no hardware figures at all */
+            fprintf(out, " %7llu %7s %10s %6s %10s %10s %5s\n", (unsigned long long)v->execs,
+                    "-", "-", "-", "-", "-", "-");
+            continue;
+        }
         fprintf(out, " %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
                 ns(v->hw_ns, b1), 100 * an_ratio(v->xfer_ns, v->hw_ns), ns(v->penalty.mean, b2),
                 ns(v->penalty.p95, b3), v->penalty_pct_wall);
+    }
+    /* hold time beside stage time, and the idle time between batches */
+    fprintf(out, "%-16s %10s %10s %8s %10s %10s\n", "stage", "hold.mean", "hold.p95",
+            "handoff%", "blocked", "starved");
+    for (size_t s = 0; s < r->nstages; s++) {
+        const pp_stage_stats *v = &r->stages[s];
+        name_col(out, "", v->name, 16);
+        fprintf(out, " %10s %10s %8.1f %10s %10s\n", ns(v->hold.mean, b1), ns(v->hold.p95, b2),
+                100 * an_ratio(v->hold.total - v->time.total, v->hold.total),
+                ns(v->blocked_ns, b3), ns(v->starved_ns, b4));
     }
 }
 
@@ -192,14 +207,16 @@ static void data_parallel(const pp_report *r, FILE *out) {
         const pp_dp_stats *v = &r->dp[i];
         fprintf(out, "\nData-parallel stage \"%s\" (%llu batches, imbalance %.2fx)\n",
                 r->stages[v->stage].name, (unsigned long long)v->batches, v->imbalance);
+        fprintf(out, "  95%% interval %.2f .. %.2f; slowest vs fastest part: sign test p %.3f\n",
+                v->imbalance_lo, v->imbalance_hi, v->parts_p);
         fprintf(out, "  mean: partition %s + max device %s + merge %s\n",
                 ns(v->partition.mean, b[0]), ns(v->max_device.mean, b[1]),
                 ns(v->merge.mean, b[2]));
         fprintf(out, "        = %s (measured partition start .. merge end: %s)\n",
                 ns(v->formula.mean, b[3]), ns(v->measured.mean, b[4]));
-        fprintf(out, "  %-30s %7s %10s %8s %10s\n",
+        fprintf(out, "  %-30s %7s %10s %8s %10s %7s\n",
                 v->ndevices && v->devices[0].track != UINT32_MAX ? "track" : "device",
-                "batches", "wall", "share", "suggested");
+                "batches", "wall", "share", "suggested", "slowest");
         for (size_t d = 0; d < v->ndevices; d++) {
             const pp_dp_device *dd = &v->devices[d];
             an_dp_part_label(r, dd, name, sizeof name);
@@ -207,12 +224,13 @@ static void data_parallel(const pp_report *r, FILE *out) {
             char suggested[16] = "-";
             if (dd->suggested_share > 0)
                 snprintf(suggested, sizeof suggested, "%.3f", dd->suggested_share);
-            fprintf(out, " %7llu %10s %7.3f%s %10s\n", (unsigned long long)dd->batches,
+            fprintf(out, " %7llu %10s %7.3f%s %10s %7llu\n", (unsigned long long)dd->batches,
                     ns(dd->wall_ns, b[0]), dd->share, dd->share_recorded ? " " : "e",
-                    suggested);
+                    suggested, (unsigned long long)dd->slowest);
         }
         if (v->ndevices && !v->devices[0].share_recorded)
             fprintf(out, "  e: no share recorded, an even split assumed\n");
+        fprintf(out, "  slowest: the batches in which the part took the longest\n");
         if (v->ndevices && v->devices[0].suggested_share == 0)
             fprintf(out, "  -: the parts change from batch to batch, so no split applies\n");
     }
@@ -424,6 +442,29 @@ static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t
     }
 }
 
+/* The ops inside each host stage, the first 10 by self time; self% of the
+ * stage's total time. */
+static void stage_ops(const pp_report *r, FILE *out) {
+    char b[3][16];
+    for (size_t i = 0, k; i < r->nstage_ops; i = k) {
+        uint32_t s = r->stage_ops[i].stage;
+        for (k = i; k < r->nstage_ops && r->stage_ops[k].stage == s; k++)
+            ;
+        fprintf(out, "\nOps inside stage \"%s\" (top %zu of %zu by self time)\n",
+                r->stages[s].name, k - i < 10 ? k - i : (size_t)10, k - i);
+        fprintf(out, "%-31s %6s %10s %10s %10s %6s\n", "op (self: less nested ops)", "count",
+                "total", "self", "self.mean", "self%");
+        for (size_t j = i; j < k && j < i + 10; j++) {
+            const pp_stage_op_stats *v = &r->stage_ops[j];
+            name_col(out, "", v->name, 31);
+            fprintf(out, " %6llu %10s %10s %10s %6.1f\n", (unsigned long long)v->count,
+                    ns(v->total_ns, b[0]), ns(v->self_ns, b[1]),
+                    ns(v->self_ns / (int64_t)v->count, b[2]),
+                    100 * an_ratio(v->self_ns, r->stages[s].time.total));
+        }
+    }
+}
+
 static void ops(const pp_report *r, FILE *out) {
     op_table(r, out, r->ops, r->nops, 0);
     int typed = 0;
@@ -450,5 +491,6 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     sched_split(r, out);
     bandwidth(r, out);
     ops(r, out);
+    stage_ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

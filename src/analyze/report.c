@@ -158,8 +158,6 @@ static void build_state_free(pp_report *r) {
     free(r->exec_batch);
     free(r->op);
     r->op = NULL;
-    free(r->starved);
-    r->starved = NULL;
     free(r->host);
     r->host = NULL;
     r->nhost = 0;
@@ -230,6 +228,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
         rc = an_tracks_list(r, err);
+    if (rc == PP_OK) /* before the device step's thread: the columns read alone */
+        rc = an_stage_ops_compute(r, err);
     an_beside *devices = NULL;
     if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
         rc = an_devices_start(r, &devices, err);
@@ -247,9 +247,9 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (rc == PP_OK)
         rc = an_sched_rivals(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
-    uint32_t share = an_share_key(m);
+    uint32_t kept[2] = {an_share_key(m), an_part_key(m)};
     if (rc == PP_OK && own)
-        pp_model_anns_keep(own, &share, 1);
+        pp_model_anns_keep(own, kept, 2);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
     if (own) /* no step reads an annotation after the stage step */
@@ -327,6 +327,7 @@ void pp_report_free(pp_report *r) {
     free(r->dp_devices);
     free(r->ops);
     free(r->op_types);
+    free(r->stage_ops);
     free(r->contention);
     free(r->exec_parts);
     free(r->part_cells);
@@ -335,7 +336,8 @@ void pp_report_free(pp_report *r) {
     free(r->clocks);
     free(r->sched);
     free_strings(r->texts, r->ntexts);
-    free_strings(r->findings, r->nfindings);
+    an_findings_free(r);
+    free(r->handoff);
     free(r);
 }
 
@@ -426,9 +428,4 @@ const char *pp_report_sched_method(const pp_report *r) {
 
 const pp_sched_process *pp_report_sched_process(const pp_report *r) {
     return r->has_sched_process ? &r->sched_process : NULL;
-}
-
-const char *const *pp_report_findings(const pp_report *r, size_t *n) {
-    *n = r->nfindings;
-    return (const char *const *)r->findings;
 }

@@ -29,6 +29,7 @@ typedef struct exec_slot {
     int64_t start_ns; /* written by the starting thread, read by the callback */
     int64_t batch;
     double share;     /* the part of its stage's batch; negative: none recorded */
+    int64_t part;     /* which executor of its data-parallel stage; negative: none */
     pp_exec_done_fn done;
     void *done_ctx;
 } exec_slot;
@@ -39,7 +40,7 @@ struct pp_executor {
     unsigned collect; /* the session's PP_COLLECT_* bits */
     pp_compiled *compiled;
     pp_str name, stage;
-    pp_str key_type, key_exec_type, key_cpu_ns, key_share, key_bytes_in, key_bytes_out;
+    pp_str key_type, key_exec_type, key_cpu_ns, key_share, key_part, key_bytes_in, key_bytes_out;
     pp_str api_start, api_wait;
     pp_str key_submit, key_queue, key_completion, key_shift, key_clock,
         key_method, key_error;
@@ -139,6 +140,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_exec_type = pp_intern("exec_type");
     ex->key_cpu_ns = pp_intern("cpu_ns");
     ex->key_share = pp_intern("share");
+    ex->key_part = pp_intern("part");
     ex->key_bytes_in = pp_intern("bytes_in");
     ex->key_bytes_out = pp_intern("bytes_out");
     ex->key_submit = pp_intern("submit_ns");
@@ -156,6 +158,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
         slot->ex = ex;
         slot->index = i;
         slot->share = -1;
+        slot->part = -1;
         ex->idle[i] = 1;
         if (!s)
             continue;
@@ -243,6 +246,8 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
     int recorded = (want & PP_COLLECT_SPANS) && pp_span(ex->s, &rec) == PP_OK;
     if (recorded && slot->share >= 0)
         pp_annotate_double(ex->s, ex->key_share, slot->share);
+    if (recorded && slot->part >= 0)
+        pp_annotate_int(ex->s, ex->key_part, slot->part);
     /* the bytes its tensors moved (docs/analysis.md, bandwidth): data
      * movement, so they follow the transfers setting */
     if (recorded && have_profile && (want & PP_COLLECT_TRANSFERS)) {
@@ -315,6 +320,10 @@ static void on_request_done(void *ctx, pp_request *r, int status) {
 
 void pp_executor_set_share(pp_executor *ex, pp_request *r, double share) {
     ex->slots[pp_request_index(r)].share = share;
+}
+
+void pp_executor_set_part(pp_executor *ex, pp_request *r, int64_t part) {
+    ex->slots[pp_request_index(r)].part = part;
 }
 
 /* A host API call (PP_COLLECT_API) as a span on the calling thread's row.

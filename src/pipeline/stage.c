@@ -183,6 +183,7 @@ static void partition(pp_stage *st, const float *in) {
             memset(dst + rows * in_dim, 0,
                    (size_t)((sd->per_request - rows) * in_dim) * sizeof *dst);
             pp_executor_set_share(sd->ex, req, (double)rows / (double)st->cfg.workload.nodes);
+            pp_executor_set_part(sd->ex, req, st->cfg.ndevices > 1 ? d : -1);
             sd->acquired[r] = req;
         }
     }
