@@ -414,6 +414,7 @@ typedef enum pp_finding_kind {
     PP_FINDING_BACK_PRESSURE,  /* a stage idle with its input ready, its output not yet taken */
     PP_FINDING_HANDOFF,        /* a stage holds each batch well beyond its stage time */
     PP_FINDING_SCHED,          /* a host stage's thread off a CPU: waiting for a core, blocked */
+    PP_FINDING_WORTH_OPTIMIZING, /* the what-if causal profile's top stage (pipeprof/whatif.h) */
     PP_FINDING_KIND_COUNT
 } pp_finding_kind;
 
@@ -500,6 +501,13 @@ const pp_finding *pp_report_finding_list(const pp_report *r, size_t *n);
  * finding's text. PP_EINVAL for i out of range or a finding without an
  * action, PP_ENOMEM. Not from two threads at once. */
 int pp_report_set_finding_prediction(pp_report *r, size_t i, const pp_finding_prediction *p);
+/* Appends a finding that a layer above the analysis concludes (the what-if
+ * layer's "worth optimizing", PP_FINDING_WORTH_OPTIMIZING) at the end of
+ * the list, and renders its line. Its sentence, shares and prediction
+ * reason are copied; figure.name and figure.unit must outlive the report
+ * (string literals). PP_EINVAL for a NULL sentence or an unknown kind,
+ * PP_ENOMEM. Not from two threads at once. */
+int pp_report_add_finding(pp_report *r, const pp_finding *f);
 /* The rendered lines of pp_report_finding_list (each finding's `text`). */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 

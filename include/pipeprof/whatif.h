@@ -294,6 +294,23 @@ int pp_whatif_write_json(const pp_whatif_costs *c, const pp_whatif_replay *repla
                          const pp_whatif_scenario *sc, size_t nscenarios,
                          const pp_whatif_causal_row *rows, size_t nrows, FILE *out);
 
+/* ---- advice ------------------------------------------------------------- */
+
+/* Fills the predicted effect of every finding of r that advises an action
+ * (pp_finding.action: a re-split, requests in flight, a speed-up) from the
+ * model of r and the model m it was built from (pp_report_build, as for
+ * pp_whatif_costs_from_report; a report that gives no model refuses every
+ * action with the reason): one replay, then each action as a
+ * scenario of its own; an action the model cannot take (a move without a
+ * lookup table, a split of one device's threads) and every action of a
+ * model whose replay is refused get state REFUSED with the reason. The
+ * report then renders advice whose predicted gain's interval reaches 0 as
+ * withdrawn. Appends a PP_FINDING_WORTH_OPTIMIZING finding: the causal
+ * profile's best stage at 1.25x, or, when nothing could be predicted, why. `pipeprof
+ * analyze` and `report` call it; docs/whatif.md, "Advice". */
+int pp_whatif_advise(pp_report *r, const pp_model *m, const pp_whatif_options *o,
+                     pp_error *err);
+
 /* ---- all of it ---------------------------------------------------------- */
 
 /* What `pipeprof whatif` does after parsing: the replay; each change a

@@ -17,7 +17,7 @@
 static const char *const kind_names[PP_FINDING_KIND_COUNT] = {
     "data_loss", "unlabeled", "bottleneck", "throughput", "idle",
     "imbalance", "hw_quality", "wall_part", "hw_unknown", "back_pressure", "handoff",
-    "sched"};
+    "sched", "worth_optimizing"};
 
 const char *pp_finding_kind_name(pp_finding_kind k) {
     return (unsigned)k < PP_FINDING_KIND_COUNT ? kind_names[k] : "?";
@@ -150,5 +150,37 @@ int pp_report_set_finding_prediction(pp_report *r, size_t i, const pp_finding_pr
         return PP_ENOMEM;
     }
     free((char *)was.reason);
+    return PP_OK;
+}
+
+int pp_report_add_finding(pp_report *r, const pp_finding *f) {
+    if (!r || !f || !f->sentence || (unsigned)f->kind >= PP_FINDING_KIND_COUNT || !r->findings)
+        return PP_EINVAL;
+    char **lines = realloc(r->findings, (r->nfindings + 2) * sizeof *lines);
+    if (!lines)
+        return PP_ENOMEM;
+    r->findings = lines;
+    lines[r->nfindings] = lines[r->nfindings + 1] = NULL;
+    char *sentence = strdup(f->sentence);
+    char *reason = f->prediction.reason ? strdup(f->prediction.reason) : NULL;
+    double *shares = f->action.nshares ? malloc(f->action.nshares * sizeof *shares) : NULL;
+    if (!sentence || (f->prediction.reason && !reason) || (f->action.nshares && !shares)) {
+        free(sentence), free(reason), free(shares);
+        return PP_ENOMEM;
+    }
+    if (shares)
+        memcpy(shares, f->action.shares, f->action.nshares * sizeof *shares);
+    pp_finding *g = an_finding_add(r, f->kind, f->stage, f->device, sentence);
+    if (!g) {
+        free(reason), free(shares);
+        return PP_ENOMEM;
+    }
+    const char *text = g->text;
+    *g = *f;
+    g->sentence = sentence, g->text = text;
+    g->action.shares = shares;
+    g->prediction.reason = reason;
+    if (render_one(r, r->nfindings - 1) != PP_OK)
+        return PP_ENOMEM; /* the finding stays, its line empty: freed with the report */
     return PP_OK;
 }

@@ -341,6 +341,83 @@ static void test_determinism_and_errors(void) {
     fixture_free(&f);
 }
 
+/* The findings' advice carries the model's prediction (pp_whatif_advise):
+ * Q's parts take 2 and 1 ms at shares 0.5 / 0.5 in every batch, so the
+ * analysis advises the split B 1/3, C 2/3 (equal rates), under which both
+ * take 4/3 ms: Q's period goes from 2.2 + hand-off to 1.533 + hand-off.
+ * The list ends with the stage worth optimizing: Q, the bottleneck. */
+static void test_advise_resplit(void) {
+    const stage_def st[] = {
+        {.name = "P", .device = {"A"}, .part_ns = {1 * MS}},
+        {.name = "Q", .device = {"B", "C"}, .part_ns = {2 * MS, 1 * MS}, .dp = 1,
+         .partition_ns = 100 * US, .merge_ns = 100 * US},
+        {.name = "R", .device = {"D"}, .part_ns = {1 * MS}},
+    };
+    fixture f = make(st, 3, 2, 0);
+    pp_error err = {{0}};
+    EXPECT(pp_whatif_advise(f.r, f.m, NULL, &err) == PP_OK);
+    size_t n;
+    const pp_finding *fl = pp_report_finding_list(f.r, &n);
+    const pp_finding *resplit = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (fl[i].action.kind == PP_ACTION_RESPLIT)
+            resplit = &fl[i];
+    EXPECT(resplit != NULL);
+    if (resplit) {
+        EXPECT_EQ_U64(resplit->prediction.state, PP_PREDICTION_PREDICTED);
+        double h = HANDOFF / (double)MS;
+        double expected = 100 * ((2.2 + h) / (0.2 + 4.0 / 3 + h) - 1);
+        printf("re-split predicted %+.1f%% (%+.1f .. %+.1f), constructed %+.1f%%\n",
+               resplit->prediction.change_pct, resplit->prediction.lo_pct,
+               resplit->prediction.hi_pct, expected);
+        EXPECT_NEAR(resplit->prediction.change_pct, expected, 2.0);
+        EXPECT(resplit->prediction.lo_pct > 0);
+    }
+    EXPECT(n > 0 && fl[n - 1].kind == PP_FINDING_WORTH_OPTIMIZING);
+    if (n > 0) {
+        EXPECT_EQ_U64(fl[n - 1].stage, 1); /* Q */
+        EXPECT_EQ_U64(fl[n - 1].action.kind, PP_ACTION_SPEEDUP);
+        EXPECT(fl[n - 1].prediction.lo_pct > 0);
+        /* Q 1.25x faster: 1.76 ms + hand-off against 2.2 ms + hand-off */
+        double h = HANDOFF / (double)MS;
+        EXPECT_NEAR(fl[n - 1].prediction.change_pct, 100 * ((2.2 + h) / (2.2 / 1.25 + h) - 1),
+                    2.0);
+    }
+    fixture_free(&f);
+}
+
+/* A model that cannot replay gives no advice a prediction: every advice is
+ * refused with the reason, and the last finding says why nothing was
+ * predicted. */
+static void test_advise_refused(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "main");
+    for (int b = 0; b < N; b++) {
+        int64_t at = (int64_t)b * 5 * MS;
+        char name[32];
+        snprintf(name, sizeof name, "P#%d", b);
+        b_span(m, t, PP_ROLE_USER, name, NULL, -1, at, at + 1 * MS, 0, 0);
+        snprintf(name, sizeof name, "Q#%d", b);
+        b_span(m, t, PP_ROLE_USER, name, NULL, -1, at + 1 * MS, at + 3 * MS, 0, 0);
+    }
+    pp_analyze_options o;
+    pp_analyze_options_init(&o);
+    o.batch_pattern = "^(?<stage>[PQ])#(?<batch>[0-9]+)$";
+    pp_report *r = b_report(m, &o);
+    pp_error err = {{0}};
+    size_t before, n;
+    pp_report_finding_list(r, &before);
+    EXPECT(pp_whatif_advise(r, m, NULL, &err) == PP_OK);
+    const pp_finding *fl = pp_report_finding_list(r, &n);
+    EXPECT_EQ_U64(n, before + 1);
+    EXPECT(n > 0 && fl[n - 1].kind == PP_FINDING_WORTH_OPTIMIZING);
+    EXPECT(n > 0 && fl[n - 1].action.kind == PP_ACTION_NONE);
+    if (n > 0)
+        EXPECT_CONTAINS(fl[n - 1].sentence, "replay is off");
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_model_structure);
     RUN(test_replay);
@@ -350,5 +427,7 @@ int main(void) {
     RUN(test_window_idle);
     RUN(test_refusal_untimed);
     RUN(test_determinism_and_errors);
+    RUN(test_advise_resplit);
+    RUN(test_advise_refused);
     return pp_test_finish();
 }
