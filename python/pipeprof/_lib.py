@@ -227,6 +227,8 @@ pp_model_meta_mut = _proto("pp_model_meta_mut", POINTER(ModelMeta), M)
 pp_analyze_options_init = _proto("pp_analyze_options_init", None, POINTER(AnalyzeOptions))
 pp_report_build = _proto("pp_report_build", c_int, M, POINTER(AnalyzeOptions), POINTER(R), ERR)
 pp_report_free = _proto("pp_report_free", None, R)
+# the what-if model's prediction of each finding's advice (NULL options: defaults)
+pp_whatif_advise = _proto("pp_whatif_advise", c_int, R, M, c_void_p, ERR)
 pp_report_json = _proto("pp_report_json", c_int, R, POINTER(c_void_p), POINTER(c_size_t))
 pp_report_json_free = _proto("pp_report_json_free", None, c_void_p)
 

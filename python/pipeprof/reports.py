@@ -32,6 +32,9 @@ def built(model, source, region=None, exclude_region=None, from_ns=None, to_ns=N
     check(_lib.pp_report_build(model, ctypes.byref(opt), ctypes.byref(report),
                                ctypes.byref(err)), f"analyze {source}", err)
     try:
+        # advice with its predicted effect, as `pipeprof analyze` gives it
+        check(_lib.pp_whatif_advise(report, model, None, ctypes.byref(err)),
+              f"analyze {source}: predicting the advice's effect", err)
         yield report
     finally:
         _lib.pp_report_free(report)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/advise.h"
 #include "cli/cli.h"
 #include "cli/python_delegate.h"
 #include "cli/load_traces.h"
@@ -222,6 +223,12 @@ static int export_write(const export_args *a, const pp_model *m, const char *out
         if (rc != PP_OK) {
             cli_error("export: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
             return cli_exit_code(rc);
+        }
+        int code = cli_advise("export", r, m);
+        if (code != CLI_OK) {
+            pp_report_free(r);
+            pp_model_free(cut);
+            return code;
         }
         rc = pp_report_write_html(r, m, out, &err);
         pp_report_free(r);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/advise.h"
 #include "cli/cli.h"
 #include "pipeprof/analyze.h"
 #include "pipeprof/model.h"
@@ -29,6 +30,11 @@ static int print_report(pp_session *s, int warmup, const char *source, const cha
     pp_report *r = NULL;
     pp_error err = {{0}};
     rc = pp_report_build(m, &opt, &r, &err);
+    if (rc == PP_OK && cli_advise("analysis", r, m) != CLI_OK) {
+        pp_report_free(r);
+        pp_model_free(m);
+        return CLI_FAIL;
+    }
     if (rc == PP_OK)
         rc = pp_report_write_html(r, m, html, &err);
     if (rc == PP_OK)

@@ -95,8 +95,9 @@ def test_batches_in_flight_is_little_s_law(demo_trace):
 
 def test_finding_records_are_data(demo_trace):
     """Each finding's fields: its line is the text report's, its figure's
-    interval holds the estimate, and advice carries its action and an
-    honest 'not computed' prediction until the what-if layer sets one."""
+    interval holds the estimate, and advice carries its action and the
+    what-if model's prediction (or its refusal, with the reason); the list
+    ends with the stage worth optimizing."""
     trace = pipeprof.load(str(demo_trace))
     records = trace.finding_records()
     assert [f["text"] for f in records] == trace.findings()
@@ -104,11 +105,17 @@ def test_finding_records_are_data(demo_trace):
         if f["figure"]:
             assert f["figure"]["lo"] <= f["figure"]["est"] <= f["figure"]["hi"]
         if f["action"]:
-            assert f["prediction"]["state"] == "none"
+            p = f["prediction"]
+            assert p["state"] in ("predicted", "refused")
+            if p["state"] == "predicted":
+                assert p["lo_pct"] <= p["change_pct"] <= p["hi_pct"]
+            else:
+                assert p["reason"]
             if f["action"]["kind"] == "resplit":
                 assert abs(sum(f["action"]["shares"]) - 1) < 1e-9
                 dp = [d for d in trace.summary()["data_parallel"] if d["stage"] == f["stage"]][0]
                 assert len(f["action"]["shares"]) == len(dp["devices"])
+    assert records[-1]["kind"] == "worth_optimizing"
     bottleneck = [f for f in records if f["kind"] == "bottleneck"]
     assert len(bottleneck) == 1 and bottleneck[0]["figure"]["name"] == "stage_time_mean"
 
