@@ -157,6 +157,12 @@ const char *pp_str_text(pp_str id);
 /* The device's hw_ns is a running mean over its runs, not the time of one
  * run (OpenVINO's CPU plugin): reports label its hardware figures averages. */
 #define PP_TRACK_HW_MEAN 2u
+/* The track holds a profiler's own bookkeeping, not the program's work (a
+ * foreign trace's start and end markers and pseudo-processes: Kineto's
+ * "Record Window End", "PyTorch Profiler (0)", its "Spans" and "Traces"
+ * rows, CUPTI's overhead events). Kept and converted like any track; the
+ * analysis leaves its events out of the window and every figure. */
+#define PP_TRACK_BOOKKEEPING 4u
 
 typedef enum pp_track_kind {
     PP_TRACK_KIND_DEVICE = 0,  /* one stream / request slot of a device */

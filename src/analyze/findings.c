@@ -263,7 +263,7 @@ static int hw_quality(pp_report *r) {
 /* Annotations that a pattern would label, when none was given and
  * something is left unlabeled. */
 static int unlabeled(pp_report *r) {
-    if (r->patterns)
+    if (r->patterns && !r->unmatched)
         return PP_OK;
     size_t missing = 0;
     for (size_t i = 0; i < r->nreal; i++)

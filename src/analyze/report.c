@@ -152,6 +152,8 @@ void an_scratch_forget(pp_report *r) {
 /* What only the build needs: freed before the report is handed out. */
 static void build_state_free(pp_report *r) {
     an_scratch_free(r);
+    free(r->bookkeeping);
+    r->bookkeeping = NULL;
     free(r->bw_sums);
     r->bw_sums = NULL;
     free(r->execs);

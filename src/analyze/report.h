@@ -236,6 +236,7 @@ static inline int64_t an_batch_number(const an_batch_map *bm, size_t i) {
 
 struct pp_report {
     pp_window window;
+    uint8_t *bookkeeping;      /* per track: PP_TRACK_BOOKKEEPING; NULL when no track is */
     char *how, *source;
     char *alignment;           /* a merged trace's clock alignment (meta), or NULL */
     pp_model_meta meta;
@@ -250,6 +251,7 @@ struct pp_report {
     an_op *op;                 /* one per span of role op, in event order (an_execs_collect) */
     size_t nop_spans;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
+    const char *unmatched;     /* "--stage-pattern" (or batch) when it matched no span; NULL */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
     uint32_t *stage_of_string; /* model string id -> stage index, AN_NONE */
@@ -341,6 +343,12 @@ static inline uint32_t an_exec_device(const pp_report *r, const an_exec *x) {
 }
 static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
     return r->exec_batch ? r->exec_batch[x - r->execs] : pp_cols_batch(&r->c, x->event);
+}
+
+/* 1 for an event of a profiler's bookkeeping (a track marked
+ * PP_TRACK_BOOKKEEPING): outside W and every figure, whatever its time. */
+static inline int an_bookkeeping(const pp_report *r, size_t i) {
+    return r->bookkeeping && r->bookkeeping[pp_cols_track(&r->c, i)];
 }
 
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "io/chrome_arg_keys.h"
 #include "io/chrome_read.h"
 #include "io/trace_read.h"
 #include "pipeprof/io.h"
@@ -300,17 +301,35 @@ static int close_open(reader *r, jcur *c, const pp_event *end, int async, uint32
     return PP_OK;
 }
 
-/* The PyTorch profiler's bookkeeping, not the program's work: its own span
- * over the whole profile (cat "Trace", on the pseudo-process "Spans"), its
- * iteration marks (pseudo-process "Traces") and CUPTI's overhead events
- * (cat "overhead", pid -1). Counted as ignored. */
+/* A profiler's bookkeeping, not the program's work: the PyTorch profiler's
+ * span over the whole profile (cat "Trace", on the pseudo-process "Spans"),
+ * its iteration marks (pseudo-process "Traces"), its "Record Window End"
+ * instant (pid ""), and CUPTI's overhead events (cat "overhead", pid -1:
+ * "Activity Buffer Request"). Read and kept like any event; a track that
+ * holds nothing else is marked PP_TRACK_BOOKKEEPING, which the analysis
+ * leaves out (docs/format-chrome-json.md). */
 static int profiler_bookkeeping(const reader *r, const raw_event *e) {
-    if (jstr_eq(&e->cat, "Trace") || jstr_eq(&e->cat, "overhead"))
+    if (jstr_eq(&e->cat, "Trace") || jstr_eq(&e->cat, "overhead") ||
+        jstr_eq(&e->name, "Record Window End"))
         return 1;
     if (!e->pid.is_str)
         return 0;
     const char *pid = pp_model_string(r->m, (uint32_t)e->pid.v);
-    return strcmp(pid, "Spans") == 0 || strcmp(pid, "Traces") == 0;
+    return strcmp(pid, "Spans") == 0 || strcmp(pid, "Traces") == 0 || pid[0] == '\0';
+}
+
+/* The "cat" the writer gives an event of this phase (NULL: none). */
+static const char *written_cat(char ph, const pp_event *ev) {
+    switch (ph) {
+    case 'X': case 'B':
+        return ev->kind == PP_EV_REGION ? "region" : chrome_role_cats[ev->role];
+    case 's': case 't': case 'f':
+        return "flow";
+    case 'b':
+        return "range";
+    default:
+        return NULL;
+    }
 }
 
 static int emit(reader *r, jcur *c, const raw_event *e) {
@@ -322,10 +341,6 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event has no \"ph\"");
     if (ph == 'M')
         return apply_metadata(r, c, e);
-    if (profiler_bookkeeping(r, e)) {
-        r->ignored++;
-        return PP_OK;
-    }
     if (!e->has_ts)
         return jcur_fail(c, "event \"%.*s\" has no \"ts\"", (int)(e->name.len > 60 ? 60 : e->name.len), e->name.s);
     if (e->has_dur && e->dur_ns < 0)
@@ -337,6 +352,10 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
     if ((rc = chrome_intern(r, c, &e->name, &ev.name)) || (rc = chrome_tracks_get(&r->tracks, r->m, e->pid, e->tid, &track)))
         return rc;
     ev.track = track;
+    if (profiler_bookkeeping(r, e))
+        r->tracks.tracks[track].bookkeeping = 1;
+    else if (ph != 'E' && ph != 'e')
+        r->tracks.tracks[track].work = 1;
     switch (ph) {
     case 'X':
     case 'B':
@@ -347,13 +366,15 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
             r->tracks.tracks[track].gpu = 1;
         if (ev.kind != PP_EV_REGION) /* args.region_id makes it a region */
             ev.kind = jstr_eq(&e->cat, "region") ? PP_EV_REGION : PP_EV_SPAN;
+        if ((rc = chrome_keep_cat(r, c, &e->cat, written_cat(ph, &ev))))
+            return rc;
         if (ph == 'B')
             return push_open(r, &ev, 0);
         return chrome_add_event(r, &ev, r->anns, r->nanns);
     case 'E':
         return close_open(r, c, &ev, 0, 0);
     case 'i': case 'I': case 'R': case 'n':
-        if ((rc = span_fields(r, c, e, &ev)))
+        if ((rc = span_fields(r, c, e, &ev)) || (rc = chrome_keep_cat(r, c, &e->cat, NULL)))
             return rc;
         ev.kind = PP_EV_INSTANT;
         return chrome_add_event(r, &ev, r->anns, r->nanns);
@@ -363,7 +384,9 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         ev.kind = PP_EV_FLOW;
         ev.id = e->id;
         ev.phase = ph == 's' ? PP_FLOW_BEGIN : ph == 't' ? PP_FLOW_STEP : PP_FLOW_END;
-        return pp_model_add_event(r->m, &ev);
+        if ((rc = chrome_keep_cat(r, c, &e->cat, "flow")))
+            return rc;
+        return chrome_add_event(r, &ev, r->anns, r->nanns);
     case 'b': case 'e':
         ev.kind = PP_EV_RANGE;
         ev.id = e->id;
@@ -371,7 +394,7 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
             return rc;
         if (ph == 'e')
             return close_open(r, c, &ev, 1, cat);
-        if ((rc = span_fields(r, c, e, &ev)))
+        if ((rc = span_fields(r, c, e, &ev)) || (rc = chrome_keep_cat(r, c, &e->cat, "range")))
             return rc;
         return push_open(r, &ev, cat);
     default:

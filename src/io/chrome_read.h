@@ -64,6 +64,9 @@ int chrome_add_event(reader *r, const pp_event *ev, const pp_annotation *anns, s
 int parse_span_args(reader *r, jcur *c, const raw_event *e, pp_event *ev);
 /* The same for the args object at the cursor. */
 int parse_span_args_at(reader *r, jcur *c, pp_event *ev);
+/* Keeps the event's "cat" as a CHROME_CAT_KEY annotation when it is not
+ * `written`, the one the writer would give it (NULL: none). */
+int chrome_keep_cat(reader *r, jcur *c, const jstr *cat, const char *written);
 /* Applies an M event (process/thread names, sort indexes, pipeprof_track). */
 int apply_metadata(reader *r, jcur *c, const raw_event *e);
 /* One counter event per numeric arg of a C event. */

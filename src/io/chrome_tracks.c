@@ -160,6 +160,8 @@ int chrome_tracks_finish(chrome_tracks *t, pp_model *m) {
         info->tid = c->tid.is_str ? 0 : c->tid.v;
         /* rows of one process keep file order unless it gave its own */
         info->sort_index = c->has_sort ? c->sort_index : (int32_t)i;
+        if (c->bookkeeping && !c->work)
+            info->flags |= PP_TRACK_BOOKKEEPING;
         if (c->gpu) {
             info->kind = PP_TRACK_KIND_DEVICE;
             info->device = info->process = device_name(m, p, c, &rc);

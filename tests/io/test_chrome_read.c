@@ -104,8 +104,10 @@ static void test_begin_end_pairs_and_late_names(void) {
     EXPECT_EQ_I64(outer.dur_ns, 3000);
     size_t first, n, total;
     pp_model_annotations_of(m, 1, &first, &n);
-    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_U64(n, 2); /* k, and "chrome:cat" = "": it had no cat, the writer would give one */
     EXPECT_EQ_I64(pp_model_annotations(m, &total)[first].v.i, 7);
+    EXPECT_STR(pp_model_string(m, pp_model_annotations(m, &total)[first + 1].key), "chrome:cat");
+    EXPECT_STR(pp_model_string(m, pp_model_annotations(m, &total)[first + 1].v.s), "");
     const pp_track_info *t = pp_model_track(m, outer.track);
     EXPECT_STR(pp_model_string(m, t->name), "worker");
     EXPECT_STR(pp_model_string(m, t->process), "app");
@@ -114,13 +116,15 @@ static void test_begin_end_pairs_and_late_names(void) {
 }
 
 /* Span args fill the pipeline fields; every other scalar is an annotation
- * of the right type; strings are unescaped to UTF-8. */
+ * of the right type; strings are unescaped to UTF-8; an object or boolean
+ * is kept as its JSON text under "chrome:json:KEY", an arg named "chrome:..."
+ * under "chrome:key:...", a missing cat as "chrome:cat" = "". */
 static void test_args_fields_and_annotations(void) {
     pp_error err;
     pp_model *m = read_text("args.json",
                             "[{\"ph\":\"X\",\"name\":\"infer\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,\"args\":{"
                             "\"stage\":\"Embedding\",\"batch_id\":12,\"hw_ns\":1500,\"transfer_ns\":200,\"role\":\"exec\","
-                            "\"n\":-3,\"r\":0.5,\"big\":1e400,\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\",\"o\":{\"x\":1},\"b\":true}}]",
+                            "\"n\":-3,\"r\":0.5,\"big\":1e400,\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\",\"o\":{\"x\": [1, null]},\"b\":true,\"chrome:cat\":5}}]",
                             &err);
     if (!m)
         { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
@@ -133,7 +137,15 @@ static void test_args_fields_and_annotations(void) {
     size_t first, n, total;
     pp_model_annotations_of(m, 0, &first, &n);
     const pp_annotation *a = pp_model_annotations(m, &total) + first;
-    EXPECT_EQ_U64(n, 4);
+    EXPECT_EQ_U64(n, 8);
+    EXPECT_STR(pp_model_string(m, a[4].key), "chrome:json:o");
+    EXPECT_STR(pp_model_string(m, a[4].v.s), "{\"x\": [1, null]}");
+    EXPECT_STR(pp_model_string(m, a[5].key), "chrome:json:b");
+    EXPECT_STR(pp_model_string(m, a[5].v.s), "true");
+    EXPECT_STR(pp_model_string(m, a[6].key), "chrome:key:chrome:cat");
+    EXPECT_EQ_I64(a[6].v.i, 5);
+    EXPECT_STR(pp_model_string(m, a[7].key), "chrome:cat");
+    EXPECT_STR(pp_model_string(m, a[7].v.s), "");
     EXPECT_EQ_I64(a[0].type, PP_VALUE_INT);
     EXPECT_EQ_I64(a[0].v.i, -3);
     EXPECT_EQ_I64(a[1].type, PP_VALUE_DOUBLE);
@@ -235,9 +247,60 @@ static void test_pytorch_profiler_export(void) {
     EXPECT_EQ_I64(pp_model_track(m, first.track)->kind, PP_TRACK_KIND_THREAD);
     EXPECT_STR(pp_model_string(m, pp_model_track(m, first.track)->process), "python3");
     /* the profiler's own span over the whole profile (cat "Trace", pid
-     * "Spans") is bookkeeping, not the program's work */
-    EXPECT_EQ_U64(pp_model_meta_get(m)->ignored_events, 1);
+     * "Spans") is bookkeeping, not the program's work: kept, on a track so
+     * marked, with its cat */
+    EXPECT_EQ_U64(pp_model_meta_get(m)->ignored_events, 0);
+    pp_event last = event_at(m, pp_model_event_count(m) - 1);
+    EXPECT_STR(pp_model_string(m, last.name), "PyTorch Profiler (0)");
+    EXPECT(pp_model_track(m, last.track)->flags & PP_TRACK_BOOKKEEPING);
+    EXPECT(!(pp_model_track(m, first.track)->flags & PP_TRACK_BOOKKEEPING));
     pp_model_free(m);
+}
+
+/* What the model has no field for comes back on writing: each event's cat
+ * (or its absence), array / object / boolean args verbatim, a "chrome:" arg
+ * under its own key; a kept JSON text that is not one JSON value (a model
+ * from elsewhere) is written as a string, so the file stays JSON. */
+static void test_written_back_as_read(void) {
+    pp_error err;
+    pp_model *m = read_text("keep.json",
+                            "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"mm\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,"
+                            "\"args\":{\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4}},"
+                            "{\"ph\":\"X\",\"name\":\"nocat\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},"
+                            "{\"ph\":\"i\",\"cat\":\"mark\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":4},"
+                            "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":9,\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":5},"
+                            "{\"ph\":\"b\",\"cat\":\"async\",\"id\":3,\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":6},"
+                            "{\"ph\":\"e\",\"cat\":\"async\",\"id\":3,\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":7}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    /* a kept text that is not JSON, as a model read from any .pptrace may hold */
+    pp_annotation bad = {0};
+    bad.event = 4; /* the last event: annotations are added in event order */
+    bad.type = PP_VALUE_STR;
+    EXPECT_EQ_I64(pp_model_intern(m, "chrome:json:broken", 18, &bad.key), PP_OK);
+    EXPECT_EQ_I64(pp_model_intern(m, "[1,", 3, &bad.v.s), PP_OK);
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &bad), PP_OK);
+    const char *path = pp_test_path("keep_back.json");
+    EXPECT_EQ_I64(pp_chrome_write(m, path, &err), PP_OK);
+    size_t len;
+    char *text = pp_test_read_file(path, &len);
+    EXPECT_CONTAINS(text, "\"name\":\"mm\",\"cat\":\"cpu_op\"");
+    EXPECT_CONTAINS(text, "\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4}");
+    EXPECT_CONTAINS(text, "\"name\":\"nocat\",\"pid\"");
+    EXPECT_CONTAINS(text, "\"broken\":\"[1,\"");
+    EXPECT_CONTAINS(text, "\"name\":\"i\",\"cat\":\"mark\"");
+    EXPECT_CONTAINS(text, "\"name\":\"f\",\"cat\":\"ac2g\",\"id\":9");
+    EXPECT_CONTAINS(text, "{\"ph\":\"b\",\"cat\":\"async\",\"id\":3");
+    EXPECT_CONTAINS(text, "{\"ph\":\"e\",\"cat\":\"async\",\"id\":3");
+    EXPECT(strstr(text, "chrome:cat") == NULL && strstr(text, "chrome:json") == NULL);
+    free(text);
+    pp_model_free(m);
+    /* and it reads back into the same events */
+    pp_model *back = NULL;
+    EXPECT_EQ_I64(pp_chrome_read(path, &back, &err), PP_OK);
+    EXPECT(back && pp_model_event_count(back) == 5);
+    pp_model_free(back);
 }
 
 /* gzip-compressed traces are read by content, whatever their name. */
@@ -369,6 +432,7 @@ int main(void) {
     RUN(test_counters_flows_ranges);
     RUN(test_counter_values_are_nearest_doubles);
     RUN(test_pytorch_profiler_export);
+    RUN(test_written_back_as_read);
     RUN(test_gzip_input);
     RUN(test_large_file_streams);
     RUN(test_large_gzip_file_streams);
