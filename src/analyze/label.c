@@ -134,7 +134,8 @@ static int cmp_corr(const void *a, const void *b) {
 static int candidate(const pp_report *r, size_t i, const name_label *nl) {
     const pp_cols *c = &r->c;
     return !an_bookkeeping(r, i) && c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-           nl[pp_cols_name(c, i)].matched && !an_labeled_by_fields(c, i);
+           nl[pp_cols_name(c, i)].matched && !an_labeled_by_fields(c, i) &&
+           !an_bracket_by_fields(c, i);
 }
 
 /* Parents, inherited stages and batches, in one pass per track with a
@@ -250,6 +251,10 @@ static int hosts_from_fields(pp_report *r, size_t *cap) {
         return PP_ENOMEM;
     *cap = r->nfield_hosts;
     for (size_t i = 0; i < c->count && r->nhost < *cap; i++) {
+        if (an_bracket_by_fields(c, i)) { /* its stage: the one it brackets */
+            r->host[r->nhost++] = an_host_make(pp_cols_batch(c, i), i, AN_NONE, c->role[i], 1);
+            continue;
+        }
         if (!an_labeled_by_fields(c, i))
             continue;
         uint8_t role = c->role[i] == PP_ROLE_PARTITION || c->role[i] == PP_ROLE_MERGE

@@ -4,7 +4,9 @@
  * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
  * statistics by name and by type), decomposition.csv (the wall
  * decomposition per stage and device) and bandwidth.csv (bytes moved per
- * device, track and stage). Each file is written atomically. */
+ * device, track and stage), pipelineprofiler.csv (the PipelineProfiler
+ * framework's three figures per device and per stage on a device). Each
+ * file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,23 @@ static void gaps(const pp_report *r, pp_outfile *o) {
     }
 }
 
+static void framework(const pp_report *r, pp_outfile *o) {
+    put(o, "device,stage,tasks,wall_ns,hw_ns,hw_utilization_pct,bubbles,bubble_mean_ns,"
+           "concurrency_penalty_ns\n");
+    for (size_t i = 0; i < r->nframework; i++) {
+        const pp_framework_stats *f = &r->framework[i];
+        field(o, r->devices[f->device].name);
+        put(o, ",");
+        if (f->stage != UINT32_MAX)
+            field(o, r->stage_names[f->stage]);
+        put(o, ",%llu,%lld,%lld,%.17g,%llu,", (unsigned long long)f->tasks, (long long)f->wall_ns,
+            (long long)f->hw_ns, f->hw_utilization_pct, (unsigned long long)f->bubbles);
+        if (f->bubbles)
+            put(o, "%.17g", f->bubble_mean_ns);
+        put(o, ",%lld\n", (long long)f->concurrency_penalty_ns);
+    }
+}
+
 /* An op table: by name (ops.csv) or by type (op_types.csv, without name). */
 static void op_rows(const pp_report *r, pp_outfile *o, const pp_op_stats *v, size_t n,
                     int named) {
@@ -215,7 +234,7 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
                  {"op_types.csv", op_types}, {"decomposition.csv", decomposition},
-                 {"bandwidth.csv", bandwidth}};
+                 {"bandwidth.csv", bandwidth}, {"pipelineprofiler.csv", framework}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

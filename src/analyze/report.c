@@ -232,6 +232,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
         rc = an_tracks_list(r, err);
+    if (rc == PP_OK)
+        rc = an_framework_compute(r, err);
     an_beside *devices = NULL;
     if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
         rc = an_devices_start(r, &devices, err);
@@ -330,6 +332,7 @@ void pp_report_free(pp_report *r) {
     free(r->part_cells);
     free(r->decomp_iso);
     free(r->decomp);
+    free(r->framework);
     free(r->clocks);
     free_strings(r->texts, r->ntexts);
     free_strings(r->findings, r->nfindings);

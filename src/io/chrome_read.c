@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "io/chrome_arg_keys.h"
 #include "io/chrome_read.h"
 #include "io/trace_read.h"
 #include "pipeprof/io.h"
@@ -301,37 +300,6 @@ static int close_open(reader *r, jcur *c, const pp_event *end, int async, uint32
     return PP_OK;
 }
 
-/* A profiler's bookkeeping, not the program's work: the PyTorch profiler's
- * span over the whole profile (cat "Trace", on the pseudo-process "Spans"),
- * its iteration marks (pseudo-process "Traces"), its "Record Window End"
- * instant (pid ""), and CUPTI's overhead events (cat "overhead", pid -1:
- * "Activity Buffer Request"). Read and kept like any event; a track that
- * holds nothing else is marked PP_TRACK_BOOKKEEPING, which the analysis
- * leaves out (docs/format-chrome-json.md). */
-static int profiler_bookkeeping(const reader *r, const raw_event *e) {
-    if (jstr_eq(&e->cat, "Trace") || jstr_eq(&e->cat, "overhead") ||
-        jstr_eq(&e->name, "Record Window End"))
-        return 1;
-    if (!e->pid.is_str)
-        return 0;
-    const char *pid = pp_model_string(r->m, (uint32_t)e->pid.v);
-    return strcmp(pid, "Spans") == 0 || strcmp(pid, "Traces") == 0 || pid[0] == '\0';
-}
-
-/* The "cat" the writer gives an event of this phase (NULL: none). */
-static const char *written_cat(char ph, const pp_event *ev) {
-    switch (ph) {
-    case 'X': case 'B':
-        return ev->kind == PP_EV_REGION ? "region" : chrome_role_cats[ev->role];
-    case 's': case 't': case 'f':
-        return "flow";
-    case 'b':
-        return "range";
-    default:
-        return NULL;
-    }
-}
-
 static int emit(reader *r, jcur *c, const raw_event *e) {
     char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
     pp_event ev;
@@ -349,10 +317,32 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event ends past the largest time (ts + dur overflows)");
     ev = e->fields;
     ev.ts_ns = e->ts_ns;
-    if ((rc = chrome_intern(r, c, &e->name, &ev.name)) || (rc = chrome_tracks_get(&r->tracks, r->m, e->pid, e->tid, &track)))
+    if ((rc = chrome_intern(r, c, &e->name, &ev.name)))
+        return rc;
+    chrome_id pid = e->pid;
+    int dialect_event = 0;
+    if (ph == 'X' || ph == 'B') {
+        if ((rc = span_fields(r, c, e, &ev)))
+            return rc;
+        chrome_dialect_decide(r, e, &ev);
+        /* PipelineProfiler: a device is its cat, a row its tid */
+        if (ph == 'X' && r->dialect == PP_DIALECT_PIPELINE_PROFILER && e->cat.len) {
+            uint32_t device;
+            if ((rc = chrome_intern(r, c, &e->cat, &device)))
+                return rc;
+            pid = (chrome_id){1, device};
+            dialect_event = 1;
+        }
+    }
+    if ((rc = chrome_tracks_get(&r->tracks, r->m, pid, e->tid, &track)))
         return rc;
     ev.track = track;
-    if (profiler_bookkeeping(r, e))
+    if (dialect_event) {
+        r->tracks.tracks[track].device_cat = (uint32_t)pid.v;
+        if ((rc = chrome_dialect_event(r, e, &ev)))
+            return rc;
+    }
+    if (chrome_bookkeeping(r, e))
         r->tracks.tracks[track].bookkeeping = 1;
     else if (ph != 'E' && ph != 'e')
         r->tracks.tracks[track].work = 1;
@@ -360,13 +350,11 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
     case 'X':
     case 'B':
         ev.dur_ns = e->has_dur ? e->dur_ns : 0;
-        if ((rc = span_fields(r, c, e, &ev)))
-            return rc;
         if (role_of_cat(&e->cat, &ev))
             r->tracks.tracks[track].gpu = 1;
         if (ev.kind != PP_EV_REGION) /* args.region_id makes it a region */
             ev.kind = jstr_eq(&e->cat, "region") ? PP_EV_REGION : PP_EV_SPAN;
-        if ((rc = chrome_keep_cat(r, c, &e->cat, written_cat(ph, &ev))))
+        if ((rc = chrome_keep_cat(r, c, &e->cat, chrome_written_cat(ph, &ev))))
             return rc;
         if (ph == 'B')
             return push_open(r, &ev, 0);
@@ -569,8 +557,14 @@ int pp_chrome_read(const char *path, pp_model **out, pp_error *err) {
 }
 
 int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
+    return pp_chrome_read_fd_dialect(fd, path, PP_DIALECT_AUTO, out, err);
+}
+
+int pp_chrome_read_fd_dialect(int fd, const char *path, pp_json_dialect dialect, pp_model **out,
+                              pp_error *err) {
     reader r;
     memset(&r, 0, sizeof r);
+    r.dialect = dialect;
     *out = NULL;
     int rc = jreader_open(&r.j, fd, path, err);
     if (rc)

@@ -303,6 +303,75 @@ static void test_written_back_as_read(void) {
     pp_model_free(back);
 }
 
+/* The PipelineProfiler dialect, detected from the first complete event:
+ * cat = device (a device track per (cat, tid)), stage = name less
+ * "_Batch{n}", hw_ns from hw_time_ms, Partition / Merge roles; CPU tracks
+ * carry running-mean hardware times. Without hw_time_ms on the first
+ * event, the same names read as plain Chrome JSON. */
+static void test_pipelineprofiler_dialect(void) {
+    pp_error err;
+    pp_model *m = read_text("seed.json",
+                            "[{\"name\":\"Stage2_Embedding_Batch3\",\"cat\":\"GPU\",\"ph\":\"X\",\"ts\":1.5,"
+                            "\"dur\":2000.25,\"pid\":1,\"tid\":2,\"args\":{\"batch_id\":3,\"hw_time_ms\":1.25,"
+                            "\"sw_overhead_ms\":0.75025}},"
+                            "{\"name\":\"Partition\",\"cat\":\"CPU\",\"ph\":\"X\",\"ts\":0.5,\"dur\":1,\"pid\":1,"
+                            "\"tid\":1,\"args\":{\"batch_id\":3,\"hw_time_ms\":0.0}},"
+                            "{\"name\":\"Stage1_Prep_Batch12\",\"cat\":\"NPU\",\"ph\":\"X\",\"ts\":3000,\"dur\":4,"
+                            "\"pid\":1,\"tid\":1,\"args\":{\"batch_id\":12,\"hw_time_ms\":0.003}}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    pp_event gpu = event_at(m, 0), part = event_at(m, 1), npu = event_at(m, 2);
+    EXPECT_EQ_I64(gpu.role, PP_ROLE_EXEC);
+    EXPECT_STR(pp_model_string(m, gpu.stage), "Stage2_Embedding");
+    EXPECT_EQ_I64(gpu.batch, 3);
+    EXPECT_EQ_U64(gpu.hw_ns, 1250000);
+    EXPECT_EQ_I64(gpu.ts_ns, 1500);
+    EXPECT_EQ_I64(gpu.dur_ns, 2000250);
+    EXPECT_EQ_I64(part.role, PP_ROLE_PARTITION);
+    EXPECT_EQ_U64(part.stage, 0);
+    EXPECT_EQ_I64(part.batch, 3);
+    EXPECT_STR(pp_model_string(m, npu.stage), "Stage1_Prep");
+    EXPECT_EQ_U64(npu.hw_ns, 3000);
+    /* tid 1 of CPU and tid 1 of NPU are two tracks */
+    EXPECT(part.track != npu.track);
+    const pp_track_info *g = pp_model_track(m, gpu.track), *c = pp_model_track(m, part.track);
+    EXPECT_EQ_I64(g->kind, PP_TRACK_KIND_DEVICE);
+    EXPECT_STR(pp_model_string(m, g->device), "GPU");
+    EXPECT_STR(pp_model_string(m, g->name), "stream 2");
+    EXPECT_EQ_I64(g->stream, 2);
+    EXPECT(!(g->flags & PP_TRACK_HW_MEAN));
+    EXPECT_STR(pp_model_string(m, c->device), "CPU");
+    EXPECT(c->flags & PP_TRACK_HW_MEAN);
+    pp_model_free(m);
+
+    static const char plain[] = "[{\"name\":\"Stage2_Embedding_Batch3\",\"cat\":\"GPU\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+                  "\"pid\":1,\"tid\":2,\"args\":{\"batch_id\":3}},"
+                  "{\"name\":\"Stage1_Batch4\",\"cat\":\"CPU\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,"
+                  "\"tid\":1,\"args\":{\"batch_id\":4,\"hw_time_ms\":1.0}}]";
+    m = read_text("plain.json", plain, &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    for (size_t i = 0; i < 2; i++) {
+        pp_event e = event_at(m, i);
+        EXPECT_EQ_I64(e.role, PP_ROLE_NONE);
+        EXPECT_EQ_U64(e.hw_ns, 0);
+        EXPECT_EQ_I64(pp_model_track(m, e.track)->kind, PP_TRACK_KIND_THREAD);
+    }
+    pp_model_free(m);
+
+    /* chosen: a file with no hw_time_ms first read as the dialect anyway */
+    const char *path = pp_test_path("plain2.json");
+    pp_test_write_file(path, plain, strlen(plain));
+    EXPECT_EQ_I64(pp_trace_read_dialect(path, PP_DIALECT_PIPELINE_PROFILER, &m, &err), PP_OK);
+    if (!m)
+        pp_test_fail(__FILE__, __LINE__, "%s", err.msg);
+    EXPECT(m && event_at(m, 0).role == PP_ROLE_EXEC && event_at(m, 1).hw_ns == 1000000);
+    pp_model_free(m);
+    EXPECT_EQ_I64(pp_json_dialect_from_name("pipelineprofiler"), PP_DIALECT_PIPELINE_PROFILER);
+    EXPECT_EQ_I64(pp_json_dialect_from_name("Chrome"), -1);
+}
+
 /* gzip-compressed traces are read by content, whatever their name. */
 static void test_gzip_input(void) {
     const char *path = pp_test_path("trace.json.gz");
@@ -433,6 +502,7 @@ int main(void) {
     RUN(test_counter_values_are_nearest_doubles);
     RUN(test_pytorch_profiler_export);
     RUN(test_written_back_as_read);
+    RUN(test_pipelineprofiler_dialect);
     RUN(test_gzip_input);
     RUN(test_large_file_streams);
     RUN(test_large_gzip_file_streams);
