@@ -184,6 +184,13 @@ int pp_track_thread(pp_session *s, const char *name, pp_track *out);
  * pp_track_thread gives that thread. `name` NULL or "" names a new track
  * "thread <tid>". */
 int pp_track_thread_id(pp_session *s, int64_t tid, const char *name, pp_track *out);
+/* Names OS thread `tid` (gettid; 0: the calling thread) as the user named it (a Python thread's
+ * threading name, ITT's __itt_thread_set_name, NVTX's nvtxNameOsThread):
+ * its host tracks and thread entries in every open session take the name
+ * now, and those made later take it at the thread's first record, before
+ * its OS name. The last name given wins. PP_EINVAL for tid <= 0 or an empty
+ * name. Safe from any thread. */
+int pp_thread_name_set(int64_t tid, const char *name);
 /* The session's regions track (labeled sections such as "warm up"). */
 int pp_track_regions(pp_session *s, pp_track *out);
 

@@ -25,6 +25,9 @@ from .devices import Device, Stage, device
 from .pipeline import Pipeline
 from .record import record_function
 from .trace import TABLES, Trace, load
+from . import _threads
+
+_threads.install()  # every thread's name reaches libpipeprof (_threads.py)
 
 __version__ = _version().decode()
 features = _features().decode()

@@ -20,6 +20,7 @@
 #include "io/json_check.h"
 #include "io/json_emit.h"
 #include "io/outfile.h"
+#include "io/track_tids.h"
 #include "io/trace_write.h"
 #include "model/ann_table.h"
 #include "model/columns.h"
@@ -181,8 +182,11 @@ static int map_processes(writer *w) {
     w->proc_simulated = calloc(rows, 1);
     w->where = malloc(rows * sizeof *w->where);
     w->where_len = malloc(rows);
-    if (!slots || !w->proc_track || !w->proc_simulated || !w->where || !w->where_len) {
+    int64_t *tids = malloc(rows * sizeof *tids);
+    if (!slots || !w->proc_track || !w->proc_simulated || !w->where || !w->where_len || !tids ||
+        track_export_tids(w->m, 1, (int64_t)n, tids) != PP_OK) {
         free(slots);
+        free(tids);
         return PP_ENOMEM;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -202,12 +206,13 @@ static int map_processes(writer *w) {
         char *p = w->where[i];
         PUT_LIT(p, ",\"pid\":");
         p = json_put_u64(p, pid);
-        PUT_LIT(p, ",\"tid\":");
-        p = json_put_u64(p, (uint64_t)i + 1);
+        PUT_LIT(p, ",\"tid\":"); /* the OS thread id where it has one, else the row */
+        p = json_put_u64(p, tids[i] > 0 ? (uint64_t)tids[i] : (uint64_t)i + 1);
         PUT_LIT(p, ",\"ts\":");
         w->where_len[i] = (unsigned char)(p - w->where[i]);
     }
     free(slots);
+    free(tids);
     return PP_OK;
 }
 
