@@ -104,10 +104,38 @@ static int env_config(pp_session_config *cfg) {
     return 0;
 }
 
+/* Under `pipeprof record` (PIPEPROF_RECORD_LOG names a file), one line per
+ * default session: its process, this copy of the library, what it recorded
+ * and the file it wrote. Two copies of libpipeprof in one process (a wheel's
+ * and the ITT or NVTX library's) each have a default session; when both
+ * write one file, the later replaces the earlier, and record says so from
+ * these lines instead of reporting success (docs/recording.md). One
+ * O_APPEND write a line, so lines of several processes do not mix. */
+static void log_default_session(const char *written, int rc) {
+    const char *log = getenv("PIPEPROF_RECORD_LOG");
+    if (!log || !*log)
+        return;
+    pp_session_stats st = {0};
+    pp_session_stats_get(default_session, &st);
+    char line[4400];
+    int n = snprintf(line, sizeof line, "session pid=%lld copy=%p records=%llu dropped=%llu rc=%d path=%s\n",
+                     (long long)getpid(), (const void *)&default_session,
+                     (unsigned long long)st.recorded, (unsigned long long)st.dropped, rc,
+                     written[0] ? written : "-");
+    int fd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 || n <= 0 || (size_t)n >= sizeof line || write(fd, line, (size_t)n) != n)
+        fprintf(stderr, "pipeprof: PIPEPROF_RECORD_LOG=%s: cannot log this session\n", log);
+    if (fd >= 0)
+        close(fd);
+}
+
 static void write_default_session(void) {
     pp_error err = {{0}};
-    if (pp_session_stop(default_session, &err) != PP_OK)
+    char written[4096];
+    int rc = pp_session_stop_written(default_session, written, sizeof written, &err);
+    if (rc != PP_OK)
         fprintf(stderr, "pipeprof: %s\n", err.msg);
+    log_default_session(written, rc);
     pp_env_live_close();
 }
 

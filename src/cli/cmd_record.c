@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/inject_env.h"
+#include "cli/record_log.h"
 #include "pipeprof/io.h"
 #include "pipeprof/trace.h"
 
@@ -510,14 +511,20 @@ static int record_run(int argc, char **argv) {
     char *abs = absolute_output(o.output);
     if (!abs)
         return CLI_FAIL;
+    char log[4096] = "";
     if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = file_set_scan(abs, &before)) != 0 ||
         (rc = record_setenv(&o, abs)) != 0 || (rc = inject_setenv(&o.inject)) != 0 ||
-        (rc = run_child(o.command, &status)) != 0) {
+        (rc = record_log_open(log, sizeof log)) != 0 || (rc = run_child(o.command, &status)) != 0) {
+        if (log[0])
+            unlink(log);
         file_set_free(&before);
         free(abs);
         return rc;
     }
     rc = record_report(&o, abs, &before, status);
+    /* a trace one session wrote and another replaced is a failure, loudly */
+    int lost = record_log_check(o.command[0], log);
+    rc = rc ? rc : lost;
     file_set_free(&before);
     free(abs);
     return rc;
