@@ -47,14 +47,33 @@ def test_one_library_one_session_keeps_every_span(library, tmp_path):
     assert counts(tmp_path / "t.json") == made
 
 
-def test_two_copies_never_pass_for_success(library, tmp_path):
+def test_two_copies_write_two_files_that_record_merges(library, tmp_path):
     copy = tmp_path / "copy" / "libpipeprof.so"
     copy.parent.mkdir()
     shutil.copy(os.path.realpath(library), copy)  # another file: a second copy in the process
-    code, made, err = record(tmp_path / "t.json", str(copy))
-    got = counts(tmp_path / "t.json")
-    if got == made:  # every span kept
+    for name in ("t.json", "t.pptrace"):
+        code, made, err = record(tmp_path / name, str(copy))
         assert code == 0, err
-    else:  # one session's file replaced the other's: a loud failure naming the loss
-        assert code == 1, err
-        assert "2 sessions of" in err and "records of the others are lost" in err
+        assert "merged the traces of 2 copies of libpipeprof in one process" in err
+        out = tmp_path / name
+        if name.endswith(".pptrace"):  # read back through the CLI's JSON export
+            code2 = subprocess.run([os.environ["PP_CLI"], "convert", str(out),
+                                    str(tmp_path / "back.json")], capture_output=True).returncode
+            assert code2 == 0
+            out = tmp_path / "back.json"
+        assert counts(out) == made
+        assert not list(tmp_path.glob("t.copy*"))  # the part is merged and gone
+
+
+def test_two_processes_replacing_one_file_fail_loudly(library, tmp_path):
+    """Two processes with one output name and no %p: the second's file
+    replaces the first's; record says so and exits 1."""
+    out = tmp_path / "t.json"
+    env = dict(os.environ, PIPEPROF_LIBRARY=library)
+    run = f"{sys.executable} {PROGRAM} {BATCHES}"
+    p = subprocess.run([os.environ["PP_CLI"], "record", "-o", str(out), "--", "sh", "-c",
+                        f"{run} && {run}"], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert "2 sessions of sh wrote" in p.stderr
+    assert "records of the others are lost" in p.stderr
+    assert "need %p" in p.stderr
