@@ -92,8 +92,11 @@ static char *put_annotation_key(const writer *w, char *p, uint32_t key) {
     size_t skip = w->reserved[key] == RESERVED_JSON  ? sizeof CHROME_JSON_PREFIX - 1
                   : w->reserved[key] == RESERVED_KEY ? sizeof CHROME_KEY_PREFIX - 1
                                                      : 0;
-    if (skip) { /* the arg's own key: the prefix has nothing to escape */
+    if (skip) { /* the arg's own key (the prefix has nothing to escape), kept
+                 * apart from the event's fields as any annotation's key is */
         *p++ = '"';
+        if (chrome_key_needs_prefix(text + skip, strlen(text + skip)))
+            PUT_LIT(p, ANNOTATION_PREFIX);
         size_t n = quoted_len(w, key) - 1 - skip;
         memcpy(p, w->quoted + w->quoted_at[key] + 1 + skip, n);
         return p + n;

@@ -265,7 +265,7 @@ static void test_written_back_as_read(void) {
     pp_error err;
     pp_model *m = read_text("keep.json",
                             "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"mm\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,"
-                            "\"args\":{\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4}},"
+                            "\"args\":{\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4,\"stage\":[1]}},"
                             "{\"ph\":\"X\",\"name\":\"nocat\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},"
                             "{\"ph\":\"i\",\"cat\":\"mark\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":4},"
                             "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":9,\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":5},"
@@ -286,7 +286,8 @@ static void test_written_back_as_read(void) {
     size_t len;
     char *text = pp_test_read_file(path, &len);
     EXPECT_CONTAINS(text, "\"name\":\"mm\",\"cat\":\"cpu_op\"");
-    EXPECT_CONTAINS(text, "\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4}");
+    EXPECT_CONTAINS(text, "\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4,"
+                          "\"annotation.stage\":[1]}"); /* a field's name, kept apart */
     EXPECT_CONTAINS(text, "\"name\":\"nocat\",\"pid\"");
     EXPECT_CONTAINS(text, "\"broken\":\"[1,\"");
     EXPECT_CONTAINS(text, "\"name\":\"i\",\"cat\":\"mark\"");
