@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fork.h"
 #include "core/session.h"
 #include "core/thread_names.h"
 
@@ -21,6 +22,14 @@ typedef struct given_name {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static given_name *names;
 static size_t nnames, capnames;
+
+void pp_thread_names_fork_lock(void) {
+    pthread_mutex_lock(&lock);
+}
+
+void pp_thread_names_fork_unlock(void) {
+    pthread_mutex_unlock(&lock);
+}
 
 pp_str pp_thread_name_given(int64_t tid) {
     pp_str name = 0;
@@ -39,7 +48,7 @@ int pp_thread_name_set(int64_t tid, const char *name) {
         tid = (int64_t)gettid();
     if (tid < 0 || !name || !*name)
         return PP_EINVAL;
-    pp_str id = pp_intern(name);
+    pp_str id = pp_intern(name); /* registers the fork handlers too */
     if (!id)
         return PP_ENOMEM;
     pthread_mutex_lock(&lock);
