@@ -13,6 +13,7 @@ typedef struct worker {
     pp_session *s;
     _Atomic int64_t tid;
     _Atomic int go, stop;
+    _Atomic long recorded;
     const char *early; /* named before its first record, by itself */
 } worker;
 
@@ -31,8 +32,10 @@ static void *run(void *arg) {
     atomic_store(&w->tid, (int64_t)gettid());
     while (!atomic_load(&w->go))
         ;
-    while (!atomic_load(&w->stop))
+    while (!atomic_load(&w->stop)) {
         record_one(w->s);
+        atomic_fetch_add(&w->recorded, 1);
+    }
     return NULL;
 }
 
@@ -64,11 +67,14 @@ static void test_names_before_after_and_from_elsewhere(void) {
         ;
     atomic_store(&a.go, 1);
     atomic_store(&b.go, 1);
-    usleep(2000);
+    while (atomic_load(&a.recorded) < 1 || atomic_load(&b.recorded) < 1)
+        usleep(100);
     /* b records under its OS name, then is named from this thread, twice */
     EXPECT_EQ_I64(pp_thread_name_set(atomic_load(&b.tid), "first name"), PP_OK);
     EXPECT_EQ_I64(pp_thread_name_set(atomic_load(&b.tid), "embed-worker"), PP_OK);
-    usleep(2000);
+    long after = atomic_load(&b.recorded);
+    while (atomic_load(&b.recorded) < after + 2) /* and records on */
+        usleep(100);
     atomic_store(&a.stop, 1);
     atomic_store(&b.stop, 1);
     pthread_join(ta, NULL);
