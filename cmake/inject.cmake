@@ -56,4 +56,10 @@ function(pipeprof_add_injection)
   endforeach()
   target_compile_definitions(pipeprof_cli PRIVATE
     "PP_INJECT_LIBDIR=\"${CMAKE_INSTALL_LIBDIR}\"")
+  # record puts this folder first on a Python program's path: its
+  # sitecustomize switches torch's ITT annotations on in every thread
+  configure_file(${PROJECT_SOURCE_DIR}/src/inject/python_site/sitecustomize.py
+                 ${CMAKE_BINARY_DIR}/pipeprof_python_site/sitecustomize.py COPYONLY)
+  install(FILES ${PROJECT_SOURCE_DIR}/src/inject/python_site/sitecustomize.py
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pipeprof_python_site)
 endfunction()

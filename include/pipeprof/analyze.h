@@ -252,6 +252,26 @@ typedef struct pp_op_stats {
     int64_t cpu_total;
 } pp_op_stats;
 
+/* The three figures of the PipelineProfiler framework (the user's earlier
+ * profiler; docs/analysis.md "PipelineProfiler figures"), by its own
+ * definitions, over the execs, partitions and merges inside W on each
+ * device (a partition or merge counts on its track's device when that
+ * track carries execs): one row per device (stage = UINT32_MAX), then one
+ * per (device, stage) over that stage's execs. */
+typedef struct pp_framework_stats {
+    uint32_t device;           /* index into the device table */
+    uint32_t stage;            /* index into the stage table; UINT32_MAX: the whole device */
+    uint64_t tasks;            /* execs (and, for a device row, partitions and merges) */
+    int64_t wall_ns, hw_ns;    /* sum of their walls, of their hw_ns (0 where unknown) */
+    double hw_utilization_pct; /* "HW Utilization %" = 100 * hw / wall */
+    int64_t concurrency_penalty_ns; /* "Concurrency penalty" = wall - hw */
+    uint64_t bubbles;          /* gaps > 0 from one task's end to the next one's start, in
+                                  start order (the end of batch N to the start of N+1) */
+    double bubble_mean_ns;     /* "Bubbles": their mean; 0 when there are none */
+} pp_framework_stats;
+
+const pp_framework_stats *pp_report_framework(const pp_report *r, size_t *n);
+
 const pp_window *pp_report_window(const pp_report *r);
 /* Data loss of the input: dropped records, truncated bytes. */
 const pp_model_meta *pp_report_meta(const pp_report *r);

@@ -39,6 +39,27 @@ const char *pp_format_name(pp_format f);
  * else JSON). On PP_ETRUNCATED *out is set as well. PP_EUNSUPPORTED for a
  * .pftrace, which pipeprof writes only. */
 int pp_trace_read(const char *path, pp_model **out, pp_error *err);
+
+/* How a Chrome JSON trace's events are read (docs/format-chrome-json.md,
+ * "Dialects"): AUTO detects the dialect from the first complete event;
+ * CHROME reads every file as plain Trace Event JSON; PIPELINE_PROFILER
+ * reads the trace of the PipelineProfiler framework (cat = device, one tid
+ * per device stream, "{stage}_Batch{n}", Partition / Merge, args batch_id
+ * and hw_time_ms) as device execs with their stage, batch and hardware time. */
+typedef enum pp_json_dialect {
+    PP_DIALECT_AUTO = 0,
+    PP_DIALECT_CHROME = 1,
+    PP_DIALECT_PIPELINE_PROFILER = 2
+} pp_json_dialect;
+
+/* The dialect a --dialect value names ("auto", "chrome",
+ * "pipelineprofiler"); -1 for anything else. */
+int pp_json_dialect_from_name(const char *name);
+
+/* pp_trace_read with the dialect a JSON trace is read in (a .pptrace is
+ * read as it is, whatever `dialect` says). */
+int pp_trace_read_dialect(const char *path, pp_json_dialect dialect, pp_model **out,
+                          pp_error *err);
 /* Writes `m` in the format `path`'s extension names; PP_EUNSUPPORTED for an
  * extension with no writer. */
 int pp_trace_write(const pp_model *m, const char *path, pp_error *err);

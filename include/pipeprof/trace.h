@@ -172,6 +172,12 @@ const char *pp_str_text(pp_str id);
 /* The device's hw_ns is a running mean over its runs, not the time of one
  * run (OpenVINO's CPU plugin): reports label its hardware figures averages. */
 #define PP_TRACK_HW_MEAN 2u
+/* The track holds a profiler's own bookkeeping, not the program's work (a
+ * foreign trace's start and end markers and pseudo-processes: Kineto's
+ * "Record Window End", "PyTorch Profiler (0)", its "Spans" and "Traces"
+ * rows, CUPTI's overhead events). Kept and converted like any track; the
+ * analysis leaves its events out of the window and every figure. */
+#define PP_TRACK_BOOKKEEPING 4u
 
 typedef enum pp_track_kind {
     PP_TRACK_KIND_DEVICE = 0,  /* one stream / request slot of a device */
@@ -193,6 +199,13 @@ int pp_track_thread(pp_session *s, const char *name, pp_track *out);
  * pp_track_thread gives that thread. `name` NULL or "" names a new track
  * "thread <tid>". */
 int pp_track_thread_id(pp_session *s, int64_t tid, const char *name, pp_track *out);
+/* Names OS thread `tid` (gettid; 0: the calling thread) as the user named it (a Python thread's
+ * threading name, ITT's __itt_thread_set_name, NVTX's nvtxNameOsThread):
+ * its host tracks and thread entries in every open session take the name
+ * now, and those made later take it at the thread's first record, before
+ * its OS name. The last name given wins. PP_EINVAL for tid <= 0 or an empty
+ * name. Safe from any thread. */
+int pp_thread_name_set(int64_t tid, const char *name);
 /* The session's regions track (labeled sections such as "warm up"). */
 int pp_track_regions(pp_session *s, pp_track *out);
 

@@ -32,6 +32,9 @@ from .diff import Diff, diff, save_baseline
 from .query import sql
 from . import fleet
 from .whatif import WhatIf, whatif
+from . import _threads
+
+_threads.install()  # every thread's name reaches libpipeprof (_threads.py)
 
 __version__ = _version().decode()
 features = _features().decode()

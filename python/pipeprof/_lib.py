@@ -180,6 +180,7 @@ pp_track_device = _proto("pp_track_device", c_int, S, c_char_p, c_int, c_char_p,
                          POINTER(c_uint32))
 pp_track_thread = _proto("pp_track_thread", c_int, S, c_char_p, POINTER(c_uint32))
 pp_track_regions = _proto("pp_track_regions", c_int, S, POINTER(c_uint32))
+pp_thread_name_set = _proto("pp_thread_name_set", c_int, c_int64, c_char_p)
 
 pp_span = _proto("pp_span", c_int, S, POINTER(SpanRec))
 pp_mark = _proto("pp_mark", c_int, S, c_uint32, c_uint32, c_int64)

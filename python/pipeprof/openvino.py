@@ -76,6 +76,28 @@ def _no_profiler_first(cls, first):
                         f"{cls}(model, 'CPU', profiler=prof)")
 
 
+def _check_executor_args(model, device, stage, requests):
+    """A wrong argument named, with the call that works: the PipelineProfiler
+    framework's positional StageExecutor(core, model, device, name, profiler)
+    would otherwise fail deep inside with "'Core' object has no attribute
+    'get_runtime_model'"."""
+    works = ("StageExecutor(model, 'CPU', stage='Stage1', core=core, profiler=prof)  "
+             "# model: an ov.Model, ov.CompiledModel or ov.AsyncInferQueue")
+    if isinstance(model, ov.Core):
+        raise TypeError("StageExecutor: the first argument is the model, not an ov.Core (the "
+                        "PipelineProfiler framework's order StageExecutor(core, model, device, "
+                        f"name, profiler) is not this one's); call {works}")
+    if not isinstance(model, (ov.Model, ov.CompiledModel, ov.AsyncInferQueue)):
+        raise TypeError(f"StageExecutor: model is a {type(model).__name__} ({model!r:.60}), not "
+                        f"an ov.Model, ov.CompiledModel or ov.AsyncInferQueue; call {works}")
+    if not isinstance(device, str):
+        raise TypeError(f"StageExecutor: device is a {type(device).__name__}, not a device name "
+                        f"such as 'CPU'; call {works}")
+    if isinstance(requests, bool) or not isinstance(requests, int):
+        raise TypeError(f"StageExecutor: requests ({requests!r}) is the number of requests in "
+                        f"flight, an int; the stage name is stage=; call {works}")
+
+
 class StageExecutor:
     """One device, `requests` requests in flight (an AsyncInferQueue); one
     exec span per request on the row of its request slot.
@@ -107,6 +129,7 @@ class StageExecutor:
 
     def __init__(self, model, device="CPU", stage=None, requests=1, core=None, profiler=None):
         _no_profiler_first("StageExecutor", model)
+        _check_executor_args(model, device, stage, requests)
         if isinstance(model, ov.AsyncInferQueue):
             self.queue = model
             default_name = "infer"

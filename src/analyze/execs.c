@@ -72,7 +72,7 @@ int an_execs_collect(pp_report *r, pp_error *err) {
     size_t n = 0, nfield = 0, nops = 0; /* one pass counts what label.c and ops.c need too */
     for (size_t i = 0; i < c->count; i++) {
         n += (size_t)is_exec(c, i);
-        nfield += (size_t)an_labeled_by_fields(c, i);
+        nfield += (size_t)(an_labeled_by_fields(c, i) | an_bracket_by_fields(c, i));
         nops += (size_t)an_is_op_span(c, i);
     }
     r->nfield_hosts = nfield;

@@ -518,6 +518,8 @@ static int hw_quality(pp_report *r) {
  * unlabeled: with no pattern given, or with patterns that labeled
  * nothing. */
 static int unlabeled(pp_report *r) {
+    if (r->patterns && !r->unmatched)
+        return PP_OK;
     size_t missing = 0;
     for (size_t i = 0; i < r->nreal; i++)
         missing += r->execs[i].stage == AN_NONE || an_exec_batch(r, &r->execs[i]) < 0;

@@ -81,7 +81,7 @@ static void escape(const char *text, char *out, size_t len) {
 }
 
 int an_pattern_hint(pp_report *r) {
-    if (r->hint)
+    if ((r->patterns && !r->unmatched) || r->hint)
         return PP_OK;
     const pp_cols *c = &r->c;
     size_t nstr = pp_model_string_count(r->m), nseen = 0;
@@ -93,7 +93,7 @@ int an_pattern_hint(pp_report *r) {
     }
     for (size_t i = 0; i < c->count; i++)
         if (c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-            pp_cols_stage(c, i) == 0)
+            pp_cols_stage(c, i) == 0 && !an_bookkeeping(r, i))
             used[pp_cols_name(c, i)] = 1;
     for (uint32_t id = 1; id < nstr; id++) {
         char stage[STAGE_LEN], tail[TAIL_LEN];
@@ -107,21 +107,25 @@ int an_pattern_hint(pp_report *r) {
         if (seen[k].stages == 1 && !batch_only)
             batch_only = &seen[k];
     }
-    char t[2 * TAIL_LEN], s[2 * STAGE_LEN];
+    char t[2 * TAIL_LEN], s[2 * STAGE_LEN], lead[80] = "";
+    if (r->unmatched)
+        snprintf(lead, sizeof lead, "%s matched no span name; ", r->unmatched);
     if (both) {
         escape(both->tail, t, sizeof t);
-        r->hint = an_strdupf("its annotations look like \"%s\": label them with "
+        r->hint = an_strdupf("%sits annotations look like \"%s\": label them with "
                              "--batch-pattern '^(?<stage>.+)%s(?<batch>[0-9]+)$'",
-                             both->example, t);
+                             lead, both->example, t);
     } else if (batch_only) {
         escape(batch_only->tail, t, sizeof t);
         escape(batch_only->stage, s, sizeof s);
-        r->hint = an_strdupf("its annotations look like \"%s\": take the batch from them with "
+        r->hint = an_strdupf("%sits annotations look like \"%s\": take the batch from them with "
                              "--batch-pattern '^%s%s(?<batch>[0-9]+)$', and name your stage "
                              "annotations with --stage-pattern (e.g. '^(?<stage>Stage.*)$')",
-                             batch_only->example, s, t);
+                             lead, batch_only->example, s, t);
+    } else if (r->unmatched) {
+        r->hint = an_strdupf("%s matched no span name", r->unmatched);
     }
-    int rc = (both || batch_only) && !r->hint ? PP_ENOMEM : PP_OK;
+    int rc = (both || batch_only || r->unmatched) && !r->hint ? PP_ENOMEM : PP_OK;
     free(used), free(seen);
     return rc;
 }

@@ -7,8 +7,9 @@
  *     any span whose args name a stage and a batch (prof.span(stage=,
  *     batch=), the C API's stage spans);
  *   - the user's name patterns: --batch-pattern / --stage-pattern capture a
- *     stage and a batch from a name; a batch may instead come from an
- *     enclosing span (ProfilerStep#N) and apply to everything nested in it
+ *     stage and a batch from a name; a batch may instead come from the
+ *     span's own batch_id (or batch) arg, or from an enclosing span
+ *     (ProfilerStep#N) and apply to everything nested in it
  *     and launched from it; names matching --partition-pattern and
  *     --merge-pattern (default: beginning "Partition" / "Merge") take those
  *     roles for the data-parallel stage they bracket.
@@ -28,6 +29,7 @@
 /* What the patterns say of one model string. */
 typedef struct name_label {
     uint8_t matched, partition, merge;
+    uint8_t by_batch, by_stage; /* which of the two patterns matched it */
     an_capture cap;
 } name_label;
 
@@ -36,6 +38,7 @@ typedef struct name_label {
  * none; batch likewise inherited. */
 typedef struct label_span {
     int64_t start, end, batch;
+    int64_t own_batch; /* the span's own batch_id arg, -1 = none */
     size_t event, parent, stage_from;
     uint32_t track, name;
 } label_span;
@@ -99,9 +102,10 @@ static void match_names(const pp_model *m, const patterns *p, name_label *nl) {
         }
         if (an_pattern_match(&p->batch, name, &c)) {
             l->cap = c;
-            l->matched = 1;
+            l->matched = l->by_batch = 1;
         }
         if (an_pattern_match(&p->stage, name, &c) && c.has_stage) {
+            l->by_stage = 1;
             l->cap.has_stage = 1;
             l->cap.stage_at = c.stage_at;
             l->cap.stage_len = c.stage_len;
@@ -127,9 +131,11 @@ static int cmp_corr(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static int candidate(const pp_cols *c, size_t i, const name_label *nl) {
-    return c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
-           nl[pp_cols_name(c, i)].matched && !an_labeled_by_fields(c, i);
+static int candidate(const pp_report *r, size_t i, const name_label *nl) {
+    const pp_cols *c = &r->c;
+    return !an_bookkeeping(r, i) && c->kind[i] == PP_EV_SPAN && c->role[i] != PP_ROLE_EXEC && c->role[i] != PP_ROLE_OP &&
+           nl[pp_cols_name(c, i)].matched && !an_labeled_by_fields(c, i) &&
+           !an_bracket_by_fields(c, i);
 }
 
 /* Parents, inherited stages and batches, in one pass per track with a
@@ -144,7 +150,11 @@ static void inherit(label_span *l, size_t n, const name_label *nl) {
         l[i].parent = top;
         const an_capture *c = &nl[l[i].name].cap;
         l[i].stage_from = c->has_stage ? i : top != SIZE_MAX ? l[top].stage_from : SIZE_MAX;
-        l[i].batch = c->batch >= 0 ? c->batch : top != SIZE_MAX ? l[top].batch : -1;
+        /* the pattern's capture, else the span's own batch_id arg, else its parent's */
+        l[i].batch = c->batch >= 0        ? c->batch
+                     : l[i].own_batch >= 0 ? l[i].own_batch
+                     : top != SIZE_MAX     ? l[top].batch
+                                           : -1;
         top = i;
     }
 }
@@ -241,6 +251,10 @@ static int hosts_from_fields(pp_report *r, size_t *cap) {
         return PP_ENOMEM;
     *cap = r->nfield_hosts;
     for (size_t i = 0; i < c->count && r->nhost < *cap; i++) {
+        if (an_bracket_by_fields(c, i)) { /* its stage: the one it brackets */
+            r->host[r->nhost++] = an_host_make(pp_cols_batch(c, i), i, AN_NONE, c->role[i], 1);
+            continue;
+        }
         if (!an_labeled_by_fields(c, i))
             continue;
         uint8_t role = c->role[i] == PP_ROLE_PARTITION || c->role[i] == PP_ROLE_MERGE
@@ -278,7 +292,8 @@ static int hosts_from_patterns(pp_report *r, size_t *cap, const label_span *l, s
     return PP_OK;
 }
 
-static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
+static int label_with_patterns(pp_report *r, const patterns *p, const pp_analyze_options *o,
+                               size_t *cap) {
     const pp_model *m = r->m;
     const pp_cols *c = &r->c;
     size_t nstr = pp_model_string_count(m), nann, n = 0;
@@ -288,14 +303,24 @@ static int label_with_patterns(pp_report *r, const patterns *p, size_t *cap) {
         return PP_ENOMEM;
     match_names(m, p, nl);
     for (size_t i = 0; i < c->count; i++)
-        n += (size_t)candidate(c, i, nl);
+        n += (size_t)candidate(r, i, nl);
     label_span *l = malloc((n ? n : 1) * sizeof *l);
     corr *cs = malloc((nann ? nann : 1) * sizeof *cs);
     int rc = l && cs ? PP_OK : PP_ENOMEM;
     for (size_t i = 0, k = 0; rc == PP_OK && i < c->count; i++)
-        if (candidate(c, i, nl))
+        if (candidate(r, i, nl))
             l[k++] = (label_span){.start = pp_cols_ts(c, i), .end = pp_cols_end(c, i),
-                                  .event = i, .track = pp_cols_track(c, i), .name = pp_cols_name(c, i)};
+                                  .own_batch = pp_cols_batch(c, i), .event = i,
+                                  .track = pp_cols_track(c, i), .name = pp_cols_name(c, i)};
+    /* a pattern that matches no span gets the hint a trace without one
+     * gets (hint.c): the user's guess at the names was wrong */
+    int by_batch = 0, by_stage = 0;
+    for (size_t k = 0; rc == PP_OK && k < n; k++)
+        by_batch |= nl[l[k].name].by_batch, by_stage |= nl[l[k].name].by_stage;
+    if (o->stage_pattern && !by_stage)
+        r->unmatched = "--stage-pattern";
+    else if (o->batch_pattern && !by_batch)
+        r->unmatched = "--batch-pattern";
     if (rc == PP_OK) {
         qsort(l, n, sizeof *l, cmp_label);
         inherit(l, n, nl);
@@ -316,7 +341,7 @@ int an_labels_collect(pp_report *r, const pp_analyze_options *o, pp_error *err) 
     rc = hosts_from_fields(r, &cap);
     r->patterns = p.any;
     if (rc == PP_OK && p.any)
-        rc = label_with_patterns(r, &p, &cap);
+        rc = label_with_patterns(r, &p, o, &cap);
     patterns_free(&p);
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");
 }

@@ -5,8 +5,10 @@
  * statistics by name and by type), decomposition.csv (the wall
  * decomposition per stage and device) and bandwidth.csv (bytes moved per
  * device, track and stage), sched.csv (the scheduler split of host
- * spans), stage_ops.csv (the ops inside host stages) and findings.csv
- * (the findings as data). Each file is written atomically. */
+ * spans), stage_ops.csv (the ops inside host stages), findings.csv
+ * (the findings as data) and pipelineprofiler.csv (the PipelineProfiler
+ * framework's three figures per device and per stage on a device). Each
+ * file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,23 @@ static void gaps(const pp_report *r, pp_outfile *o) {
             put(o, ",%lld,%lld,%lld\n", (long long)g.start, (long long)g.end,
                 (long long)(g.end - g.start));
         }
+    }
+}
+
+static void framework(const pp_report *r, pp_outfile *o) {
+    put(o, "device,stage,tasks,wall_ns,hw_ns,hw_utilization_pct,bubbles,bubble_mean_ns,"
+           "concurrency_penalty_ns\n");
+    for (size_t i = 0; i < r->nframework; i++) {
+        const pp_framework_stats *f = &r->framework[i];
+        field(o, r->devices[f->device].name);
+        put(o, ",");
+        if (f->stage != UINT32_MAX)
+            field(o, r->stage_names[f->stage]);
+        put(o, ",%llu,%lld,%lld,%.17g,%llu,", (unsigned long long)f->tasks, (long long)f->wall_ns,
+            (long long)f->hw_ns, f->hw_utilization_pct, (unsigned long long)f->bubbles);
+        if (f->bubbles)
+            put(o, "%.17g", f->bubble_mean_ns);
+        put(o, ",%lld\n", (long long)f->concurrency_penalty_ns);
     }
 }
 
@@ -290,7 +309,8 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
                  {"op_types.csv", op_types}, {"decomposition.csv", decomposition},
                  {"bandwidth.csv", bandwidth}, {"sched.csv", sched},
-                 {"stage_ops.csv", stage_ops}, {"findings.csv", findings}};
+                 {"stage_ops.csv", stage_ops}, {"findings.csv", findings},
+                 {"pipelineprofiler.csv", framework}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

@@ -109,6 +109,34 @@ static void devices(const pp_report *r, FILE *out) {
     fputc(']', out);
 }
 
+/* "pipelineprofiler": the framework's three figures (framework.c). */
+static void framework(const pp_report *r, FILE *out) {
+    fputs(",\n\"pipelineprofiler\": [", out);
+    for (size_t i = 0; i < r->nframework; i++) {
+        const pp_framework_stats *f = &r->framework[i];
+        fputs(i ? ",\n {\"device\": " : "\n {\"device\": ", out);
+        str(out, r->devices[f->device].name);
+        fputs(", \"stage\": ", out);
+        if (f->stage == UINT32_MAX)
+            fputs("null", out);
+        else
+            str(out, r->stage_names[f->stage]);
+        fprintf(out, ", \"tasks\": %llu, ", (unsigned long long)f->tasks);
+        i64(out, "wall_ns", f->wall_ns), fputs(", ", out);
+        i64(out, "hw_ns", f->hw_ns), fputs(", ", out);
+        dbl(out, "hw_utilization_pct", f->hw_utilization_pct), fputs(", ", out);
+        fprintf(out, "\"bubbles\": %llu, ", (unsigned long long)f->bubbles);
+        if (f->bubbles)
+            dbl(out, "bubble_mean_ns", f->bubble_mean_ns);
+        else
+            fputs("\"bubble_mean_ns\": null", out);
+        fputs(", ", out);
+        i64(out, "concurrency_penalty_ns", f->concurrency_penalty_ns);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 static void stages(const pp_report *r, FILE *out) {
     fputs(",\n\"stages\": [", out);
     for (size_t s = 0; s < r->nstages; s++) {
@@ -447,6 +475,7 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
     findings(r, out);
     host_cpu(r, out);
     devices(r, out);
+    framework(r, out);
     stages(r, out);
     cycles(r, out);
     data_parallel(r, out);

@@ -137,6 +137,39 @@ static void devices(const pp_report *r, FILE *out) {
     }
 }
 
+/* The PipelineProfiler framework's three figures under its names
+ * (framework.c; docs/analysis.md "PipelineProfiler figures"). */
+static void framework(const pp_report *r, FILE *out) {
+    char name[160], b1[16], b2[16];
+    if (r->nframework == 0)
+        return;
+    fprintf(out, "\nPipelineProfiler figures (per task: exec, partition, merge; HW Utilization %% "
+                 "=\n sum hw / sum wall; Bubbles = mean gap > 0 from a task's end to the next "
+                 "one's\n start on the device; Concurrency penalty = sum wall - sum hw)\n");
+    fprintf(out, "%-20s %5s %16s %10s %4s %19s\n", "device / stage", "tasks",
+            "HW Utilization %", "Bubbles", "(n)", "Concurrency penalty");
+    for (size_t i = 0; i < r->nframework; i++) { /* each device, its stages under it */
+        const pp_framework_stats *dev = &r->framework[i];
+        if (dev->stage != UINT32_MAX)
+            break;
+        for (size_t k = i; k < r->nframework; k++) {
+            const pp_framework_stats *f = &r->framework[k];
+            if (k == i) {
+                an_device_label(r, f->device, name, sizeof name);
+                name_col(out, "", name, 20);
+            } else if (f->stage != UINT32_MAX && f->device == dev->device) {
+                name_col(out, "  ", r->stage_names[f->stage], 18);
+            } else {
+                continue;
+            }
+            fprintf(out, " %5llu %16.1f %10s %4llu %19s\n", (unsigned long long)f->tasks,
+                    f->hw_utilization_pct,
+                    f->bubbles ? ns((int64_t)(f->bubble_mean_ns + 0.5), b1) : "-",
+                    (unsigned long long)f->bubbles, ns(f->concurrency_penalty_ns, b2));
+        }
+    }
+}
+
 static void stages(const pp_report *r, FILE *out) {
     if (r->nstages == 0)
         return;
@@ -483,6 +516,7 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
         wrap(out, lead, r->findings[i]);
     }
     devices(r, out);
+    framework(r, out);
     stages(r, out);
     cycles(r, out);
     data_parallel(r, out);

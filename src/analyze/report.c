@@ -152,6 +152,8 @@ void an_scratch_forget(pp_report *r) {
 /* What only the build needs: freed before the report is handed out. */
 static void build_state_free(pp_report *r) {
     an_scratch_free(r);
+    free(r->bookkeeping);
+    r->bookkeeping = NULL;
     free(r->bw_sums);
     r->bw_sums = NULL;
     free(r->execs);
@@ -230,6 +232,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_tracks_list(r, err);
     if (rc == PP_OK) /* before the device step's thread: the columns read alone */
         rc = an_stage_ops_compute(r, err);
+    if (rc == PP_OK)
+        rc = an_framework_compute(r, err);
     an_beside *devices = NULL;
     if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
         rc = an_devices_start(r, &devices, err);
@@ -333,6 +337,7 @@ void pp_report_free(pp_report *r) {
     free(r->part_cells);
     free(r->decomp_iso);
     free(r->decomp);
+    free(r->framework);
     free(r->clocks);
     free(r->sched);
     free_strings(r->texts, r->ntexts);

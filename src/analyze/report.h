@@ -271,6 +271,7 @@ static inline int64_t an_batch_number(const an_batch_map *bm, size_t i) {
 
 struct pp_report {
     pp_window window;
+    uint8_t *bookkeeping;      /* per track: PP_TRACK_BOOKKEEPING; NULL when no track is */
     char *how, *source;
     char *alignment;           /* a merged trace's clock alignment (meta), or NULL */
     pp_model_meta meta;
@@ -285,6 +286,9 @@ struct pp_report {
     an_op *op;                 /* one per span of role op, in event order (an_execs_collect) */
     size_t nop_spans;
     int patterns;              /* the user gave --batch-pattern or --stage-pattern */
+    const char *unmatched;
+    pp_framework_stats *framework; /* framework.c */
+    size_t nframework;     /* "--stage-pattern" (or batch) when it matched no span; NULL */
     char *hint;                /* a pattern that would label the trace's annotations, or NULL */
     uint32_t *track_device;    /* model track -> device index, AN_NONE */
     uint32_t *stage_of_string; /* model string id -> stage index, AN_NONE */
@@ -392,6 +396,12 @@ static inline int64_t an_exec_batch(const pp_report *r, const an_exec *x) {
     return r->exec_batch ? r->exec_batch[x - r->execs] : pp_cols_batch(&r->c, x->event);
 }
 
+/* 1 for an event of a profiler's bookkeeping (a track marked
+ * PP_TRACK_BOOKKEEPING): outside W and every figure, whatever its time. */
+static inline int an_bookkeeping(const pp_report *r, size_t i) {
+    return r->bookkeeping && r->bookkeeping[pp_cols_track(&r->c, i)];
+}
+
 /* 1 when the event [ts, ts+dur) lies entirely inside W. */
 static inline int an_inside(const pp_report *r, int64_t ts, int64_t dur) {
     return ts >= r->window.start_ns && ts + dur <= r->window.end_ns;
@@ -442,6 +452,15 @@ static inline int an_labeled_by_fields(const pp_cols *c, size_t i) {
            (role != PP_ROLE_OP);
 }
 
+/* A partition or merge span with a batch but no stage in its fields (the
+ * PipelineProfiler dialect's "Partition" / "Merge"): the stage it brackets
+ * is found as for one a pattern named (host_execs.c). */
+static inline int an_bracket_by_fields(const pp_cols *c, size_t i) {
+    uint8_t role = c->role[i];
+    return (c->kind[i] == PP_EV_SPAN) & (pp_cols_stage(c, i) == 0) & (pp_cols_batch(c, i) >= 0) &
+           ((role == PP_ROLE_PARTITION) | (role == PP_ROLE_MERGE));
+}
+
 /* A span of role op (an op of ops.c, whatever its track and time). */
 static inline int an_is_op_span(const pp_cols *c, size_t i) {
     return (c->kind[i] == PP_EV_SPAN) & (c->role[i] == PP_ROLE_OP);
@@ -456,6 +475,9 @@ int an_stage_order(pp_report *r, pp_error *err);
 /* The track rows of r->tracks (a model track with execs each, in track
  * order, its figures zero), which the device step fills in. */
 int an_tracks_list(pp_report *r, pp_error *err);
+/* The PipelineProfiler figures (framework.c): after the track rows, while
+ * the partitions and merges are still in r->host. */
+int an_framework_compute(pp_report *r, pp_error *err);
 int an_devices_compute(pp_report *r, pp_error *err);
 /* The device step beside the others (beside.c): an_devices_start runs it
  * on a thread of its own where it can, an_devices_join waits for it (or

@@ -11,6 +11,20 @@
 #include "analyze/report.h"
 #include "core/error.h"
 
+/* Marks the tracks of a profiler's bookkeeping (r->bookkeeping, left NULL
+ * when there are none, so that most traces pay nothing for it). */
+static int mark_bookkeeping(pp_report *r) {
+    size_t n = pp_model_track_count(r->m);
+    for (uint32_t t = 0; t < n; t++) {
+        if (!(pp_model_track(r->m, t)->flags & PP_TRACK_BOOKKEEPING))
+            continue;
+        if (!r->bookkeeping && !(r->bookkeeping = calloc(n, 1)))
+            return PP_ENOMEM;
+        r->bookkeeping[t] = 1;
+    }
+    return PP_OK;
+}
+
 /* Lists the distinct region names into buf: "warm up", "steady" (the first
  * 32 names; the message only has to show what is there). */
 static void region_names(const pp_model *m, const pp_cols *c, char *buf, size_t len) {
@@ -61,16 +75,23 @@ int an_window_select(pp_report *r, const pp_analyze_options *o, pp_error *err) {
     const pp_cols c = r->c;
     if (o->region && o->exclude_region)
         return pp_set_error(err, PP_EINVAL, "--region and --exclude-region exclude each other");
+    if (mark_bookkeeping(r) != PP_OK)
+        return pp_set_error(err, PP_ENOMEM, "out of memory");
     int64_t t0 = 0, t1 = 0;
+    size_t counted = 0;
     for (size_t i = 0; i < c.count; i++) {
+        if (an_bookkeeping(r, i)) /* a profiler's markers do not stretch W */
+            continue;
         int64_t e = pp_cols_end(&c, i);
-        if (i == 0 || pp_cols_ts(&c, i) < t0)
+        if (counted == 0 || pp_cols_ts(&c, i) < t0)
             t0 = pp_cols_ts(&c, i);
-        if (i == 0 || e > t1)
+        if (counted++ == 0 || e > t1)
             t1 = e;
     }
-    if (c.count == 0)
-        return pp_set_error(err, PP_EINVAL, "the trace has no events");
+    if (counted == 0)
+        return pp_set_error(err, PP_EINVAL, c.count ? "the trace has no events but a profiler's "
+                                                      "bookkeeping (its start and end markers)"
+                                                    : "the trace has no events");
     int64_t w0 = t0, w1 = t1;
     const char *how = "whole trace";
     char howbuf[300];

@@ -10,6 +10,10 @@
  *   PIPEPROF_OVERFLOW     drop (default) or ring
  *   PIPEPROF_COLLECT, PIPEPROF_DEVICES, PIPEPROF_LIVE_FD: see env_live.h
  *                         (PIPEPROF_LIVE_FD alone also activates a session)
+ *   PIPEPROF_RECORD_LOG   set by pipeprof record: a file each default session
+ *                         appends its line to (what it recorded and wrote)
+ *   PIPEPROF_DEFAULT_COPIES  set here: "PID:COUNT", how many copies of
+ *                         libpipeprof in process PID have a default session
  *
  * A .pptrace output under the drop policy is a flight recording: written
  * while the program runs (pptrace_stream.h), so that even SIGKILL or a crash
@@ -38,6 +42,7 @@
 
 static pp_session *default_session;
 static pid_t default_pid;
+static unsigned default_copy; /* this copy's place among the process's copies */
 static pthread_once_t flush_once = PTHREAD_ONCE_INIT;
 
 pp_session *pp_default_session(void) {
@@ -104,10 +109,43 @@ static int env_config(pp_session_config *cfg) {
     return 0;
 }
 
+/* Under `pipeprof record` (PIPEPROF_RECORD_LOG names a file), one line per
+ * default session: its process, this copy of the library, what it recorded
+ * and the file it wrote. Two copies of libpipeprof in one process (a wheel's
+ * and the ITT or NVTX library's) each have a default session; when both
+ * write one file, the later replaces the earlier, and record says so from
+ * these lines instead of reporting success (docs/recording.md). One
+ * O_APPEND write a line, so lines of several processes do not mix. */
+static void log_default_session(const char *written, int rc) {
+    const char *log = getenv("PIPEPROF_RECORD_LOG");
+    if ((!log || !*log) && default_copy > 0 && written[0]) /* no record to merge it */
+        fprintf(stderr, "pipeprof: a copy of libpipeprof other than the first in this process "
+                        "wrote its trace to %s, beside PIPEPROF_OUTPUT's (pipeprof merge puts "
+                        "them together)\n", written);
+    if (!log || !*log)
+        return;
+    pp_session_stats st = {0};
+    pp_session_stats_get(default_session, &st);
+    char line[4400];
+    int n = snprintf(line, sizeof line,
+                     "session pid=%lld copy=%p index=%u records=%llu dropped=%llu rc=%d path=%s\n",
+                     (long long)getpid(), (const void *)&default_session, default_copy,
+                     (unsigned long long)st.recorded, (unsigned long long)st.dropped, rc,
+                     written[0] ? written : "-");
+    int fd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 || n <= 0 || (size_t)n >= sizeof line || write(fd, line, (size_t)n) != n)
+        fprintf(stderr, "pipeprof: PIPEPROF_RECORD_LOG=%s: cannot log this session\n", log);
+    if (fd >= 0)
+        close(fd);
+}
+
 static void write_default_session(void) {
     pp_error err = {{0}};
-    if (pp_session_stop(default_session, &err) != PP_OK)
+    char written[4096];
+    int rc = pp_session_stop_written(default_session, written, sizeof written, &err);
+    if (rc != PP_OK)
         fprintf(stderr, "pipeprof: %s\n", err.msg);
+    log_default_session(written, rc);
     pp_env_live_close();
 }
 
@@ -172,6 +210,33 @@ static void install_if_default(int sig) {
     }
 }
 
+/* Copies of libpipeprof in one process (the package's and the one the ITT
+ * or NVTX library loads, when they are different files) each get a default
+ * session here. They count themselves in PIPEPROF_DEFAULT_COPIES
+ * ("PID:COUNT", shared through the process's environment): the first
+ * writes PIPEPROF_OUTPUT, copy k (k >= 1) its part "NAME.copyK.EXT", never
+ * the same file, and `pipeprof record` merges the parts into the output
+ * (cli/record_log.c). A forked or exec'd child, another pid, starts at 0. */
+static unsigned claim_copy_index(void) {
+    const char *v = getenv("PIPEPROF_DEFAULT_COPIES");
+    long long pid = 0;
+    unsigned count = 0, k = 0;
+    char next[64];
+    if (v && sscanf(v, "%lld:%u", &pid, &count) == 2 && pid == (long long)getpid())
+        k = count;
+    snprintf(next, sizeof next, "%lld:%u", (long long)getpid(), k + 1);
+    setenv("PIPEPROF_DEFAULT_COPIES", next, 1);
+    return k;
+}
+
+/* "dir/t.json" -> "dir/t.copy2.json" (before the extension of the name). */
+static void part_name(const char *out, unsigned k, char *buf, size_t cap) {
+    const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+    if (!dot || (slash && dot < slash))
+        dot = out + strlen(out);
+    snprintf(buf, cap, "%.*s.copy%u%s", (int)(dot - out), out, k, dot);
+}
+
 __attribute__((constructor)) static void env_activate(void) {
     const char *out = getenv("PIPEPROF_OUTPUT");
     pp_session_config cfg;
@@ -180,6 +245,12 @@ __attribute__((constructor)) static void env_activate(void) {
         return;
     if (env_config(&cfg) != 0)
         return;
+    static char part[4096];
+    default_copy = claim_copy_index();
+    if (default_copy > 0 && cfg.output) {
+        part_name(cfg.output, default_copy, part, sizeof part);
+        cfg.output = part;
+    }
     if (pp_session_open(&cfg, &s) == PP_OK && pp_env_apply_settings(s) != 0) {
         pp_session_close(s); /* the message named the variable */
         return;

@@ -2,6 +2,7 @@
  * recording core and the file writers, so that `stop` can flush to the
  * output the session was opened with (a name pattern expanded there, so
  * that %n numbers the sessions that write). */
+#include <stdio.h>
 #include <string.h>
 
 #include "capture/output_name.h"
@@ -26,18 +27,30 @@ int pp_session_write(pp_session *s, const char *path, pp_error *err) {
     return rc;
 }
 
-int pp_session_stop(pp_session *s, pp_error *err) {
+int pp_session_stop_written(pp_session *s, char *written, size_t cap, pp_error *err) {
+    if (cap)
+        written[0] = '\0';
     int rc = pp_session_halt(s);
     if (rc != PP_OK)
         return pp_set_error(err, rc, "stop: the session is not recording");
-    if (pp_pptrace_stream_active(s)) /* the flight recorder wrote all but the end */
+    if (pp_pptrace_stream_active(s)) { /* the flight recorder wrote all but the end */
+        pp_pptrace_stream_path(s, written, cap);
         return pp_pptrace_stream_finish(s, err);
+    }
     const char *out = pp_session_output(s);
     if (!out)
         return PP_OK;
-    if (!strchr(out, '%'))
-        return pp_session_write(s, out, err);
     char path[4096];
-    rc = pp_output_expand(out, pp_output_next_session_no(), path, sizeof path, err);
-    return rc ? rc : pp_session_write(s, path, err);
+    if (!strchr(out, '%'))
+        snprintf(path, sizeof path, "%s", out);
+    else if ((rc = pp_output_expand(out, pp_output_next_session_no(), path, sizeof path, err)))
+        return rc;
+    if (cap)
+        snprintf(written, cap, "%s", path);
+    return pp_session_write(s, path, err);
+}
+
+int pp_session_stop(pp_session *s, pp_error *err) {
+    char written[4096];
+    return pp_session_stop_written(s, written, sizeof written, err);
 }

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -229,6 +230,12 @@ int pp_pptrace_stream_open(pp_session *s, const char *path, pp_error *err) {
 int pp_pptrace_stream_active(const pp_session *s) {
     stream *st = atomic_load(&active);
     return st && st->s == s && getpid() == active_pid;
+}
+
+void pp_pptrace_stream_path(const pp_session *s, char *buf, size_t cap) {
+    stream *st = atomic_load(&active);
+    if (cap)
+        snprintf(buf, cap, "%s", st && st->s == s && getpid() == active_pid ? st->path : "");
 }
 
 /* Whether the file under the stream's path is still the stream's own: a

@@ -37,5 +37,10 @@ int pp_pptrace_stream_active(const pp_session *s);
  * file is removed and err says why (PP_EIO). PP_ENOTFOUND when `s` has no
  * stream. */
 int pp_pptrace_stream_finish(pp_session *s, pp_error *err);
+/* The path s's flight recording writes, into buf ("" when it has none). */
+void pp_pptrace_stream_path(const pp_session *s, char *buf, size_t cap);
+/* pp_session_stop that also says which file it wrote ("" for none):
+ * the record log of env activation names it (env.c). */
+int pp_session_stop_written(pp_session *s, char *written, size_t cap, pp_error *err);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/inject_env.h"
+#include "cli/record_log.h"
 #include "pipeprof/io.h"
 #include "pipeprof/trace.h"
 
@@ -30,7 +31,10 @@ static void record_help(FILE *out) {
             "for CMD, passes SIGINT, SIGTERM, SIGHUP and SIGQUIT on to it, and exits with\n"
             "its status (128+N if signal N killed it). If pipeprof itself dies (even of\n"
             "SIGKILL), CMD gets SIGTERM.\n"
-            "A CMD that exits 0 without writing FILE makes pipeprof exit 1.\n\n"
+            "A CMD that exits 0 without writing FILE makes pipeprof exit 1, and so does a\n"
+            "trace one session of CMD wrote and another replaced (several processes\n"
+            "writing one FILE without %%p): every session reports what it wrote. The\n"
+            "traces of two copies of libpipeprof in one process are merged into FILE.\n\n"
             "CMD need not link libpipeprof: its NVTX ranges (nvtxRangePush, torch.cuda.nvtx)\n"
             "and ITT tasks (torch.profiler.itt, emit_itt) are recorded through pipeprof's\n"
             "injection libraries, which NVTX_INJECTION64_PATH and INTEL_LIBITTNOTIFY64 name;\n"
@@ -510,14 +514,25 @@ static int record_run(int argc, char **argv) {
     char *abs = absolute_output(o.output);
     if (!abs)
         return CLI_FAIL;
+    char log[4096] = "";
     if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = file_set_scan(abs, &before)) != 0 ||
         (rc = record_setenv(&o, abs)) != 0 || (rc = inject_setenv(&o.inject)) != 0 ||
-        (rc = run_child(o.command, &status)) != 0) {
+        (rc = record_log_open(log, sizeof log)) != 0 || (rc = run_child(o.command, &status)) != 0) {
+        if (log[0])
+            unlink(log);
         file_set_free(&before);
         free(abs);
         return rc;
     }
+    /* the traces of several libpipeprof copies in one process merged first;
+     * a trace one session wrote and another replaced is a failure, loudly */
+    record_log sessions;
+    record_log_read(log, &sessions);
+    int merged = record_log_merge(o.command[0], &sessions);
     rc = record_report(&o, abs, &before, status);
+    int lost = record_log_check(o.command[0], &sessions);
+    record_log_free(&sessions);
+    rc = rc ? rc : merged ? merged : lost;
     file_set_free(&before);
     free(abs);
     return rc;

@@ -71,12 +71,37 @@ static int set_library(const char *var, const char *file) {
     return 0;
 }
 
+/* With ITT attached, the folder of the sitecustomize that switches torch's
+ * ITT annotations on in every thread goes first on PYTHONPATH
+ * (src/inject/python_site/sitecustomize.py; it does nothing to a program
+ * that does not import torch). */
+static int set_python_site(void) {
+    char dir[PATH_MAX];
+    if (find_library("pipeprof_python_site", dir, sizeof dir) != 0)
+        return 0;
+    const char *old = getenv("PYTHONPATH");
+    size_t n = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    char *path = malloc(n);
+    if (!path)
+        return CLI_FAIL;
+    snprintf(path, n, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv("PYTHONPATH", path, 1);
+    free(path);
+    if (rc != 0) {
+        cli_error("record: cannot set PYTHONPATH: %s", strerror(errno));
+        return CLI_FAIL;
+    }
+    return 0;
+}
+
 int inject_setenv(const inject_opts *o) {
     int rc = 0;
     if (o->nvtx)
         rc = set_library("NVTX_INJECTION64_PATH", "libpipeprof_nvtx.so");
     if (rc == 0 && o->itt)
         rc = set_library("INTEL_LIBITTNOTIFY64", "libpipeprof_itt.so");
+    if (rc == 0 && o->itt)
+        rc = set_python_site();
     if (rc == 0 && o->cupti)
         rc = set_library("CUDA_INJECTION64_PATH", "libpipeprof_cupti.so");
     return rc;

@@ -18,7 +18,11 @@ const char cli_traces_help[] =
     "                         them on the first TRACE's clock (b.json=+12.5us; ns,\n"
     "                         us, ms or s); it overrides the other alignments\n"
     "  --sync NAME            several traces: align by the marks named NAME both\n"
-    "                         recorded at the same moments (default \"sync\")\n";
+    "                         recorded at the same moments (default \"sync\")\n"
+    "  --dialect NAME         how a JSON trace's events read: auto (default: detected\n"
+    "                         from its first complete event), chrome, or\n"
+    "                         pipelineprofiler (cat = device, \"{stage}_Batch{n}\",\n"
+    "                         args batch_id and hw_time_ms; docs/format-chrome-json.md)\n";
 
 /* "+12.5us", "-3ms", "250ns", "1.000000001s": a signed decimal and a unit,
  * exact to the nanosecond. 0 or -1 after a message. */
@@ -72,6 +76,13 @@ bad:
 int cli_traces_option(int argc, char **argv, int *i, cli_traces *t) {
     const char *v;
     int got;
+    if ((got = cli_option(argc, argv, i, "--dialect", &v)) != 0) {
+        if (got > 0 && (t->dialect = pp_json_dialect_from_name(v)) < 0) {
+            cli_error("%s: --dialect \"%s\": expected auto, chrome or pipelineprofiler", argv[0], v);
+            return -1;
+        }
+        return got;
+    }
     if ((got = cli_option(argc, argv, i, "--sync", &v)) != 0) {
         if (got > 0 && !*v) {
             cli_error("%s: --sync needs a mark name", argv[0]);
@@ -154,9 +165,9 @@ static int apply_offsets(const char *cmd, const cli_traces *t, pp_merge_input *i
     return 0;
 }
 
-static int read_one(const char *verb, const char *path, pp_model **m) {
+static int read_one(const char *verb, const char *path, int dialect, pp_model **m) {
     pp_error err = {{0}};
-    int rc = pp_trace_read(path, m, &err);
+    int rc = pp_trace_read_dialect(path, (pp_json_dialect)dialect, m, &err);
     if (rc == PP_ETRUNCATED && *m) {
         cli_error("warning: %s (%s the rest; the report states the loss)", err.msg, verb);
         return 0;
@@ -196,7 +207,7 @@ int cli_traces_load(const char *cmd, const char *verb, const cli_traces *t, pp_m
     if (!code)
         code = apply_offsets(cmd, t, in);
     for (size_t i = 0; !code && i < t->n; i++) {
-        code = read_one(verb, t->paths[i], &models[i]);
+        code = read_one(verb, t->paths[i], t->dialect, &models[i]);
         in[i].model = models[i];
         in[i].name = t->paths[i];
     }

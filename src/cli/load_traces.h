@@ -20,6 +20,7 @@ typedef struct cli_traces {
     const char **paths;  /* the TRACE arguments, in order; the first is the reference clock */
     size_t n, cap;
     const char *sync;    /* --sync NAME; NULL: "sync" */
+    int dialect;         /* --dialect: a pp_json_dialect (PP_DIALECT_AUTO = 0) */
     cli_offset *offsets; /* --offset TRACE=TIME, in order */
     size_t noffsets, capoffsets;
 } cli_traces;
@@ -27,7 +28,7 @@ typedef struct cli_traces {
 /* The options' help lines, for the commands' --help. */
 extern const char cli_traces_help[];
 
-/* Takes --offset TRACE=TIME or --sync NAME at argv[*i]: 1 when it was one
+/* Takes --offset TRACE=TIME, --sync NAME or --dialect NAME at argv[*i]: 1 when it was one
  * (its value consumed), 0 when not, -1 after printing an error. */
 int cli_traces_option(int argc, char **argv, int *i, cli_traces *t);
 /* Adds a TRACE argument; 0, or CLI_FAIL after a message (no memory). */

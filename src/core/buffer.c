@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/session.h"
+#include "core/thread_names.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older C libraries do not name it */
@@ -24,9 +25,11 @@ pp_thread_buf *pp_thread_buf_attach(pp_session *s) {
         tail = &tb->next;
     if (!tb && (tb = calloc(1, sizeof *tb)) != NULL) {
         char name[32] = "";
-        pthread_getname_np(pthread_self(), name, sizeof name);
+        pp_str given = pp_thread_name_given(tid); /* the user's name, else the OS's */
+        if (!given)
+            pthread_getname_np(pthread_self(), name, sizeof name);
         tb->tid = tid;
-        tb->name = pp_intern(name);
+        tb->name = given ? given : pp_intern(name);
         atomic_store_explicit(tail, tb, memory_order_release); /* complete before followers see it */
         s->nthreads++;
     }

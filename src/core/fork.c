@@ -12,6 +12,7 @@
 
 static void prepare(void) {
     pp_sessions_fork_lock();
+    pp_thread_names_fork_lock(); /* taken under a session's lock (buffer.c) */
     pp_names_fork_lock();
     pp_chunks_fork_lock();
     pp_clock_fork_lock();
@@ -21,6 +22,7 @@ static void release(void) {
     pp_clock_fork_unlock();
     pp_chunks_fork_unlock();
     pp_names_fork_unlock();
+    pp_thread_names_fork_unlock();
     pp_sessions_fork_unlock();
 }
 

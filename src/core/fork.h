@@ -12,6 +12,8 @@ void pp_fork_handlers_register(void);
 void pp_sessions_fork_lock(void);
 void pp_sessions_fork_unlock(void);
 /* Take / release the name table's lock (names.c). */
+void pp_thread_names_fork_lock(void);
+void pp_thread_names_fork_unlock(void);
 void pp_names_fork_lock(void);
 void pp_names_fork_unlock(void);
 /* Take / release the chunk pool's lock (buffer.c) and the clock's (clock.c). */

@@ -9,6 +9,7 @@
 #include "core/fork.h"
 #include "core/sampler.h"
 #include "core/session.h"
+#include "core/thread_names.h"
 
 static _Atomic uint64_t next_session_id = 1;
 
@@ -25,6 +26,13 @@ void pp_sessions_fork_lock(void) {
 void pp_sessions_fork_unlock(void) {
     for (pp_session *s = registry; s; s = s->next_open)
         pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void pp_sessions_rename_thread(int64_t tid, pp_str name) {
+    pthread_mutex_lock(&registry_lock);
+    for (pp_session *s = registry; s; s = s->next_open)
+        pp_session_rename_thread(s, tid, name);
     pthread_mutex_unlock(&registry_lock);
 }
 

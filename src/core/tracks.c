@@ -7,6 +7,7 @@
 
 #include "core/grow.h"
 #include "core/session.h"
+#include "core/thread_names.h"
 
 /* Appends a track definition; caller holds s->lock. */
 static int add_track(pp_session *s, const pp_track_def *def, pp_track *out) {
@@ -49,12 +50,17 @@ int pp_track_device(pp_session *s, const char *device, int stream, const char *r
 int pp_track_thread(pp_session *s, const char *name, pp_track *out) {
     if (!s || !out)
         return PP_EINVAL;
-    char os_name[32] = "";
-    if (!name || !*name) {
+    char os_name[256] = "";
+    int64_t tid = (int64_t)gettid();
+    pp_str given = name && *name ? 0 : pp_thread_name_given(tid);
+    if (given) { /* a copy: interning it again may move the name table */
+        snprintf(os_name, sizeof os_name, "%s", pp_str_text(given));
+        name = os_name;
+    } else if (!name || !*name) {
         pthread_getname_np(pthread_self(), os_name, sizeof os_name);
         name = os_name;
     }
-    return pp_track_thread_id(s, (int64_t)gettid(), name, out);
+    return pp_track_thread_id(s, tid, name, out);
 }
 
 int pp_track_thread_id(pp_session *s, int64_t tid, const char *name, pp_track *out) {

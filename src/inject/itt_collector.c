@@ -13,6 +13,7 @@
  *   metadata_add/_str_add an annotation of the innermost open task; "stage"
  *                         (string) and "batch" (integer) make the task a stage
  *                         instance for the analyzer
+ *   thread_set_name       names the calling thread's tracks (every session)
  *   pause/resume          pause and resume the session
  *   get_timestamp         the session clock
  *
@@ -314,6 +315,13 @@ void __itt_metadata_str_add(const itt_domain *d, itt_id id, itt_string_handle *k
     inj_open_arg(t, &a);
 }
 
+/* __itt_thread_set_name: the calling thread's tracks take the name in every
+ * session (core/thread_names.c). */
+EXPORT void __itt_thread_set_name(const char *name);
+void __itt_thread_set_name(const char *name) {
+    pp_thread_name_set(0, name); /* 0: the calling thread */
+}
+
 EXPORT itt_timestamp __itt_get_timestamp(void);
 itt_timestamp __itt_get_timestamp(void) {
     return (itt_timestamp)pp_now();
@@ -348,6 +356,7 @@ static const export exports[] = {
     EXPORTED(__itt_marker),         EXPORTED(__itt_metadata_add),
     EXPORTED(__itt_metadata_str_add), EXPORTED(__itt_get_timestamp),
     EXPORTED(__itt_pause),          EXPORTED(__itt_resume),
+    EXPORTED(__itt_thread_set_name),
 };
 
 /* Our function for the static part's entry `name`, as the data pointer its

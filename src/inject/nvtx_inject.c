@@ -358,6 +358,18 @@ static void nvtx_mark_w(const wchar_t *message) {
         mark(NULL, NULL, inj_name_of_text(t, inj_utf8(t, message)));
 }
 
+/* nvtxNameOsThread: the thread's tracks take the name in every session
+ * (core/thread_names.c), whichever thread names it. */
+static void nvtx_name_os_thread_a(uint32_t tid, const char *name) {
+    pp_thread_name_set((int64_t)tid, name);
+}
+
+static void nvtx_name_os_thread_w(uint32_t tid, const wchar_t *name) {
+    inj_thread *t = inj_thread_get();
+    if (t)
+        pp_thread_name_set((int64_t)tid, inj_utf8(t, name));
+}
+
 /* ---- installing the callbacks ---- */
 
 typedef struct slot {
@@ -381,6 +393,8 @@ static const slot core_slots[] = {
     SLOT(NVTX_CBID_CORE_RangePop, nvtx_pop),
     SLOT(NVTX_CBID_CORE_NameCategoryA, nvtx_name_category_a),
     SLOT(NVTX_CBID_CORE_NameCategoryW, nvtx_name_category_w),
+    SLOT(NVTX_CBID_CORE_NameOsThreadA, nvtx_name_os_thread_a),
+    SLOT(NVTX_CBID_CORE_NameOsThreadW, nvtx_name_os_thread_w),
 };
 
 static const slot core2_slots[] = {

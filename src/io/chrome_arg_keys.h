@@ -34,4 +34,27 @@ static inline int chrome_key_needs_prefix(const char *key, size_t n) {
            chrome_key_is(key, n, "region_id") || chrome_key_prefixed(key, n);
 }
 
+/* What a foreign event carries beyond the model's fields, kept as string
+ * annotations under keys of a reserved namespace, so that a converted trace
+ * writes back what it read (docs/format-chrome-json.md, "What a conversion
+ * keeps"):
+ *   CHROME_CAT_KEY      the event's "cat" when it is not the one the writer
+ *                       would give it ("" for an event that had none);
+ *   CHROME_JSON_PREFIX  + K: an args value that is not a number or a string
+ *                       (array, object, true, false, null), as its JSON text;
+ *   CHROME_KEY_PREFIX   + K: an arg whose own key K starts with "chrome:",
+ *                       so that it never reads back as one of the above. */
+#define CHROME_RESERVED "chrome:"
+#define CHROME_CAT_KEY "chrome:cat"
+#define CHROME_JSON_PREFIX "chrome:json:"
+#define CHROME_KEY_PREFIX "chrome:key:"
+
+/* The "cat" the writer gives a span of each pp_role (indexed by role). */
+static const char *const chrome_role_cats[] = {"span", "exec", "partition", "merge",
+                                               "stage", "op",   "user"};
+
+static inline int chrome_key_reserved(const char *key, size_t n) {
+    return n >= sizeof CHROME_RESERVED - 1 && memcmp(key, CHROME_RESERVED, sizeof CHROME_RESERVED - 1) == 0;
+}
+
 #endif

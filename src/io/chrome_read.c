@@ -300,19 +300,6 @@ static int close_open(reader *r, jcur *c, const pp_event *end, int async, uint32
     return PP_OK;
 }
 
-/* The PyTorch profiler's bookkeeping, not the program's work: its own span
- * over the whole profile (cat "Trace", on the pseudo-process "Spans"), its
- * iteration marks (pseudo-process "Traces") and CUPTI's overhead events
- * (cat "overhead", pid -1). Counted as ignored. */
-static int profiler_bookkeeping(const reader *r, const raw_event *e) {
-    if (jstr_eq(&e->cat, "Trace") || jstr_eq(&e->cat, "overhead"))
-        return 1;
-    if (!e->pid.is_str)
-        return 0;
-    const char *pid = pp_model_string(r->m, (uint32_t)e->pid.v);
-    return strcmp(pid, "Spans") == 0 || strcmp(pid, "Traces") == 0;
-}
-
 static int emit(reader *r, jcur *c, const raw_event *e) {
     char ph = e->ph.len == 1 ? e->ph.s[0] : 0;
     pp_event ev;
@@ -322,10 +309,6 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event has no \"ph\"");
     if (ph == 'M')
         return apply_metadata(r, c, e);
-    if (profiler_bookkeeping(r, e)) {
-        r->ignored++;
-        return PP_OK;
-    }
     if (!e->has_ts)
         return jcur_fail(c, "event \"%.*s\" has no \"ts\"", (int)(e->name.len > 60 ? 60 : e->name.len), e->name.s);
     if (e->has_dur && e->dur_ns < 0)
@@ -334,26 +317,52 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         return jcur_fail(c, "event ends past the largest time (ts + dur overflows)");
     ev = e->fields;
     ev.ts_ns = e->ts_ns;
-    if ((rc = chrome_intern(r, c, &e->name, &ev.name)) || (rc = chrome_tracks_get(&r->tracks, r->m, e->pid, e->tid, &track)))
+    if ((rc = chrome_intern(r, c, &e->name, &ev.name)))
+        return rc;
+    chrome_id pid = e->pid;
+    int dialect_event = 0;
+    if (ph == 'X' || ph == 'B') {
+        if ((rc = span_fields(r, c, e, &ev)))
+            return rc;
+        chrome_dialect_decide(r, e, &ev);
+        /* PipelineProfiler: a device is its cat, a row its tid */
+        if (ph == 'X' && r->dialect == PP_DIALECT_PIPELINE_PROFILER && e->cat.len) {
+            uint32_t device;
+            if ((rc = chrome_intern(r, c, &e->cat, &device)))
+                return rc;
+            pid = (chrome_id){1, device};
+            dialect_event = 1;
+        }
+    }
+    if ((rc = chrome_tracks_get(&r->tracks, r->m, pid, e->tid, &track)))
         return rc;
     ev.track = track;
+    if (dialect_event) {
+        r->tracks.tracks[track].device_cat = (uint32_t)pid.v;
+        if ((rc = chrome_dialect_event(r, e, &ev)))
+            return rc;
+    }
+    if (chrome_bookkeeping(r, e))
+        r->tracks.tracks[track].bookkeeping = 1;
+    else if (ph != 'E' && ph != 'e')
+        r->tracks.tracks[track].work = 1;
     switch (ph) {
     case 'X':
     case 'B':
         ev.dur_ns = e->has_dur ? e->dur_ns : 0;
-        if ((rc = span_fields(r, c, e, &ev)))
-            return rc;
         if (role_of_cat(&e->cat, &ev))
             r->tracks.tracks[track].gpu = 1;
         if (ev.kind != PP_EV_REGION) /* args.region_id makes it a region */
             ev.kind = jstr_eq(&e->cat, "region") ? PP_EV_REGION : PP_EV_SPAN;
+        if ((rc = chrome_keep_cat(r, c, &e->cat, chrome_written_cat(ph, &ev))))
+            return rc;
         if (ph == 'B')
             return push_open(r, &ev, 0);
         return chrome_add_event(r, &ev, r->anns, r->nanns);
     case 'E':
         return close_open(r, c, &ev, 0, 0);
     case 'i': case 'I': case 'R': case 'n':
-        if ((rc = span_fields(r, c, e, &ev)))
+        if ((rc = span_fields(r, c, e, &ev)) || (rc = chrome_keep_cat(r, c, &e->cat, NULL)))
             return rc;
         ev.kind = PP_EV_INSTANT;
         return chrome_add_event(r, &ev, r->anns, r->nanns);
@@ -363,7 +372,9 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
         ev.kind = PP_EV_FLOW;
         ev.id = e->id;
         ev.phase = ph == 's' ? PP_FLOW_BEGIN : ph == 't' ? PP_FLOW_STEP : PP_FLOW_END;
-        return pp_model_add_event(r->m, &ev);
+        if ((rc = chrome_keep_cat(r, c, &e->cat, "flow")))
+            return rc;
+        return chrome_add_event(r, &ev, r->anns, r->nanns);
     case 'b': case 'e':
         ev.kind = PP_EV_RANGE;
         ev.id = e->id;
@@ -371,7 +382,7 @@ static int emit(reader *r, jcur *c, const raw_event *e) {
             return rc;
         if (ph == 'e')
             return close_open(r, c, &ev, 1, cat);
-        if ((rc = span_fields(r, c, e, &ev)))
+        if ((rc = span_fields(r, c, e, &ev)) || (rc = chrome_keep_cat(r, c, &e->cat, "range")))
             return rc;
         return push_open(r, &ev, cat);
     default:
@@ -546,8 +557,14 @@ int pp_chrome_read(const char *path, pp_model **out, pp_error *err) {
 }
 
 int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err) {
+    return pp_chrome_read_fd_dialect(fd, path, PP_DIALECT_AUTO, out, err);
+}
+
+int pp_chrome_read_fd_dialect(int fd, const char *path, pp_json_dialect dialect, pp_model **out,
+                              pp_error *err) {
     reader r;
     memset(&r, 0, sizeof r);
+    r.dialect = dialect;
     *out = NULL;
     int rc = jreader_open(&r.j, fd, path, err);
     if (rc)

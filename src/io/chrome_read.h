@@ -8,6 +8,7 @@
 #include "core/grow.h"
 #include "io/chrome_tracks.h"
 #include "io/json_scan.h"
+#include "pipeprof/io.h"
 
 /* One event as read, before it becomes model events. */
 typedef struct raw_event {
@@ -52,6 +53,7 @@ typedef struct reader {
     chrome_cached_name names[CHROME_NAME_CACHE];
     pp_model_meta file_meta; /* from otherData */
     int have_file_meta;
+    pp_json_dialect dialect; /* AUTO until the first complete event decides */
 } reader;
 
 /* Interns a string token into the model (reports bad escapes). */
@@ -64,6 +66,19 @@ int chrome_add_event(reader *r, const pp_event *ev, const pp_annotation *anns, s
 int parse_span_args(reader *r, jcur *c, const raw_event *e, pp_event *ev);
 /* The same for the args object at the cursor. */
 int parse_span_args_at(reader *r, jcur *c, pp_event *ev);
+/* Keeps the event's "cat" as a CHROME_CAT_KEY annotation when it is not
+ * `written`, the one the writer would give it (NULL: none). */
+int chrome_keep_cat(reader *r, jcur *c, const jstr *cat, const char *written);
+/* 1 for an event of a profiler's bookkeeping (chrome_dialect.c). */
+int chrome_bookkeeping(const reader *r, const raw_event *e);
+/* The "cat" the writer gives an event of phase ph (NULL: none). */
+const char *chrome_written_cat(char ph, const pp_event *ev);
+/* The dialect of the trace, decided by its first complete event when it is
+ * still PP_DIALECT_AUTO (chrome_dialect.c). */
+void chrome_dialect_decide(reader *r, const raw_event *e, const pp_event *ev);
+/* Turns a PipelineProfiler event into a device exec, partition or merge:
+ * role, stage, hardware time (chrome_dialect.c). */
+int chrome_dialect_event(reader *r, const raw_event *e, pp_event *ev);
 /* Applies an M event (process/thread names, sort indexes, pipeprof_track). */
 int apply_metadata(reader *r, jcur *c, const raw_event *e);
 /* One counter event per numeric arg of a C event. */

@@ -88,8 +88,46 @@ static int push_annotation(reader *r, const pp_annotation *a) {
     return PP_OK;
 }
 
-/* Any other scalar arg becomes an annotation; objects, arrays, booleans
- * and null are skipped. */
+/* The id of `prefix` followed by the text of `key`. */
+static int intern_prefixed(reader *r, jcur *c, const char *prefix, const jstr *key, uint32_t *id) {
+    jscratch tmp = {0};
+    const char *text;
+    size_t len, plen = strlen(prefix);
+    if (jstr_text(key, &tmp, &text, &len)) {
+        free(tmp.buf);
+        return jcur_fail(c, "bad escape in string");
+    }
+    char *buf = malloc(plen + len + 1);
+    int rc = buf ? PP_OK : PP_ENOMEM;
+    if (buf) {
+        memcpy(buf, prefix, plen);
+        memcpy(buf + plen, text, len);
+        rc = memchr(buf, 0, plen + len) ? jcur_fail(c, "NUL byte inside a string")
+                                        : pp_model_intern(r->m, buf, plen + len, id);
+    }
+    free(buf);
+    free(tmp.buf);
+    return rc;
+}
+
+/* The annotation key of an arg: the key itself, or under CHROME_KEY_PREFIX
+ * when it starts with the reserved "chrome:" (chrome_arg_keys.h). */
+static int arg_key(reader *r, jcur *c, const jstr *key, uint32_t *id) {
+    if (key->escaped || chrome_key_reserved(key->s, key->len)) {
+        jscratch tmp = {0};
+        const char *text;
+        size_t len;
+        int reserved = jstr_text(key, &tmp, &text, &len) == PP_OK && chrome_key_reserved(text, len);
+        free(tmp.buf);
+        if (reserved)
+            return intern_prefixed(r, c, CHROME_KEY_PREFIX, key, id);
+    }
+    return chrome_intern(r, c, key, id);
+}
+
+/* Any other scalar arg becomes an annotation; an array, object, boolean or
+ * null is kept as its JSON text under CHROME_JSON_PREFIX + key, so that a
+ * conversion writes it back as it was. */
 static int annotation_value(reader *r, jcur *c, const jstr *key) {
     pp_annotation a = {0};
     char ch = peek(c);
@@ -110,11 +148,34 @@ static int annotation_value(reader *r, jcur *c, const jstr *key) {
                 return jcur_fail(c, "malformed number");
         }
     } else {
-        return jcur_skip(c);
+        const char *from = c->p;
+        if ((rc = jcur_skip(c)))
+            return rc;
+        size_t n = (size_t)(c->p - from);
+        if (memchr(from, 0, n))
+            return jcur_fail(c, "NUL byte inside a value");
+        a.type = PP_VALUE_STR;
+        if ((rc = pp_model_intern(r->m, from, n, &a.v.s)) ||
+            (rc = intern_prefixed(r, c, CHROME_JSON_PREFIX, key, &a.key)))
+            return rc;
+        return push_annotation(r, &a);
     }
-    if (rc || (rc = chrome_intern(r, c, key, &a.key)))
+    if (rc || (rc = arg_key(r, c, key, &a.key)))
         return rc;
     return push_annotation(r, &a);
+}
+
+int chrome_keep_cat(reader *r, jcur *c, const jstr *cat, const char *written) {
+    if (cat->len == 0 && !written)
+        return PP_OK;
+    if (written && jstr_eq_n(cat, written, strlen(written)))
+        return PP_OK;
+    pp_annotation a = {0};
+    a.type = PP_VALUE_STR;
+    int rc = pp_model_intern(r->m, CHROME_CAT_KEY, sizeof CHROME_CAT_KEY - 1, &a.key);
+    if (rc == PP_OK)
+        rc = chrome_intern(r, c, cat, &a.v.s);
+    return rc ? rc : push_annotation(r, &a);
 }
 
 /* Indexed by pp_role, with their lengths (looked up once per span). */
@@ -280,10 +341,12 @@ static int pipeprof_track_field(reader *r, jcur *c, const jstr *key, void *ctx) 
         return string_value(r, c, &t->process);
     if (jstr_eq(key, "device"))
         return string_value(r, c, &t->device);
-    if (jstr_eq(key, "simulated") || jstr_eq(key, "hw_mean")) {
+    if (jstr_eq(key, "simulated") || jstr_eq(key, "hw_mean") || jstr_eq(key, "bookkeeping")) {
         if ((rc = bool_value(c, &flag)))
             return rc;
-        unsigned bit = key->s[0] == 's' ? PP_TRACK_SIMULATED : PP_TRACK_HW_MEAN;
+        unsigned bit = key->s[0] == 's'   ? PP_TRACK_SIMULATED
+                       : key->s[0] == 'h' ? PP_TRACK_HW_MEAN
+                                          : PP_TRACK_BOOKKEEPING;
         t->flags = flag ? t->flags | bit : t->flags & ~bit;
         return PP_OK;
     }

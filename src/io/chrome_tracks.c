@@ -160,6 +160,22 @@ int chrome_tracks_finish(chrome_tracks *t, pp_model *m) {
         info->tid = c->tid.is_str ? 0 : c->tid.v;
         /* rows of one process keep file order unless it gave its own */
         info->sort_index = c->has_sort ? c->sort_index : (int32_t)i;
+        if (c->bookkeeping && !c->work)
+            info->flags |= PP_TRACK_BOOKKEEPING;
+        if (c->device_cat) { /* PipelineProfiler: device = cat, stream = tid */
+            info->kind = PP_TRACK_KIND_DEVICE;
+            info->device = info->process = c->device_cat;
+            info->stream = c->tid.is_str ? -1 : (int32_t)c->tid.v;
+            info->pid = 0;
+            /* its hw_time_ms is OpenVINO's profiling_info, which the CPU
+             * plugin reports as a running mean (docs/backends.md) */
+            if (strcmp(pp_model_string(m, c->device_cat), "CPU") == 0)
+                info->flags |= PP_TRACK_HW_MEAN;
+            if (!c->name) {
+                snprintf(buf, sizeof buf, "stream %d", info->stream);
+                info->name = intern(m, buf, &rc);
+            }
+        }
         if (c->gpu) {
             info->kind = PP_TRACK_KIND_DEVICE;
             info->device = info->process = device_name(m, p, c, &rc);

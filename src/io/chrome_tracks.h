@@ -22,6 +22,8 @@ typedef struct chrome_track {
     int has_pipeprof;       /* a pipeprof_track object restores it exactly */
     pp_track_info exact;    /* valid when has_pipeprof */
     int gpu;                /* carries foreign GPU work (kernel, memcpy, memset) */
+    int bookkeeping, work;
+    uint32_t device_cat;    /* PipelineProfiler dialect: the device (its cat), 0 = none */  /* carries a profiler's bookkeeping / anything else */
 } chrome_track;
 
 typedef struct chrome_process {

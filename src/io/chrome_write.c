@@ -17,8 +17,10 @@
 #include <string.h>
 
 #include "io/chrome_arg_keys.h"
+#include "io/json_check.h"
 #include "io/json_emit.h"
 #include "io/outfile.h"
+#include "io/track_tids.h"
 #include "io/trace_write.h"
 #include "model/ann_table.h"
 #include "model/columns.h"
@@ -45,18 +47,33 @@ typedef struct chrome_file {
     uint32_t nprocs;
     uint32_t *proc_track;  /* Chrome pid - 1 -> first track of that process */
     unsigned char *proc_simulated;
+    unsigned char *reserved; /* string id -> RESERVED_* (chrome_arg_keys.h) */
     int any_event; /* an event is written: the next one needs a ',' */
 } chrome_file;
 typedef chrome_file writer;
 
-static const char *const role_names[] = {"span", "exec", "partition", "merge",
-                                         "stage", "op",   "user"};
+#define role_names chrome_role_cats
 static const char *const track_kind_names[] = {"device", "thread", "regions", "async"};
 /* indexed by pp_flow_phase; all of one length */
 static const char *const flow_heads[] = {"{\"ph\":\"s\",\"bp\":\"e\"",
                                          "{\"ph\":\"t\",\"bp\":\"e\"",
                                          "{\"ph\":\"f\",\"bp\":\"e\""};
 #define FLOW_HEAD_LEN 18
+
+/* What an annotation key of the reserved namespace stands for. */
+enum { RESERVED_NONE, RESERVED_CAT, RESERVED_JSON, RESERVED_KEY };
+
+static unsigned char reserved_kind(const char *text, size_t len) {
+    if (!chrome_key_reserved(text, len))
+        return RESERVED_NONE;
+    if (chrome_key_is(text, len, CHROME_CAT_KEY))
+        return RESERVED_CAT;
+    if (len > sizeof CHROME_JSON_PREFIX - 1 && memcmp(text, CHROME_JSON_PREFIX, sizeof CHROME_JSON_PREFIX - 1) == 0)
+        return RESERVED_JSON;
+    if (len > sizeof CHROME_KEY_PREFIX - 1 && memcmp(text, CHROME_KEY_PREFIX, sizeof CHROME_KEY_PREFIX - 1) == 0)
+        return RESERVED_KEY;
+    return RESERVED_NONE;
+}
 
 static size_t quoted_len(const writer *w, uint32_t id) {
     return w->quoted_at[id + 1] - w->quoted_at[id];
@@ -72,6 +89,18 @@ static char *put_quoted(const writer *w, char *p, uint32_t id) {
  * (chrome_arg_keys.h): the prefix goes after the opening quote. */
 static char *put_annotation_key(const writer *w, char *p, uint32_t key) {
     const char *text = pp_model_string(w->m, key);
+    size_t skip = w->reserved[key] == RESERVED_JSON  ? sizeof CHROME_JSON_PREFIX - 1
+                  : w->reserved[key] == RESERVED_KEY ? sizeof CHROME_KEY_PREFIX - 1
+                                                     : 0;
+    if (skip) { /* the arg's own key (the prefix has nothing to escape), kept
+                 * apart from the event's fields as any annotation's key is */
+        *p++ = '"';
+        if (chrome_key_needs_prefix(text + skip, strlen(text + skip)))
+            PUT_LIT(p, ANNOTATION_PREFIX);
+        size_t n = quoted_len(w, key) - 1 - skip;
+        memcpy(p, w->quoted + w->quoted_at[key] + 1 + skip, n);
+        return p + n;
+    }
     if (!chrome_key_needs_prefix(text, strlen(text)))
         return put_quoted(w, p, key);
     PUT_LIT(p, "\"" ANNOTATION_PREFIX);
@@ -117,11 +146,13 @@ static int reserve(writer *w, size_t need) {
 static int quote_strings(writer *w) {
     size_t n = pp_model_string_count(w->m), len = 0, cap = 0;
     w->quoted_at = malloc((n + 1) * sizeof *w->quoted_at);
-    if (!w->quoted_at)
+    w->reserved = malloc(n ? n : 1);
+    if (!w->quoted_at || !w->reserved)
         return PP_ENOMEM;
     for (size_t id = 0; id < n; id++) {
         const char *text = pp_model_string(w->m, (uint32_t)id);
         size_t text_len = strlen(text);
+        w->reserved[id] = reserved_kind(text, text_len);
         if (cap - len < JSON_STRING_MAX(text_len)) {
             cap = 2 * cap + JSON_STRING_MAX(text_len) + 4096;
             char *q = realloc(w->quoted, cap);
@@ -154,8 +185,11 @@ static int map_processes(writer *w) {
     w->proc_simulated = calloc(rows, 1);
     w->where = malloc(rows * sizeof *w->where);
     w->where_len = malloc(rows);
-    if (!slots || !w->proc_track || !w->proc_simulated || !w->where || !w->where_len) {
+    int64_t *tids = malloc(rows * sizeof *tids);
+    if (!slots || !w->proc_track || !w->proc_simulated || !w->where || !w->where_len || !tids ||
+        track_export_tids(w->m, 1, (int64_t)n, tids) != PP_OK) {
         free(slots);
+        free(tids);
         return PP_ENOMEM;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -175,12 +209,13 @@ static int map_processes(writer *w) {
         char *p = w->where[i];
         PUT_LIT(p, ",\"pid\":");
         p = json_put_u64(p, pid);
-        PUT_LIT(p, ",\"tid\":");
-        p = json_put_u64(p, (uint64_t)i + 1);
+        PUT_LIT(p, ",\"tid\":"); /* the OS thread id where it has one, else the row */
+        p = json_put_u64(p, tids[i] > 0 ? (uint64_t)tids[i] : (uint64_t)i + 1);
         PUT_LIT(p, ",\"ts\":");
         w->where_len[i] = (unsigned char)(p - w->where[i]);
     }
     free(slots);
+    free(tids);
     return PP_OK;
 }
 
@@ -297,7 +332,7 @@ static int write_track_metadata(writer *w) {
     size_t n = pp_model_track_count(w->m);
     for (uint32_t i = 0; i < n; i++) {
         const pp_track_info *t = pp_model_track(w->m, i);
-        int rc = reserve(w, 2 * EVENT_FIXED_MAX + sizeof ",\"hw_mean\":true" +
+        int rc = reserve(w, 2 * EVENT_FIXED_MAX + sizeof ",\"hw_mean\":true,\"bookkeeping\":true" +
                                 quoted_len(w, t->name) + quoted_len(w, t->process) +
                                 quoted_len(w, t->device));
         if (rc)
@@ -317,6 +352,8 @@ static int write_track_metadata(writer *w) {
         p = json_put_i64(p, t->stream);
         if (t->flags & PP_TRACK_HW_MEAN)
             PUT_LIT(p, ",\"hw_mean\":true");
+        if (t->flags & PP_TRACK_BOOKKEEPING)
+            PUT_LIT(p, ",\"bookkeeping\":true");
         if (t->flags & PP_TRACK_SIMULATED)
             PUT_LIT(p, ",\"simulated\":true,\"pid\":");
         else
@@ -371,10 +408,17 @@ static char *put_args(const writer *w, char *p, const pp_cols *c, size_t i,
         p = json_put_u64(p, c->id[i]);
     }
     for (; a < a_end; a++) {
+        unsigned char reserved = w->reserved[pp_ann_key(a)];
+        if (reserved == RESERVED_CAT && pp_ann_type(a) == PP_VALUE_STR)
+            continue; /* the event's "cat" */
         *p++ = ',';
         p = put_annotation_key(w, p, pp_ann_key(a));
         *p++ = ':';
-        if (pp_ann_type(a) == PP_VALUE_INT)
+        const char *raw = reserved == RESERVED_JSON && pp_ann_type(a) == PP_VALUE_STR
+                              ? pp_model_string(w->m, a->v.s) : NULL;
+        if (raw && json_value_ok(raw, strlen(raw)))
+            p = put_text(p, raw); /* an array, object, boolean or null as it was read */
+        else if (pp_ann_type(a) == PP_VALUE_INT)
             p = json_put_i64(p, a->v.i);
         else if (pp_ann_type(a) == PP_VALUE_DOUBLE)
             p = json_put_double(p, a->v.d);
@@ -402,6 +446,25 @@ static char *put_head(const writer *w, char *p, const char *head, size_t head_le
 
 #define HEAD(lit) (lit), sizeof(lit) - 1
 
+/* `,"cat":...`: the category the event was read with (a CHROME_CAT_KEY
+ * annotation; "" for none), else `own` (NULL: none). */
+static char *put_cat(const writer *w, char *p, const char *own, const pp_ann *a,
+                     const pp_ann *a_end) {
+    for (; a < a_end; a++)
+        if (w->reserved[pp_ann_key(a)] == RESERVED_CAT && pp_ann_type(a) == PP_VALUE_STR) {
+            if (quoted_len(w, a->v.s) == 2) /* "" */
+                return p;
+            PUT_LIT(p, ",\"cat\":");
+            return put_quoted(w, p, a->v.s);
+        }
+    if (!own)
+        return p;
+    PUT_LIT(p, ",\"cat\":\"");
+    p = put_text(p, own);
+    *p++ = '"';
+    return p;
+}
+
 static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
                        const pp_ann *a, const pp_ann *a_end) {
     uint32_t track = pp_cols_track(c, i), name = pp_cols_name(c, i);
@@ -409,9 +472,7 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
     case PP_EV_SPAN:
     case PP_EV_REGION:
         p = put_head(w, p, HEAD("{\"ph\":\"X\""), name);
-        PUT_LIT(p, ",\"cat\":\"");
-        p = put_text(p, c->kind[i] == PP_EV_REGION ? "region" : role_names[c->role[i]]);
-        *p++ = '"';
+        p = put_cat(w, p, c->kind[i] == PP_EV_REGION ? "region" : role_names[c->role[i]], a, a_end);
         p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         PUT_LIT(p, ",\"dur\":");
         p = json_put_us(p, pp_cols_dur(c, i));
@@ -419,6 +480,7 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
         break;
     case PP_EV_INSTANT:
         p = put_head(w, p, HEAD("{\"ph\":\"i\",\"s\":\"t\""), name);
+        p = put_cat(w, p, NULL, a, a_end);
         p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         p = put_args(w, p, c, i, a, a_end);
         break;
@@ -431,16 +493,24 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
         break;
     case PP_EV_FLOW:
         p = put_head(w, p, flow_heads[c->phase[i]], FLOW_HEAD_LEN, name);
-        PUT_LIT(p, ",\"cat\":\"flow\",\"id\":");
+        p = put_cat(w, p, "flow", a, a_end);
+        PUT_LIT(p, ",\"id\":");
         p = json_put_u64(p, c->id[i]);
         p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         break;
     case PP_EV_RANGE: /* a begin and an end, paired by (cat, id, name) */
-        PUT_LIT(p, "{\"ph\":\"b\",\"cat\":\"range\",\"id\":");
+        PUT_LIT(p, "{\"ph\":\"b\"");
+        char *cat = p;
+        p = put_cat(w, p, "range", a, a_end);
+        size_t cat_len = (size_t)(p - cat);
+        PUT_LIT(p, ",\"id\":");
         p = put_name_field(w, json_put_u64(p, c->id[i]), name);
         p = json_put_us(put_where(w, p, track), pp_cols_ts(c, i));
         p = put_args(w, p, c, i, a, a_end);
-        PUT_LIT(p, "},\n{\"ph\":\"e\",\"cat\":\"range\",\"id\":");
+        PUT_LIT(p, "},\n{\"ph\":\"e\"");
+        memmove(p, cat, cat_len); /* the end pairs with its begin by (cat, id, name) */
+        p += cat_len;
+        PUT_LIT(p, ",\"id\":");
         p = put_name_field(w, json_put_u64(p, c->id[i]), name);
         p = json_put_us(put_where(w, p, track), pp_cols_end(c, i));
         break;
@@ -453,9 +523,9 @@ static char *put_event(const writer *w, char *p, const pp_cols *c, size_t i,
 static size_t event_max(const writer *w, const pp_cols *c, size_t i,
                         const pp_ann *a, const pp_ann *a_end) {
     size_t need = EVENT_FIXED_MAX + 2 * quoted_len(w, pp_cols_name(c, i)) + quoted_len(w, pp_cols_stage(c, i));
-    for (; a < a_end; a++)
+    for (; a < a_end; a++) /* a range writes its cat twice */
         need += 2 + ANNOTATION_PREFIX_LEN + quoted_len(w, pp_ann_key(a)) +
-                (pp_ann_type(a) == PP_VALUE_STR ? quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);
+                (pp_ann_type(a) == PP_VALUE_STR ? 2 * quoted_len(w, a->v.s) : JSON_DOUBLE_MAX);
     return need;
 }
 
@@ -497,6 +567,7 @@ static void free_file(chrome_file *w) {
     free(w->quoted_at);
     free(w->proc_track);
     free(w->proc_simulated);
+    free(w->reserved);
     free(w->where);
     free(w->where_len);
     free(w);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/perfetto_writer.h"
+#include "io/track_tids.h"
 
 static uint64_t mix(uint64_t x) {
     x *= 0x9E3779B97F4A7C15u;
@@ -83,7 +84,7 @@ static int write_group(pf_writer *w, uint32_t g, const pp_track_info *first, int
     return PP_OK;
 }
 
-static int write_track(pf_writer *w, uint32_t i) {
+static int write_track(pf_writer *w, uint32_t i, const int64_t *tids) {
     const pp_track_info *t = pp_model_track(w->m, i);
     uint32_t g = w->group_of[i];
     int rc = pf_reserve(w, PACKET_FIXED_MAX + w->len[t->name] + sizeof SIMULATED_SUFFIX);
@@ -96,7 +97,8 @@ static int write_track(pf_writer *w, uint32_t i) {
     if (t->kind == PP_TRACK_KIND_THREAD) {
         p = pb_open(p, TRACK_THREAD, &thread);
         p = pb_int(p, THREAD_PID, (int64_t)g + 1);
-        p = pb_int(p, THREAD_TID, (int64_t)w->ngroups + 1 + i);
+        /* the OS thread id where it has one, else a number past the pids */
+        p = pb_int(p, THREAD_TID, tids[i] > 0 ? tids[i] : (int64_t)w->ngroups + 1 + i);
         p = put_name(w, p, THREAD_NAME, t->name, 0);
         p = pb_close(thread, p);
     } else {
@@ -138,8 +140,12 @@ int pf_write_descriptors(pf_writer *w) {
         rc = write_info_track(w);
     for (uint32_t g = 0; !rc && g < w->ngroups; g++)
         rc = write_group(w, g, pp_model_track(w->m, first[g]), has_thread[g], simulated[g]);
+    int64_t *tids = rc ? NULL : malloc((ntracks ? ntracks : 1) * sizeof *tids);
+    if (!rc && (!tids || track_export_tids(w->m, 1, (int64_t)(w->ngroups + ntracks), tids)))
+        rc = PP_ENOMEM;
     for (uint32_t i = 0; !rc && i < ntracks; i++)
-        rc = write_track(w, i);
+        rc = write_track(w, i, tids);
+    free(tids);
     free(first);
     free(has_thread);
     free(simulated);

@@ -79,7 +79,24 @@ static int spool(int fd) {
     return mem;
 }
 
+int pp_json_dialect_from_name(const char *name) {
+    if (!name)
+        return -1;
+    if (strcmp(name, "auto") == 0)
+        return PP_DIALECT_AUTO;
+    if (strcmp(name, "chrome") == 0)
+        return PP_DIALECT_CHROME;
+    if (strcmp(name, "pipelineprofiler") == 0)
+        return PP_DIALECT_PIPELINE_PROFILER;
+    return -1;
+}
+
 int pp_trace_read(const char *path, pp_model **out, pp_error *err) {
+    return pp_trace_read_dialect(path, PP_DIALECT_AUTO, out, err);
+}
+
+int pp_trace_read_dialect(const char *path, pp_json_dialect dialect, pp_model **out,
+                          pp_error *err) {
     unsigned char magic[8] = {0};
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -112,7 +129,7 @@ int pp_trace_read(const char *path, pp_model **out, pp_error *err) {
                             "%s: pipeprof writes Perfetto traces but does not read them (read "
                             "the .pptrace or .json it was written from)", path);
     }
-    return pp_chrome_read_fd(fd, path, out, err);
+    return pp_chrome_read_fd_dialect(fd, path, dialect, out, err);
 }
 
 int trace_writer_write(const trace_writer *w, const pp_model *m, const char *path, pp_error *err) {

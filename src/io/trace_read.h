@@ -9,6 +9,8 @@
 
 int pp_pptrace_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
 int pp_chrome_read_fd(int fd, const char *path, pp_model **out, pp_error *err);
+int pp_chrome_read_fd_dialect(int fd, const char *path, pp_json_dialect dialect, pp_model **out,
+                              pp_error *err);
 
 /* 1 when `path` is a regular file that starts as a .pptrace does (a pipe
  * is not: it can be read only once). */

@@ -254,6 +254,54 @@ static void test_host_busy_holds_partitions_and_merges(void) {
     pp_model_free(m);
 }
 
+/* The PipelineProfiler framework's figures by its definitions: tasks in
+ * start order, a gap from the previous task's end; overlap leaves no gap
+ * there, but a long task overlapped by a shorter later one gives the gap
+ * from the shorter one's end, which pipeprof's merged busy time does not;
+ * a partition on the device's track counts as its work with no hw. */
+static void test_pipelineprofiler_figures(void) {
+    pp_model *m = b_model();
+    uint32_t gpu = b_device(m, "GPU", 0, 0), gpu2 = b_device(m, "GPU", 1, 0);
+    b_exec(m, gpu, "A", 0, 0, 10000, 6000, 0);     /* a long task */
+    b_exec(m, gpu2, "A", 1, 2000, 4000, 1000, 0);  /* inside it, on another stream */
+    b_exec(m, gpu, "B", 0, 6000, 8000, 2000, 0);   /* inside it too: gap 6000-4000 */
+    b_exec(m, gpu, "B", 1, 13000, 14000, 500, 0);  /* gap from the previous by start: 8000 */
+    b_span(m, gpu, PP_ROLE_PARTITION, "Partition", "B", 2, 15000, 15500, 0, 0); /* gap 1000 */
+    b_exec(m, gpu, "B", 2, 16000, 17000, 0, 0);   /* unknown hw counts 0; gap 500 */
+    b_span(m, gpu, PP_ROLE_MERGE, "Merge", "B", 2, 17000, 17200, 0, 0); /* touches: no gap */
+    pp_report *r = b_report(m, NULL);
+    size_t n;
+    const pp_framework_stats *f = pp_report_framework(r, &n);
+    size_t nst;
+    const pp_stage_stats *st = pp_report_stages(r, &nst);
+    EXPECT_EQ_U64(n, 3); /* GPU, GPU/A, GPU/B */
+    if (n == 3) {
+        EXPECT_EQ_U64(f[0].stage, UINT32_MAX);
+        EXPECT_EQ_U64(f[0].tasks, 7);
+        EXPECT_EQ_I64(f[0].wall_ns, 10000 + 2000 + 2000 + 1000 + 500 + 1000 + 200);
+        EXPECT_EQ_I64(f[0].hw_ns, 6000 + 1000 + 2000 + 500);
+        EXPECT_EQ_I64(f[0].concurrency_penalty_ns, 16700 - 9500);
+        EXPECT_NEAR(f[0].hw_utilization_pct, 100.0 * 9500 / 16700, 1e-9);
+        /* start order: [0,10000] [2000,4000] [6000,8000] [13000,...]: gaps 2000
+         * (6000 - 4000), 5000 (13000 - 8000), 1000, 500 */
+        EXPECT_EQ_U64(f[0].bubbles, 4);
+        EXPECT_NEAR(f[0].bubble_mean_ns, (2000 + 5000 + 1000 + 500) / 4.0, 1e-9);
+        /* pipeprof's bubbles: gaps of the merged busy intervals [0,10000],
+         * [13000,14000], [16000,17000] of the execs: 3000 and 2000 */
+        EXPECT_EQ_U64(b_find_device(r, "GPU")->bubbles.count, 2);
+        EXPECT_EQ_I64(b_find_device(r, "GPU")->bubbles.total, 5000);
+        EXPECT_STR(st[f[1].stage].name, "A");
+        EXPECT_EQ_U64(f[1].tasks, 2);
+        EXPECT_EQ_U64(f[1].bubbles, 0); /* the second starts inside the first */
+        EXPECT_STR(st[f[2].stage].name, "B");
+        EXPECT_EQ_U64(f[2].tasks, 3); /* its execs, not the partition or merge */
+        EXPECT_EQ_U64(f[2].bubbles, 2);
+        EXPECT_NEAR(f[2].bubble_mean_ns, (5000 + 2000) / 2.0, 1e-9);
+    }
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_busy_is_union_of_streams);
     RUN(test_bubbles_and_leading_trailing_idle);
@@ -263,5 +311,6 @@ int main(void) {
     RUN(test_most_idle_device_says_when);
     RUN(test_gaps_csv_keeps_every_bubble_exactly);
     RUN(test_host_busy_holds_partitions_and_merges);
+    RUN(test_pipelineprofiler_figures);
     return pp_test_finish();
 }

@@ -241,11 +241,14 @@ def check_against_chrome(dec, path):
     events, other = doc["traceEvents"], doc["otherData"]
     procs = {e["pid"]: e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] == "process_name"}
-    threads = {e["tid"]: (e["pid"], e["args"]["name"], e["args"]["pipeprof_track"])
-               for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    metas = [e for e in events if e["ph"] == "M" and e["name"] == "thread_name"]
+    threads = {e["tid"]: (e["pid"], e["args"]["name"], e["args"]["pipeprof_track"]) for e in metas}
+    # Tracks: uuid = track index + 1, the order of their thread_name events;
+    # a thread track's Chrome tid is its OS thread id where it has one, else
+    # that uuid; group uuid = tracks + Chrome pid.
+    uuid_of = {e["tid"]: i + 1 for i, e in enumerate(metas)}
     ntracks = len(threads)
     has_thread = {pid for pid, _, t in threads.values() if t["kind"] == "thread"}
-    # Tracks: uuid = track index + 1 (Chrome tid); group uuid = tracks + Chrome pid.
     for pid, name in procs.items():
         d = dec.tracks.get(ntracks + pid)
         if d is None:
@@ -256,11 +259,14 @@ def check_against_chrome(dec, path):
         elif d.name != name:
             fail(f"device group {name!r}: decoded name {d.name!r}")
     for tid, (pid, name, t) in threads.items():
-        d = dec.tracks.get(tid)
+        uuid = uuid_of[tid]
+        d = dec.tracks.get(uuid)
+        real = t["kind"] == "thread" and t["os_tid"] > 0 and tid == t["os_tid"]
         if d is None:
             fail(f"no track for {name!r}")
         elif t["kind"] == "thread":
-            if (d.thread.thread_name, d.thread.pid, d.thread.tid) != (name, pid, len(procs) + tid):
+            want_tid = tid if real else len(procs) + uuid
+            if (d.thread.thread_name, d.thread.pid, d.thread.tid) != (name, pid, want_tid):
                 fail(f"thread track {name!r}: decoded {d}")
         elif (d.name != name + (SIMULATED if t["simulated"] else "") or
               d.parent_uuid != ntracks + pid):
@@ -281,17 +287,17 @@ def check_against_chrome(dec, path):
     for e in events:
         ph = e["ph"]
         if ph == "X":
-            slices.append((e["tid"], ns(e["ts"]), ns(e["dur"]), e["name"], args_of(e)))
+            slices.append((uuid_of[e["tid"]], ns(e["ts"]), ns(e["dur"]), e["name"], args_of(e)))
         elif ph == "b":
             begins[(e["id"], e["name"], e["tid"])] = e
         elif ph == "e":
             b = begins.pop((e["id"], e["name"], e["tid"]))
-            slices.append((e["tid"], ns(b["ts"]), ns(e["ts"]) - ns(b["ts"]), e["name"],
+            slices.append((uuid_of[e["tid"]], ns(b["ts"]), ns(e["ts"]) - ns(b["ts"]), e["name"],
                            args_of(b, {"range_id": ("int", b["id"])})))
         elif ph == "i":
-            instants.append((e["tid"], ns(e["ts"]), e["name"], args_of(e)))
+            instants.append((uuid_of[e["tid"]], ns(e["ts"]), e["name"], args_of(e)))
         elif ph in "stf":
-            flows.append((e["tid"], ns(e["ts"]), e["name"], e["id"], ph == "f"))
+            flows.append((uuid_of[e["tid"]], ns(e["ts"]), e["name"], e["id"], ph == "f"))
         elif ph == "C":
             counters.append((ntracks + e["pid"], e["name"], ns(e["ts"]),
                              float(e["args"]["value"])))

@@ -104,8 +104,10 @@ static void test_begin_end_pairs_and_late_names(void) {
     EXPECT_EQ_I64(outer.dur_ns, 3000);
     size_t first, n, total;
     pp_model_annotations_of(m, 1, &first, &n);
-    EXPECT_EQ_U64(n, 1);
+    EXPECT_EQ_U64(n, 2); /* k, and "chrome:cat" = "": it had no cat, the writer would give one */
     EXPECT_EQ_I64(pp_model_annotations(m, &total)[first].v.i, 7);
+    EXPECT_STR(pp_model_string(m, pp_model_annotations(m, &total)[first + 1].key), "chrome:cat");
+    EXPECT_STR(pp_model_string(m, pp_model_annotations(m, &total)[first + 1].v.s), "");
     const pp_track_info *t = pp_model_track(m, outer.track);
     EXPECT_STR(pp_model_string(m, t->name), "worker");
     EXPECT_STR(pp_model_string(m, t->process), "app");
@@ -114,13 +116,15 @@ static void test_begin_end_pairs_and_late_names(void) {
 }
 
 /* Span args fill the pipeline fields; every other scalar is an annotation
- * of the right type; strings are unescaped to UTF-8. */
+ * of the right type; strings are unescaped to UTF-8; an object or boolean
+ * is kept as its JSON text under "chrome:json:KEY", an arg named "chrome:..."
+ * under "chrome:key:...", a missing cat as "chrome:cat" = "". */
 static void test_args_fields_and_annotations(void) {
     pp_error err;
     pp_model *m = read_text("args.json",
                             "[{\"ph\":\"X\",\"name\":\"infer\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,\"args\":{"
                             "\"stage\":\"Embedding\",\"batch_id\":12,\"hw_ns\":1500,\"transfer_ns\":200,\"role\":\"exec\","
-                            "\"n\":-3,\"r\":0.5,\"big\":1e400,\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\",\"o\":{\"x\":1},\"b\":true}}]",
+                            "\"n\":-3,\"r\":0.5,\"big\":1e400,\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\",\"o\":{\"x\": [1, null]},\"b\":true,\"chrome:cat\":5}}]",
                             &err);
     if (!m)
         { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
@@ -133,7 +137,15 @@ static void test_args_fields_and_annotations(void) {
     size_t first, n, total;
     pp_model_annotations_of(m, 0, &first, &n);
     const pp_annotation *a = pp_model_annotations(m, &total) + first;
-    EXPECT_EQ_U64(n, 4);
+    EXPECT_EQ_U64(n, 8);
+    EXPECT_STR(pp_model_string(m, a[4].key), "chrome:json:o");
+    EXPECT_STR(pp_model_string(m, a[4].v.s), "{\"x\": [1, null]}");
+    EXPECT_STR(pp_model_string(m, a[5].key), "chrome:json:b");
+    EXPECT_STR(pp_model_string(m, a[5].v.s), "true");
+    EXPECT_STR(pp_model_string(m, a[6].key), "chrome:key:chrome:cat");
+    EXPECT_EQ_I64(a[6].v.i, 5);
+    EXPECT_STR(pp_model_string(m, a[7].key), "chrome:cat");
+    EXPECT_STR(pp_model_string(m, a[7].v.s), "");
     EXPECT_EQ_I64(a[0].type, PP_VALUE_INT);
     EXPECT_EQ_I64(a[0].v.i, -3);
     EXPECT_EQ_I64(a[1].type, PP_VALUE_DOUBLE);
@@ -235,9 +247,130 @@ static void test_pytorch_profiler_export(void) {
     EXPECT_EQ_I64(pp_model_track(m, first.track)->kind, PP_TRACK_KIND_THREAD);
     EXPECT_STR(pp_model_string(m, pp_model_track(m, first.track)->process), "python3");
     /* the profiler's own span over the whole profile (cat "Trace", pid
-     * "Spans") is bookkeeping, not the program's work */
-    EXPECT_EQ_U64(pp_model_meta_get(m)->ignored_events, 1);
+     * "Spans") is bookkeeping, not the program's work: kept, on a track so
+     * marked, with its cat */
+    EXPECT_EQ_U64(pp_model_meta_get(m)->ignored_events, 0);
+    pp_event last = event_at(m, pp_model_event_count(m) - 1);
+    EXPECT_STR(pp_model_string(m, last.name), "PyTorch Profiler (0)");
+    EXPECT(pp_model_track(m, last.track)->flags & PP_TRACK_BOOKKEEPING);
+    EXPECT(!(pp_model_track(m, first.track)->flags & PP_TRACK_BOOKKEEPING));
     pp_model_free(m);
+}
+
+/* What the model has no field for comes back on writing: each event's cat
+ * (or its absence), array / object / boolean args verbatim, a "chrome:" arg
+ * under its own key; a kept JSON text that is not one JSON value (a model
+ * from elsewhere) is written as a string, so the file stays JSON. */
+static void test_written_back_as_read(void) {
+    pp_error err;
+    pp_model *m = read_text("keep.json",
+                            "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"mm\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,"
+                            "\"args\":{\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4,\"stage\":[1]}},"
+                            "{\"ph\":\"X\",\"name\":\"nocat\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},"
+                            "{\"ph\":\"i\",\"cat\":\"mark\",\"name\":\"i\",\"pid\":1,\"tid\":1,\"ts\":4},"
+                            "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":9,\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":5},"
+                            "{\"ph\":\"b\",\"cat\":\"async\",\"id\":3,\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":6},"
+                            "{\"ph\":\"e\",\"cat\":\"async\",\"id\":3,\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":7}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    /* a kept text that is not JSON, as a model read from any .pptrace may hold */
+    pp_annotation bad = {0};
+    bad.event = 4; /* the last event: annotations are added in event order */
+    bad.type = PP_VALUE_STR;
+    EXPECT_EQ_I64(pp_model_intern(m, "chrome:json:broken", 18, &bad.key), PP_OK);
+    EXPECT_EQ_I64(pp_model_intern(m, "[1,", 3, &bad.v.s), PP_OK);
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &bad), PP_OK);
+    const char *path = pp_test_path("keep_back.json");
+    EXPECT_EQ_I64(pp_chrome_write(m, path, &err), PP_OK);
+    size_t len;
+    char *text = pp_test_read_file(path, &len);
+    EXPECT_CONTAINS(text, "\"name\":\"mm\",\"cat\":\"cpu_op\"");
+    EXPECT_CONTAINS(text, "\"Input Dims\":[[2,3],[]],\"ok\":false,\"chrome:x\":4,"
+                          "\"annotation.stage\":[1]}"); /* a field's name, kept apart */
+    EXPECT_CONTAINS(text, "\"name\":\"nocat\",\"pid\"");
+    EXPECT_CONTAINS(text, "\"broken\":\"[1,\"");
+    EXPECT_CONTAINS(text, "\"name\":\"i\",\"cat\":\"mark\"");
+    EXPECT_CONTAINS(text, "\"name\":\"f\",\"cat\":\"ac2g\",\"id\":9");
+    EXPECT_CONTAINS(text, "{\"ph\":\"b\",\"cat\":\"async\",\"id\":3");
+    EXPECT_CONTAINS(text, "{\"ph\":\"e\",\"cat\":\"async\",\"id\":3");
+    EXPECT(strstr(text, "chrome:cat") == NULL && strstr(text, "chrome:json") == NULL);
+    free(text);
+    pp_model_free(m);
+    /* and it reads back into the same events */
+    pp_model *back = NULL;
+    EXPECT_EQ_I64(pp_chrome_read(path, &back, &err), PP_OK);
+    EXPECT(back && pp_model_event_count(back) == 5);
+    pp_model_free(back);
+}
+
+/* The PipelineProfiler dialect, detected from the first complete event:
+ * cat = device (a device track per (cat, tid)), stage = name less
+ * "_Batch{n}", hw_ns from hw_time_ms, Partition / Merge roles; CPU tracks
+ * carry running-mean hardware times. Without hw_time_ms on the first
+ * event, the same names read as plain Chrome JSON. */
+static void test_pipelineprofiler_dialect(void) {
+    pp_error err;
+    pp_model *m = read_text("seed.json",
+                            "[{\"name\":\"Stage2_Embedding_Batch3\",\"cat\":\"GPU\",\"ph\":\"X\",\"ts\":1.5,"
+                            "\"dur\":2000.25,\"pid\":1,\"tid\":2,\"args\":{\"batch_id\":3,\"hw_time_ms\":1.25,"
+                            "\"sw_overhead_ms\":0.75025}},"
+                            "{\"name\":\"Partition\",\"cat\":\"CPU\",\"ph\":\"X\",\"ts\":0.5,\"dur\":1,\"pid\":1,"
+                            "\"tid\":1,\"args\":{\"batch_id\":3,\"hw_time_ms\":0.0}},"
+                            "{\"name\":\"Stage1_Prep_Batch12\",\"cat\":\"NPU\",\"ph\":\"X\",\"ts\":3000,\"dur\":4,"
+                            "\"pid\":1,\"tid\":1,\"args\":{\"batch_id\":12,\"hw_time_ms\":0.003}}]",
+                            &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    pp_event gpu = event_at(m, 0), part = event_at(m, 1), npu = event_at(m, 2);
+    EXPECT_EQ_I64(gpu.role, PP_ROLE_EXEC);
+    EXPECT_STR(pp_model_string(m, gpu.stage), "Stage2_Embedding");
+    EXPECT_EQ_I64(gpu.batch, 3);
+    EXPECT_EQ_U64(gpu.hw_ns, 1250000);
+    EXPECT_EQ_I64(gpu.ts_ns, 1500);
+    EXPECT_EQ_I64(gpu.dur_ns, 2000250);
+    EXPECT_EQ_I64(part.role, PP_ROLE_PARTITION);
+    EXPECT_EQ_U64(part.stage, 0);
+    EXPECT_EQ_I64(part.batch, 3);
+    EXPECT_STR(pp_model_string(m, npu.stage), "Stage1_Prep");
+    EXPECT_EQ_U64(npu.hw_ns, 3000);
+    /* tid 1 of CPU and tid 1 of NPU are two tracks */
+    EXPECT(part.track != npu.track);
+    const pp_track_info *g = pp_model_track(m, gpu.track), *c = pp_model_track(m, part.track);
+    EXPECT_EQ_I64(g->kind, PP_TRACK_KIND_DEVICE);
+    EXPECT_STR(pp_model_string(m, g->device), "GPU");
+    EXPECT_STR(pp_model_string(m, g->name), "stream 2");
+    EXPECT_EQ_I64(g->stream, 2);
+    EXPECT(!(g->flags & PP_TRACK_HW_MEAN));
+    EXPECT_STR(pp_model_string(m, c->device), "CPU");
+    EXPECT(c->flags & PP_TRACK_HW_MEAN);
+    pp_model_free(m);
+
+    static const char plain[] = "[{\"name\":\"Stage2_Embedding_Batch3\",\"cat\":\"GPU\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+                  "\"pid\":1,\"tid\":2,\"args\":{\"batch_id\":3}},"
+                  "{\"name\":\"Stage1_Batch4\",\"cat\":\"CPU\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,"
+                  "\"tid\":1,\"args\":{\"batch_id\":4,\"hw_time_ms\":1.0}}]";
+    m = read_text("plain.json", plain, &err);
+    if (!m)
+        { pp_test_fail(__FILE__, __LINE__, "%s", err.msg); return; }
+    for (size_t i = 0; i < 2; i++) {
+        pp_event e = event_at(m, i);
+        EXPECT_EQ_I64(e.role, PP_ROLE_NONE);
+        EXPECT_EQ_U64(e.hw_ns, 0);
+        EXPECT_EQ_I64(pp_model_track(m, e.track)->kind, PP_TRACK_KIND_THREAD);
+    }
+    pp_model_free(m);
+
+    /* chosen: a file with no hw_time_ms first read as the dialect anyway */
+    const char *path = pp_test_path("plain2.json");
+    pp_test_write_file(path, plain, strlen(plain));
+    EXPECT_EQ_I64(pp_trace_read_dialect(path, PP_DIALECT_PIPELINE_PROFILER, &m, &err), PP_OK);
+    if (!m)
+        pp_test_fail(__FILE__, __LINE__, "%s", err.msg);
+    EXPECT(m && event_at(m, 0).role == PP_ROLE_EXEC && event_at(m, 1).hw_ns == 1000000);
+    pp_model_free(m);
+    EXPECT_EQ_I64(pp_json_dialect_from_name("pipelineprofiler"), PP_DIALECT_PIPELINE_PROFILER);
+    EXPECT_EQ_I64(pp_json_dialect_from_name("Chrome"), -1);
 }
 
 /* gzip-compressed traces are read by content, whatever their name. */
@@ -369,6 +502,8 @@ int main(void) {
     RUN(test_counters_flows_ranges);
     RUN(test_counter_values_are_nearest_doubles);
     RUN(test_pytorch_profiler_export);
+    RUN(test_written_back_as_read);
+    RUN(test_pipelineprofiler_dialect);
     RUN(test_gzip_input);
     RUN(test_large_file_streams);
     RUN(test_large_gzip_file_streams);

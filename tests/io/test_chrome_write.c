@@ -106,7 +106,9 @@ static pp_model *model_with_tracks(void) {
 }
 
 /* One event of every kind, with every field set, becomes exactly the Chrome
- * event of the spec's table, in model order after the metadata. */
+ * event of the spec's table, in model order after the metadata; a thread
+ * track's tid is its OS thread id (main 4242, worker 4243), other tracks'
+ * their row (track index + 1; "other main"'s os tid 7 is such a row). */
 static void test_every_event_kind_as_specified(void) {
     pp_model *m = model_with_tracks();
     pp_event e;
@@ -155,14 +157,14 @@ static void test_every_event_kind_as_specified(void) {
         "\"dur\":0.001,\"args\":{\"stage\":\"Embedding\",\"batch_id\":12,\"hw_ns\":900,"
         "\"transfer_ns\":45,\"role\":\"exec\",\"slot\":-3,\"ratio\":3.0,\"tenth\":0.1,"
         "\"precision\":\"FP16\"}},\n",
-        "{\"ph\":\"X\",\"name\":\"plain\",\"cat\":\"span\",\"pid\":1,\"tid\":1,\"ts\":2.000,"
+        "{\"ph\":\"X\",\"name\":\"plain\",\"cat\":\"span\",\"pid\":1,\"tid\":4242,\"ts\":2.000,"
         "\"dur\":0.500},\n",
-        "{\"ph\":\"X\",\"name\":\"split\",\"cat\":\"partition\",\"pid\":1,\"tid\":4,\"ts\":2.000,"
+        "{\"ph\":\"X\",\"name\":\"split\",\"cat\":\"partition\",\"pid\":1,\"tid\":4243,\"ts\":2.000,"
         "\"dur\":0.500,\"args\":{\"role\":\"partition\"}},\n",
-        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"pid\":1,\"tid\":1,\"ts\":3.000,"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"pid\":1,\"tid\":4242,\"ts\":3.000,"
         "\"args\":{\"batch_id\":5}},\n",
-        "{\"ph\":\"C\",\"name\":\"queue\",\"pid\":1,\"tid\":1,\"ts\":4.000,\"args\":{\"value\":2.5}},\n",
-        "{\"ph\":\"s\",\"bp\":\"e\",\"name\":\"batch\",\"cat\":\"flow\",\"id\":7,\"pid\":1,\"tid\":1,"
+        "{\"ph\":\"C\",\"name\":\"queue\",\"pid\":1,\"tid\":4242,\"ts\":4.000,\"args\":{\"value\":2.5}},\n",
+        "{\"ph\":\"s\",\"bp\":\"e\",\"name\":\"batch\",\"cat\":\"flow\",\"id\":7,\"pid\":1,\"tid\":4242,"
         "\"ts\":5.000},\n",
         "{\"ph\":\"t\",\"bp\":\"e\",\"name\":\"batch\",\"cat\":\"flow\",\"id\":7,\"pid\":2,\"tid\":2,"
         "\"ts\":6.000},\n",
@@ -208,7 +210,7 @@ static void test_metadata_names_processes_and_tracks(void) {
         "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2,\"tid\":8,\"args\":{\"name\":\"stream 2\","
         "\"pipeprof_track\":{\"kind\":\"device\",\"process\":\"NPU\",\"device\":\"NPU\",\"stream\":2,"
         "\"simulated\":false,\"pid\":4242,\"os_tid\":0,\"sort_index\":7}}},\n",
-        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":4,\"args\":{\"name\":\"worker\","
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":4243,\"args\":{\"name\":\"worker\","
         "\"pipeprof_track\":{\"kind\":\"thread\",\"process\":\"demo\",\"device\":\"\",\"stream\":-1,"
         "\"simulated\":false,\"pid\":4242,\"os_tid\":4243,\"sort_index\":3}}},\n",
         "\"pipeprof_track\":{\"kind\":\"regions\",",

@@ -286,3 +286,24 @@ def test_simulated_device_stands_where_an_openvino_device_does(core):
         StageExecutor(w.to_openvino(), pipeprof.device("sim:NPU"))
     with pytest.raises(pipeprof.PipeprofError, match=r"input of shape \(21, 16\), expected 1..20"):
         npu.run(np.ones((21, 16), np.float32))
+
+
+def test_seed_positional_call_names_the_wrong_argument(core, weights):
+    """The PipelineProfiler framework's StageExecutor(core, model, device,
+    name, profiler), called on this one: the message names the argument and
+    shows the call that works, which then runs."""
+    model = dense_relu(weights)
+    prof = pipeprof.Profiler(None)
+    with pytest.raises(TypeError) as e:
+        StageExecutor(core, model, "CPU", "Stage1_GraphPrep", prof)
+    prof.close()
+    assert "the first argument is the model, not an ov.Core" in str(e.value)
+    assert "StageExecutor(model, 'CPU', stage='Stage1', core=core, profiler=prof)" in str(e.value)
+    with pytest.raises(TypeError) as e:
+        StageExecutor(model, "CPU", None, "Stage1_GraphPrep")
+    assert "requests ('Stage1_GraphPrep') is the number of requests in flight" in str(e.value)
+    with pytest.raises(TypeError) as e:
+        StageExecutor("dummy", "CPU")
+    assert "model is a str" in str(e.value)
+    ex = StageExecutor(model, "CPU", stage="Stage1_GraphPrep", core=core)
+    assert ex.stage == "Stage1_GraphPrep"

@@ -224,3 +224,59 @@ def test_without_a_pattern_the_error_shows_one(trace, cli):
     assert code == 2
     assert "nothing to analyze; its annotations look like" in err
     assert "--batch-pattern '^" in err
+
+
+def program_and_bookkeeping(path):
+    """The trace's events split: the profiler's bookkeeping (its "Trace"
+    span, the "Spans" / "Traces" rows, "Record Window End" on pid "") and
+    every other timed event of the program, as (name, start_ns, end_ns)."""
+    events = json.loads(path.read_text(), parse_float=str)["traceEvents"]
+    program, bookkeeping = [], []
+    for e in events:
+        if e.get("ph") == "M":
+            continue
+        start = ns(e["ts"])
+        row = (e["name"], start, start + ns(e.get("dur", "0")))
+        book = e.get("cat") == "Trace" or e.get("pid") in ("Spans", "Traces", "")
+        (bookkeeping if book else program).append(row)
+    return program, bookkeeping
+
+
+def test_window_is_the_programs_time_not_the_profilers(trace, analyze_json):
+    """Every bookkeeping event is treated one way: none of them bounds W,
+    the "Record Window End" instant after the last op included."""
+    program, bookkeeping = program_and_bookkeeping(trace)
+    names = {n for n, _, _ in bookkeeping}
+    assert {"PyTorch Profiler (0)", "Record Window End"} <= names
+    end_marker = next(s for n, s, _ in bookkeeping if n == "Record Window End")
+    last = max(e for _, _, e in program)
+    assert end_marker > last  # what the old reader took for the window's end
+    w = analyze_json(str(trace), *PATTERNS)["window"]
+    assert (w["start_ns"], w["end_ns"]) == (min(s for _, s, _ in program), last)
+
+
+def comparable(path):
+    """Every non-metadata event as (ph, cat, name, ts_ns, dur_ns, args),
+    pids and tids aside (a conversion numbers them), and an instant's scope."""
+    events = json.loads(path.read_text(), parse_float=Decimal)["traceEvents"]
+    out = []
+    for e in events:
+        if e.get("ph") == "M":
+            continue
+        out.append((e["ph"], e.get("cat"), e["name"], ns(e["ts"]), ns(e.get("dur", 0)),
+                    json.dumps(e.get("args"), sort_keys=True, default=str)))
+    return sorted(out, key=repr)
+
+
+def test_convert_keeps_every_event_its_cat_and_args(trace, cli, tmp_path):
+    """JSON -> .pptrace -> JSON: the same events per cat and name, the
+    profiler's bookkeeping included, each with its times and args."""
+    pptrace, back = tmp_path / "t.pptrace", tmp_path / "back.json"
+    for src, dst in ((trace, pptrace), (pptrace, back)):
+        code, _, err = cli("convert", src, dst)
+        assert code == 0, err
+    before, after = comparable(trace), comparable(back)
+    counts = lambda rows: {k: sum(1 for r in rows if r[:3] == k) for k in {r[:3] for r in rows}}
+    assert counts(after) == counts(before)
+    assert ("X", "Trace", "PyTorch Profiler (0)") in counts(before)
+    assert after == before
