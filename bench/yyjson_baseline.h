@@ -20,6 +20,12 @@
  * values. Returns 0, or -1 when the file cannot be read or parsed. */
 int yyjson_dom_parse_cpu(const char *path, int rounds, double *cpu_s, size_t *values);
 
+/* The same parse as a program reading one file would run it: the least CPU
+ * time of `rounds` yyjson_read_file calls (reading the file into fresh
+ * memory, parsing into a fresh DOM, page faults included), as
+ * pp_chrome_read is timed. Returns 0, or -1. */
+int yyjson_file_parse_cpu(const char *path, int rounds, double *cpu_s);
+
 /* yyjson's version, "0.12.0". */
 const char *yyjson_baseline_version(void);
 
