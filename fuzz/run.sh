@@ -59,6 +59,16 @@ if [[ ! -d $seeds ]]; then
         printf '\x04sweep.json\x00--out\x00sw\x00--limit\x001' >"$seeds.new/sweep"
         printf '\x04merge\x00a\x00b\x00--out\x00c' >"$seeds.new/merge"
         ;;
+    subrec) # a span record and a STATUS record, laid out as docs/recording.md says
+        python3 - "$seeds.new/span_status.subrec" <<'PYEOF'
+import struct, sys
+rec = struct.Struct("<IBBBBqqqQQQiI64s32s32s32s32s")
+span = rec.pack(256, 1, 5, 1, 1, 1000, 3000, 7, 1500, 200, 0, 1, 0, b"matmul_1", b"MatMul",
+                b"NPU", b"Embedding", b"req 0")
+status = rec.pack(256, 2, 0, 0, 1, 4000, 4000, -1, 3, 2, 1, -1, 0, b"", b"", b"", b"", b"")
+open(sys.argv[1], "wb").write(span + status)
+PYEOF
+        ;;
     *) echo "fuzz/run.sh: no seeds for harness \"$name\"" >&2; exit 1 ;;
     esac
     mv "$seeds.new" "$seeds"

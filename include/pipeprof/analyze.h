@@ -167,6 +167,17 @@ typedef struct pp_stage_stats {
     pp_summary penalty;
     double penalty_pct_wall;   /* penalty total / sum exec wall (known hw) */
     pp_bandwidth bandwidth;    /* busy_ns: the union of its execs' intervals, clipped to W */
+    /* Hold time per batch: the stage instance's first event to its last
+     * (partition start to merge end for a data-parallel stage, the execs'
+     * hull otherwise); beside stage time, which counts only the slowest
+     * part: the difference is hand-off (dispatch, wake-up, waiting for a
+     * worker). docs/analysis.md, "Hold time, hand-offs and back-pressure". */
+    pp_summary hold;
+    /* Its idle time between batches, summed over them: blocked, while its
+     * next input was ready but the next stage had not yet taken its
+     * previous output (back-pressure); starved, while its next input was
+     * not ready (0 for the first stage, which has no upstream). */
+    int64_t blocked_ns, starved_ns;
 } pp_stage_stats;
 
 /* stage time(s, b). measured_ns = partition start .. merge end for a
@@ -209,6 +220,7 @@ typedef struct pp_dp_device {
     double rate;               /* share / mean wall per batch, per second */
     double suggested_share;    /* rate / sum of rates; 0 when the parts change from
                                 * batch to batch (new threads), where no split applies */
+    uint64_t slowest;          /* batches in which it was the slowest part (ties: none) */
 } pp_dp_device;
 
 typedef struct pp_dp_stats {
@@ -216,6 +228,12 @@ typedef struct pp_dp_stats {
     uint64_t batches;
     pp_summary partition, max_device, merge, formula, measured;
     double imbalance;          /* sum max wall / sum mean wall, over batches */
+    double imbalance_lo, imbalance_hi; /* its 95% bootstrap interval across batches */
+    /* The sign test of the part slowest on average against the fastest, over
+     * the batches both ran (in how many the first was the slower), times the
+     * number of part pairs (Bonferroni; at most 1): below PP_FINDING_ALPHA
+     * the imbalance is more than per-batch noise (docs/analysis.md). */
+    double parts_p;
     size_t ndevices;
     const pp_dp_device *devices;
 } pp_dp_stats;
@@ -255,6 +273,19 @@ const pp_dp_stats *pp_report_dp(const pp_report *r, size_t *n);
  * per device, op type and exec type; each sorted by total descending. */
 const pp_op_stats *pp_report_ops(const pp_report *r, size_t *n);
 const pp_op_stats *pp_report_op_types(const pp_report *r, size_t *n);
+
+/* Ops inside host stages (docs/analysis.md, "Ops inside stages"): spans of
+ * role none or user nested in a host stage instance on its own thread
+ * (torch.profiler's cpu_op events, a user's spans), per stage and name:
+ * count, total time (their durations) and self time (less their direct
+ * children's). Sorted by stage, then self time descending. */
+typedef struct pp_stage_op_stats {
+    uint32_t stage;            /* index into the stage table */
+    const char *name;
+    uint64_t count;
+    int64_t total_ns, self_ns;
+} pp_stage_op_stats;
+const pp_stage_op_stats *pp_report_stage_ops(const pp_report *r, size_t *n);
 /* contention factor(s, d) = mean hw_ns of stage s's execs on d inside W /
  * its isolated hw_ns (docs/architecture.md §4), for each pp_analyze_options.isolated
  * entry that has execs with known hw_ns, in that order. */
@@ -320,7 +351,164 @@ typedef struct pp_clock_stats {
 const pp_exec_parts *pp_report_exec_parts(const pp_report *r, size_t *n);
 const pp_decomp_stats *pp_report_decomposition(const pp_report *r, size_t *n);
 const pp_clock_stats *pp_report_clocks(const pp_report *r, size_t *n);
-/* Ranked plain statements, data loss first when there is any. */
+/* Scheduler split of host spans (docs/analysis.md "Scheduler split"): per
+ * stage and kind of span (the stage span, the partition, the merge, an API
+ * call or another span, by name), the spans inside W that carry scheduler
+ * figures (pipeprof/sched.h) and their wall split into parts that are each
+ * >= 0 and sum to wall exactly: on a CPU, runnable waiting for a core, and
+ * blocked (the rest: asleep on a queue, a lock, I/O, the GIL). A span whose
+ * method had no run-queue figure counts all its off-CPU time as blocked
+ * (`no_wait` counts them). In stage order, then stage span, partition,
+ * merge, others by name. */
+typedef struct pp_sched_stats {
+    const char *stage;   /* "" for spans without a stage */
+    const char *span;    /* "stage", "partition", "merge", or the span's name */
+    uint64_t spans, no_wait;
+    int64_t wall_ns, cpu_ns, wait_ns, blocked_ns;
+    int64_t voluntary, involuntary; /* context switches */
+    /* With the sampler (collect "threads"), for a stage row: the group of
+     * same-named threads of the process that used the most CPU during its
+     * spans, and that CPU time (an estimate at the sampler's period); NULL
+     * and 0 without. */
+    const char *rival;
+    int64_t rival_cpu_ns;
+} pp_sched_stats;
+const pp_sched_stats *pp_report_sched(const pp_report *r, size_t *n);
+/* How the trace's scheduler figures were read ("schedstat", "cputime", or
+ * several joined by '+'), or NULL when it carries none (a foreign trace, or
+ * one recorded without the sched bit). */
+const char *pp_report_sched_method(const pp_report *r);
+/* The process's CPUs as the sampler (collect "threads") marked them, and
+ * what the sampler cost; NULL when the trace has no sampler marks. */
+typedef struct pp_sched_process {
+    int64_t cpus_online, cpus_allowed; /* allowed: by the process's affinity */
+    const char *affinity;              /* "0-3,6" */
+    int64_t period_ns;                 /* between samples */
+    int64_t sampler_cpu_ns;            /* the sampler thread's CPU time; -1 unknown */
+    int64_t sampled_ns;                /* from its start mark to its end mark; 0 unknown */
+} pp_sched_process;
+const pp_sched_process *pp_report_sched_process(const pp_report *r);
+/* ---- findings ------------------------------------------------------------
+ *
+ * A finding is data; its sentence is one rendering of it. Each one has a
+ * kind, the stage and device it names (UINT32_MAX: none), the figure it
+ * rests on with a 95% bootstrap interval across batches where one applies
+ * (docs/analysis.md, "Uncertainty"), and, when it suggests an action, the
+ * action and a slot for the predicted effect of that action, which the
+ * what-if layer fills (pp_report_set_finding_prediction): `pipeprof
+ * analyze` fills it when that layer is present; until then advice reads
+ * "predicted effect: not computed". The thresholds a finding depends on are
+ * the PP_FINDING_* constants below, each with its reason in
+ * docs/analysis.md ("Findings"). */
+
+typedef enum pp_finding_kind {
+    PP_FINDING_DATA_LOSS = 0,  /* records dropped, bytes truncated, pairs unmatched */
+    PP_FINDING_UNLABELED,      /* execs without stage or batch, and a pattern that would label them */
+    PP_FINDING_BOTTLENECK,     /* the stage that bounds the most cycles */
+    PP_FINDING_THROUGHPUT,     /* measured throughput far below the cycle bound */
+    PP_FINDING_IDLE,           /* the most idle device and when it idles */
+    PP_FINDING_IMBALANCE,      /* a data-parallel stage's parts take unequal time */
+    PP_FINDING_HW_QUALITY,     /* hardware times that are not per-run measurements */
+    PP_FINDING_WALL_PART,      /* a non-device part dominates a (stage, device)'s wall */
+    PP_FINDING_HW_UNKNOWN,     /* device execs without hardware time */
+    PP_FINDING_BACK_PRESSURE,  /* a stage idle with its input ready, its output not yet taken */
+    PP_FINDING_HANDOFF,        /* a stage holds each batch well beyond its stage time */
+    PP_FINDING_SCHED,          /* a host stage's thread off a CPU: waiting for a core, blocked */
+    PP_FINDING_WORTH_OPTIMIZING, /* the what-if causal profile's top stage (pipeprof/whatif.h) */
+    PP_FINDING_KIND_COUNT
+} pp_finding_kind;
+
+/* The figure a finding ranks by: `name` says what it is ("imbalance",
+ * "batches_in_flight", ...; "" when the finding has none), `unit` its unit
+ * ("ratio", "ns", "share", "count"). lo and hi bound a 95% interval across
+ * batches; both equal est where the figure is exact (a count, a sum over
+ * the window). */
+typedef struct pp_finding_figure {
+    const char *name, *unit;
+    double est, lo, hi;
+} pp_finding_figure;
+
+typedef enum pp_finding_action_kind {
+    PP_ACTION_NONE = 0,        /* a statement, no advice */
+    PP_ACTION_RESPLIT,         /* give the parts of a data-parallel stage other shares */
+    PP_ACTION_REQUESTS,        /* keep `requests` requests in flight on `device` */
+    PP_ACTION_SPEEDUP,         /* make `stage` faster by `factor` (time / factor) */
+    PP_ACTION_MOVE             /* run `stage` on `device` */
+} pp_finding_action_kind;
+
+/* What an advice suggests. RESPLIT: `stage`, and nshares shares, one per
+ * part of that stage's pp_dp_stats.devices (same order), summing to 1. */
+typedef struct pp_finding_action {
+    pp_finding_action_kind kind;
+    uint32_t stage, device;    /* UINT32_MAX where the action names none */
+    size_t nshares;
+    const double *shares;
+    uint32_t requests;
+    double factor;
+} pp_finding_action;
+
+typedef enum pp_prediction_state {
+    PP_PREDICTION_NONE = 0,    /* not computed (no what-if layer ran) */
+    PP_PREDICTION_PREDICTED,   /* change_pct with its interval [lo_pct, hi_pct] */
+    PP_PREDICTION_REFUSED      /* the model declined (its replay check failed, ...): reason */
+} pp_prediction_state;
+
+/* The predicted effect of a finding's action on throughput, in percent
+ * (+8.1 = 8.1% more batches per second), with its interval. */
+typedef struct pp_finding_prediction {
+    pp_prediction_state state;
+    double change_pct, lo_pct, hi_pct;
+    const char *reason;        /* why refused, or what was simulated; NULL: none */
+} pp_finding_prediction;
+
+/* Whether an advice stands: with no action, or no prediction computed,
+ * the statement stands as measured; a PREDICTED effect whose interval
+ * reaches 0 (lo_pct <= 0), or a REFUSED one, withdraws the advice: the
+ * renderers say so instead of advising. */
+typedef struct pp_finding {
+    pp_finding_kind kind;
+    uint32_t stage, device;    /* report stage / device index, UINT32_MAX: none */
+    pp_finding_figure figure;
+    /* For a finding that compares two things: 1 when the difference is
+     * significant (docs/analysis.md, "Uncertainty"), 0 when it is within
+     * noise (the sentence says so and no action is advised); -1 when the
+     * finding compares nothing. */
+    int significant;
+    const char *sentence;      /* the statement, without the prediction */
+    const char *text;          /* the rendered line: the sentence, and for advice its
+                                * predicted effect (pp_report_findings gives these) */
+    pp_finding_action action;
+    pp_finding_prediction prediction;
+} pp_finding;
+
+/* Thresholds (docs/analysis.md, "Findings", gives each one's reason). */
+#define PP_FINDING_THROUGHPUT_GAP 1.2      /* bound / measured above this: say why */
+#define PP_FINDING_SERIAL_MIN 0.8          /* batches in flight from this (estimate) .. */
+#define PP_FINDING_SERIAL_MAX 1.2          /* .. to this (interval's top): "does not stream" */
+#define PP_FINDING_IMBALANCE_MIN 1.05      /* imbalance (interval's low end) above this */
+#define PP_FINDING_ALPHA 0.05              /* significance level of every comparison */
+#define PP_FINDING_STARVED_SHARE 0.05      /* idle before a stage worth a word: of its time */
+#define PP_FINDING_WALL_PART_SHARE (1.0 / 3.0) /* a non-device part's share of the wall */
+#define PP_FINDING_HANDOFF_SHARE 0.25      /* hand-off's share of the hold time */
+
+const char *pp_finding_kind_name(pp_finding_kind k);          /* "imbalance", ... */
+const char *pp_finding_action_name(pp_finding_action_kind k); /* "resplit", ... */
+
+/* The findings in rank order, data loss first when there is any. */
+const pp_finding *pp_report_finding_list(const pp_report *r, size_t *n);
+/* Sets the predicted effect of finding i's action (the what-if layer's
+ * result); the report copies `p` and its reason and re-renders the
+ * finding's text. PP_EINVAL for i out of range or a finding without an
+ * action, PP_ENOMEM. Not from two threads at once. */
+int pp_report_set_finding_prediction(pp_report *r, size_t i, const pp_finding_prediction *p);
+/* Appends a finding that a layer above the analysis concludes (the what-if
+ * layer's "worth optimizing", PP_FINDING_WORTH_OPTIMIZING) at the end of
+ * the list, and renders its line. Its sentence, shares and prediction
+ * reason are copied; figure.name and figure.unit must outlive the report
+ * (string literals). PP_EINVAL for a NULL sentence or an unknown kind,
+ * PP_ENOMEM. Not from two threads at once. */
+int pp_report_add_finding(pp_report *r, const pp_finding *f);
+/* The rendered lines of pp_report_finding_list (each finding's `text`). */
 const char *const *pp_report_findings(const pp_report *r, size_t *n);
 
 /* Renderers. Text fits 80 columns; JSON follows docs/report-json.md. They
@@ -334,7 +522,7 @@ int pp_report_json(const pp_report *r, char **out, size_t *len);
 /* Accepts NULL. */
 void pp_report_json_free(char *json);
 /* Writes devices.csv, tracks.csv, stages.csv, batches.csv, gaps.csv, ops.csv,
- * op_types.csv, decomposition.csv and bandwidth.csv into
+ * op_types.csv, decomposition.csv, bandwidth.csv and sched.csv into
  * the existing directory `dir`, each atomically. */
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err);
 /* Writes the report as one self-contained HTML page to `path`, atomically

@@ -70,6 +70,11 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
  * split the analyzer reports and starts its suggestion from. A request
  * whose share was never set records none. */
 void pp_executor_set_share(pp_executor *ex, pp_request *r, double share);
+/* Which executor of a data-parallel stage runs acquired request `r` (0,
+ * 1, ...), recorded on its exec span as the "part" annotation, so that the
+ * analyzer takes two executors on one device (CPU + CPU) as two parts; a
+ * negative part (the default) records none. */
+void pp_executor_set_part(pp_executor *ex, pp_request *r, int64_t part);
 /* Hands an acquired request back without starting it, e.g. when a batch is
  * abandoned after another request failed to start. */
 void pp_executor_release(pp_executor *ex, pp_request *r);

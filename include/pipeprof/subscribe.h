@@ -20,7 +20,7 @@
  * A subscription needs the session's drop policy (PP_OVERFLOW_DROP): under
  * the ring policy records are overwritten in place and could not be read
  * safely while recorded (PP_EUNSUPPORTED). Close every subscription before
- * closing its session. */
+ * closing its session (pp_session_close refuses with PP_ESTATE until then). */
 #ifndef PIPEPROF_SUBSCRIBE_H
 #define PIPEPROF_SUBSCRIBE_H
 
@@ -95,13 +95,27 @@ typedef struct pp_subscription_stats {
 } pp_subscription_stats;
 int pp_subscription_stats_get(pp_subscription *sub, pp_subscription_stats *out);
 
-/* Collects what the session published until now, hands it on (waiting up to
- * a second for a descriptor's reader to make room each time it is full;
- * what still does not fit is counted lost), ends the stream with a STATUS
- * record, stops the thread and closes the fd. Accepts NULL. `final` (may be
- * NULL) receives the last totals. Close after pp_session_stop to receive
- * every record of the session. */
-void pp_subscription_close(pp_subscription *sub, pp_subscription_stats *final);
+/* Collects what the session published until now, hands it on, ends the
+ * stream with a STATUS record, stops the thread and closes the fd. Accepts
+ * NULL. `final` (may be NULL) receives the last totals. Close after
+ * pp_session_stop to receive every record of the session.
+ *
+ * Close takes a bounded time, whatever the consumer does: it hands on what
+ * the consumer takes within PP_SUBSCRIPTION_CLOSE_WAIT_MS of the call (a
+ * descriptor's reader making room, a callback returning); the spans not
+ * handed on by then are counted lost, for descriptors and callbacks alike,
+ * and the final STATUS record says so. That record then gets one more
+ * callback call, or up to 1 s for a descriptor's reader to make room. A
+ * callback call in progress at the deadline is waited for (it cannot be
+ * interrupted), so a callback should return promptly.
+ *
+ * Returns PP_OK; PP_ESTATE, and nothing done, when called from the
+ * subscription's own callback (close it from another thread). In a child
+ * forked while the subscription was open, close frees the child's copy
+ * (and closes the child's copy of the fd) without waiting: the consumer
+ * thread stayed in the parent, and nothing is collected in the child. */
+#define PP_SUBSCRIPTION_CLOSE_WAIT_MS 2000
+int pp_subscription_close(pp_subscription *sub, pp_subscription_stats *final);
 
 /* ---- reading records: buf holds whole records, i counts from 0 ---- */
 
@@ -110,7 +124,9 @@ size_t pp_subrec_size(void);
 /* How many whole records `bytes` bytes hold. */
 size_t pp_subrec_count(size_t bytes);
 /* 1 when record i starts with the record size and layout version this
- * library writes; a reader of a raw stream checks it first. */
+ * library writes and each of its texts ends (NUL) inside its field; a
+ * reader of a raw stream checks it first, and reads the texts of valid
+ * records only. */
 int pp_subrec_valid(const void *buf, size_t i);
 pp_subrec_kind pp_subrec_kind_of(const void *buf, size_t i);
 /* Texts are NUL-terminated inside the record ("" when absent). */

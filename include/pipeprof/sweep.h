@@ -133,6 +133,22 @@ int pp_lookup_isolated(const pp_lookup *l, int64_t nodes, int64_t edges, pp_isol
  * device (every output labels it so), else 0. */
 int pp_lookup_simulated(const pp_lookup *l, const char *device);
 
+/* The wall of a stage alone on a device, as the table measured it: the mean
+ * and the spread from run to run ((p75 - p25) / 1.349; 0 in tables without
+ * quartiles), and the device's track name ("NPU"). */
+typedef struct pp_lookup_wall {
+    double mean_ns, sd_ns;
+    int simulated;
+    char device_name[64];
+} pp_lookup_wall;
+
+/* Stage `stage` on `device` (its spec "sim:NPU" or its track name "NPU") at
+ * size (nodes, edges), or with nodes = 0 at the only size the table has:
+ * PP_ENOTFOUND when the table has no such entry, PP_EINVAL when it has
+ * several sizes or the stage failed there. What `whatif --move` draws. */
+int pp_lookup_stage_wall(const pp_lookup *l, const char *stage, const char *device,
+                         int64_t nodes, int64_t edges, pp_lookup_wall *out, pp_error *err);
+
 /* ---- plan search ---- */
 
 #define PP_PLAN_MAX_DP 2 /* devices of a data-parallel stage in a plan */
@@ -160,6 +176,14 @@ typedef struct pp_plan_stage {
      * devices that share its hardware (sweep --co-run; 1: none), already in
      * device_ns and time_ns. */
     double slowdown[PP_PLAN_MAX_DP];
+    double sd_ns[PP_PLAN_MAX_DP]; /* each device's spread of wall from run to run (the
+                                   * table's quartiles), for pp_plan_costs */
+    double busy_ns[PP_PLAN_MAX_DP]; /* of each device's wall, its hardware time (the wall
+                                     * where the table has none): what other stages on the
+                                     * device wait for */
+    /* "" or why a table cell this stage's time rests on is unstable
+     * (docs/sweep.md, "Unstable cells"): "NPU: CV 0.41 above 0.25" */
+    char unstable[96];
 } pp_plan_stage;
 
 typedef struct pp_plan {
@@ -207,6 +231,19 @@ void pp_plan_options_init(pp_plan_options *o);
 int pp_plan_search(const pp_lookup *l, const pp_pipeline *p, const pp_plan_options *o,
                    pp_plan *plans, size_t *nplans, double *copy_bytes_per_s, pp_error *err);
 
+/* The plan as a description of the pipeline's costs (pipeprof/whatif.h),
+ * the one the what-if simulation takes from a trace: per stage its
+ * devices with their shares, each device's wall per batch drawn from 64
+ * quantiles of a normal of the plan's mean (co-run slowdowns included) and
+ * spread, partition and merge; one server a stage; the pipeline's queue
+ * depth and requests (p may be NULL: depth 2, one request); devices run
+ * one part at a time (`exclusive`: the times are isolated ones, so stages
+ * on one device take turns in the simulation). It has no measurement: its
+ * replay is not checked. Free it with pp_whatif_costs_free. */
+struct pp_whatif_costs;
+int pp_plan_costs(const pp_plan *plan, const pp_pipeline *p, struct pp_whatif_costs **out,
+                  pp_error *err);
+
 /* A copy of pipeline `p` with its stages mapped as `plan` says. */
 int pp_plan_apply(const pp_pipeline *p, const pp_plan *plan, pp_pipeline **out, pp_error *err);
 
@@ -216,6 +253,7 @@ typedef struct pp_plan_measured {
     uint64_t batches;
     int64_t cycle_ns;                          /* mean cycle latency */
     int64_t stage_ns[PP_PIPELINE_MAX_STAGES];  /* mean stage time of stage i; -1 if none */
+    double throughput_per_s;                   /* measured batches / |W| */
 } pp_plan_measured;
 
 /* Runs pipeline `p`, recorded at level 1, and analyzes the recording. */

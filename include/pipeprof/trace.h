@@ -12,7 +12,12 @@
  *
  * Lifecycle: pp_session_open -> pp_session_start -> [pause/resume]* ->
  * pp_session_stop (writes cfg.output) -> pp_session_close. Calls out of this
- * order return PP_ESTATE. Records made while paused are ignored (return 0).
+ * order return PP_ESTATE. Records made while paused are ignored (return 0),
+ * with one exception that keeps ranges whole: a range (pp_push, pp_range_*,
+ * pp_region_*) begun while recording is recorded with its end even when the
+ * end comes while paused. A range begun while paused is not recorded; when
+ * its end comes while recording it is counted dropped
+ * (pp_session_stats.dropped), never an unmatched end.
  *
  * With PIPEPROF_OUTPUT=FILE in the environment, a program linked with
  * libpipeprof gets a default session (pp_default_session()) that runs from
@@ -63,9 +68,15 @@ typedef enum pp_collect {
     PP_COLLECT_HW = 1u << 1,        /* hardware totals: an exec's hw_ns */
     PP_COLLECT_OPS = 1u << 2,       /* one span per layer / kernel of an exec */
     PP_COLLECT_TRANSFERS = 1u << 3, /* data movement: xfer_ns, transfer ops among the ops, an exec's tensor bytes */
-    PP_COLLECT_API = 1u << 4        /* host API calls: a span per request start and per wait */
+    PP_COLLECT_API = 1u << 4,       /* host API calls: a span per request start and per wait */
+    PP_COLLECT_SCHED = 1u << 5,     /* scheduler figures of host spans (stage, partition, merge,
+                                     * host work, API): on-CPU, run-queue wait, context switches
+                                     * (pipeprof/sched.h); never per op */
+    PP_COLLECT_THREADS = 1u << 6    /* a sampler thread: every thread's on-CPU and run-queue
+                                     * shares as counters every sched_sample_ms, and the
+                                     * process's CPUs and affinity; in no level's preset */
 } pp_collect;
-#define PP_COLLECT_ALL 0x1fu
+#define PP_COLLECT_ALL 0x7fu
 
 typedef struct pp_session_config {
     const char *output;       /* written at stop, format by extension; NULL: none */
@@ -78,9 +89,9 @@ typedef struct pp_session_config {
                                * NULL or "": every device */
 } pp_session_config;
 
-/* The collect bits of a level: 0 spans; 1 + hw and transfers; 2 + ops. */
+/* The collect bits of a level: 0 spans; 1 + hw, transfers and sched; 2 + ops. */
 unsigned pp_collect_preset(int level);
-/* Parses a collect list: names from spans, hw, ops, transfers, api joined by
+/* Parses a collect list: names from spans, hw, ops, transfers, api, sched, threads joined by
  * ',' or '+', or "all". PP_EINVAL with a message naming the bad word. */
 int pp_collect_parse(const char *text, unsigned *out, pp_error *err);
 
@@ -109,8 +120,10 @@ int pp_session_resume(pp_session *s);
 int pp_session_stop(pp_session *s, pp_error *err);
 /* Writes the session's records to `path` (format by extension) after stop. */
 int pp_session_write(pp_session *s, const char *path, pp_error *err);
-/* Frees the session; accepts NULL. Stops it first if it is still running. */
-void pp_session_close(pp_session *s);
+/* Frees the session; accepts NULL. Stops it first if it is still running.
+ * PP_ESTATE, and nothing done, while a subscription to it is open
+ * (pipeprof/subscribe.h): close those first. */
+int pp_session_close(pp_session *s);
 
 /* Changes one setting by name before the session starts (PP_ESTATE after,
  * with a message). Keys and values, as text:
@@ -121,6 +134,8 @@ void pp_session_close(pp_session *s);
  *   overflow      drop or ring
  *   output        the file written at stop ("" for none)
  *   process_name  the host process group's name
+ *   sched_sample_ms  the sampler's period (PP_COLLECT_THREADS), 1..10000;
+ *                 default 10
  * PP_EINVAL with a message for an unknown key or a bad value. */
 int pp_session_set_config(pp_session *s, const char *key, const char *value, pp_error *err);
 /* The level the collect bits amount to (what devices profile): 2 with ops,

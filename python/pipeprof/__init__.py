@@ -31,10 +31,11 @@ from .trace import TABLES, Trace, load
 from .diff import Diff, diff, save_baseline
 from .query import sql
 from . import fleet
+from .whatif import WhatIf, whatif
 
 __version__ = _version().decode()
 features = _features().decode()
 
 __all__ = ["Pipeline", "Stage", "Device", "device", "workloads", "Profiler", "Role", "FlowPhase", "PipeprofError", "Trace", "TABLES", "load",
            "default_profiler", "current_profiler", "record_function", "intern", "now", "LIBRARY_PATH", "features",
-           "Diff", "diff", "save_baseline", "sql", "fleet"]
+           "Diff", "diff", "save_baseline", "sql", "fleet", "whatif", "WhatIf"]

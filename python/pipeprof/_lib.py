@@ -80,6 +80,15 @@ class SpanRec(Structure):
                 ("hw_ns", c_uint64), ("xfer_ns", c_uint64)]
 
 
+class SchedSample(Structure):
+    """pp_sched_sample (pipeprof/sched.h): a thread's scheduler counters."""
+    _fields_ = [("cpu_ns", c_int64), ("wait_ns", c_int64), ("voluntary", c_int64),
+                ("involuntary", c_int64), ("ts_ns", c_int64)]
+
+
+COLLECT_SCHED = 1 << 5  # PP_COLLECT_SCHED
+
+
 class SessionStats(Structure):
     _fields_ = [("recorded", c_uint64), ("dropped", c_uint64), ("threads", c_uint32)]
 
@@ -152,8 +161,16 @@ pp_session_pause = _proto("pp_session_pause", c_int, S)
 pp_session_resume = _proto("pp_session_resume", c_int, S)
 pp_session_stop = _proto("pp_session_stop", c_int, S, ERR)
 pp_session_write = _proto("pp_session_write", c_int, S, c_char_p, ERR)
-pp_session_close = _proto("pp_session_close", None, S)
+pp_session_close = _proto("pp_session_close", c_int, S)
 pp_session_level = _proto("pp_session_level", c_int, S)
+pp_session_collect = _proto("pp_session_collect", c_uint, S)
+pp_session_set_config = _proto("pp_session_set_config", c_int, S, c_char_p, c_char_p, ERR)
+pp_sched_read = _proto("pp_sched_read", c_int, POINTER(SchedSample))
+pp_annotate_sched = _proto("pp_annotate_sched", c_int, S, POINTER(SchedSample))
+pp_annotate_sched_between = _proto("pp_annotate_sched_between", c_int, S, POINTER(SchedSample),
+                                   POINTER(SchedSample))
+# pp_span_sched takes the same packed pp_span_rec buffer as hot_span
+pp_span_sched = _proto("pp_span_sched", c_int, S, c_void_p, POINTER(SchedSample))
 pp_default_session = _proto("pp_default_session", S)
 pp_session_stats_get = _proto("pp_session_stats_get", c_int, S, POINTER(SessionStats))
 pp_now = _proto("pp_now", c_int64)
@@ -281,6 +298,7 @@ def encode(text):
 # ---- devices and stages (pipeprof/device.h, pipeprof/pipeline.h) ----
 STAGE_MAX_DEVICES = 8
 TRACK_SIMULATED = 1
+TRACK_HW_MEAN = 2      # PP_TRACK_HW_MEAN: hw_ns is a running mean, not each run's own
 
 
 class Workload(Structure):
@@ -357,6 +375,7 @@ pp_executor_free = _proto("pp_executor_free", None, EX)
 pp_executor_acquire = _proto("pp_executor_acquire", RQ, EX)
 pp_executor_start = _proto("pp_executor_start", c_int, EX, RQ, c_int64, c_void_p, c_void_p)
 pp_executor_set_share = _proto("pp_executor_set_share", None, EX, RQ, c_double)
+pp_executor_set_part = _proto("pp_executor_set_part", None, EX, RQ, ctypes.c_int64)
 pp_executor_release = _proto("pp_executor_release", None, EX, RQ)
 pp_executor_wait_all = _proto("pp_executor_wait_all", c_int, EX, POINTER(ExecWindow), ERR)
 pp_request_input = _proto("pp_request_input", c_void_p, RQ)

@@ -231,11 +231,12 @@ class DeviceExecutor:
         if getattr(self, "_ex", None):
             self._free()
 
-    def start(self, inputs, batch=-1, share=None):
+    def start(self, inputs, batch=-1, share=None, part=None):
         """Starts one request on `inputs` (rows x in_dim, or {0: rows}) for
         `batch`; returns the key of its result. `share` (0..1, the part of
         the batch's work this request does) is recorded as the exec's "share"
-        annotation, from which the analyzer starts its data-parallel split."""
+        annotation, from which the analyzer starts its data-parallel split;
+        `part` (which executor of a data-parallel stage this is) as "part"."""
         w = self.workload
         x = np.ascontiguousarray(inputs[0] if isinstance(inputs, dict) else inputs,
                                  dtype=np.float32)
@@ -250,6 +251,7 @@ class DeviceExecutor:
         buf[:x.size] = x.ravel()
         buf[x.size:] = 0
         _lib.pp_executor_set_share(ex, req, -1.0 if share is None else float(share))
+        _lib.pp_executor_set_part(ex, req, -1 if part is None else int(part))
         rc = _lib.pp_executor_start(ex, req, batch, None, None)
         check(rc, f"executor {self.name} on {self.device_obj.label}: batch {batch}")
         key = self._next_key

@@ -60,6 +60,15 @@ def request_profile(profiling_info):
     return hw, xfer, ops
 
 
+def hw_is_running_mean(device):
+    """Whether OpenVINO reports this device's per-op real_time as a running
+    mean over the runs so far rather than each run's own: its CPU plugin
+    does, and AUTO may run on the CPU. The same rule as the C openvino
+    backend's (src/device/openvino/ov_device.c), so that a Python pipeline's
+    report labels its hardware figures as the C runtime's does."""
+    return "CPU" in device or device == "AUTO"
+
+
 def _no_profiler_first(cls, first):
     if first is None or isinstance(first, Profiler):
         raise TypeError(f"{cls}: the profiler is the keyword argument profiler= now (default: "
@@ -135,31 +144,38 @@ class StageExecutor:
         owner, tracks = self._tracks_of
         if owner is not prof:
             first = reserve_streams(prof, self.device, self.requests)
-            tracks = [prof.device_track(self.device, first + i, f"req {first + i}")
+            tracks = [prof.device_track(self.device, first + i, f"req {first + i}",
+                                        hw_mean=hw_is_running_mean(self.device))
                       for i in range(self.requests)]
             self._tracks_of = (prof, tracks)
         return tracks
 
-    def start(self, inputs, batch=-1, share=None):
+    def start(self, inputs, batch=-1, share=None, part=None):
         """Starts one request on `inputs` (what start_async takes) for
         `batch`; returns the key of its result (result(key) after wait).
         `share`: the part of the batch's work this request does (0..1),
         recorded as the exec's "share" annotation, from which the analyzer
-        computes data-parallel rates and the balanced split."""
+        computes data-parallel rates and the balanced split. `part`: which
+        executor of a data-parallel stage this is (0, 1, ...), recorded as
+        the "part" annotation, so that two executors on one device are two
+        parts of the stage (docs/analysis.md, "Stages, cycles, batches")."""
         prof = self.profiler or current_profiler()
         tracks = self._tracks(prof) if prof is not None else None
         slot = self.queue.get_idle_request_id()
         key = self._next_key
         self._next_key += 1
-        self.queue.start_async(inputs, (key, slot, batch, share, prof, tracks, now()))
+        notes = {} if share is None else {"share": float(share)}
+        if part is not None:
+            notes["part"] = int(part)
+        self.queue.start_async(inputs, (key, slot, batch, notes or None, prof, tracks, now()))
         return key
 
     def _done(self, request, userdata):
         end = now()
-        key, slot, batch, share, prof, tracks, start = userdata
+        key, slot, batch, notes, prof, tracks, start = userdata
         try:
             if prof is not None and not prof.closed:
-                self._record(prof, tracks[slot], request, batch, share, start, end)
+                self._record(prof, tracks[slot], request, batch, notes, start, end)
             self._results[key] = [t.data.copy() for t in request.output_tensors]
         except Exception as e:  # surfaced by wait_all on the caller's thread
             self._errors.append(e)
@@ -167,7 +183,7 @@ class StageExecutor:
             w = self._window
             self._window = (start, end) if w is None else (min(w[0], start), max(w[1], end))
 
-    def _record(self, prof, track, request, batch, share, start, end):
+    def _record(self, prof, track, request, batch, notes, start, end):
         level = prof.level
         hw = xfer = 0
         ops = []
@@ -175,7 +191,7 @@ class StageExecutor:
             hw, xfer, ops = request_profile(request.profiling_info)
         kept = prof.add_span(self.name, start, end - start, track=track, stage=self.name,
                              role=Role.EXEC, batch=batch, hw_ns=hw, xfer_ns=xfer,
-                             annotations=None if share is None else {"share": float(share)})
+                             annotations=notes)
         if not kept or level < 2:
             return
         t = start
@@ -263,20 +279,27 @@ class DataParallelStage:
         max_device_ns, merge_ns and total_ns."""
         prof = self.profiler or current_profiler()
         track = prof.thread_track(self.name) if prof is not None else None
-        start = now()
+        marks = []  # the scheduler samples at the four bounds, when collected
+
+        def mark():
+            at = prof.sched_start() if prof is not None else None
+            marks.append(at)
+            return now() if at is None else at.ts_ns
+        start = mark()
         chunks = [[c for c in np.array_split(part, ex.requests) if len(c)]
                   for ex, part in zip(self.executors, self._partition(data))]
-        partitioned = now()
+        partitioned = mark()
         rows = max(len(data), 1)
-        keys = [[ex.start({0: c}, batch, share=len(c) / rows) for c in cs]
-                for ex, cs in zip(self.executors, chunks)]
+        several = len(self.executors) > 1
+        keys = [[ex.start({0: c}, batch, share=len(c) / rows, part=i if several else None)
+                 for c in cs] for i, (ex, cs) in enumerate(zip(self.executors, chunks))]
         device_ns = []
         for ex in self.executors:
             window = ex.wait_all()
             device_ns.append(window[1] - window[0] if window else 0)
-        merge_start = now()
+        merge_start = mark()
         out = self._merge([ex.result(k)[0] for ex, ks in zip(self.executors, keys) for k in ks])
-        end = now()
+        end = mark()
         t = {"start_ns": start, "end_ns": end, "partition_ns": 0, "merge_ns": 0,
              "device_ns": device_ns, "max_device_ns": max(device_ns), "total_ns": end - start}
         if self.slots > 1:
@@ -284,17 +307,25 @@ class DataParallelStage:
             t["merge_ns"] = end - merge_start
             t["total_ns"] = t["partition_ns"] + t["max_device_ns"] + t["merge_ns"]
         if prof is not None:
-            self._record(prof, track, batch, t, partitioned, merge_start)
+            self._record(prof, track, batch, t, partitioned, merge_start,
+                         marks if None not in marks else None)
         self.last_timing = t
         return out
 
-    def _record(self, prof, track, batch, t, partitioned, merge_start):
+    def _record(self, prof, track, batch, t, partitioned, merge_start, marks):
+        """The spans of one batch; `marks`: the scheduler samples at start,
+        partition end, merge start and end (None: not collected), whose
+        figures go onto the spans they bound."""
         if self.slots > 1:
-            prof.add_span("partition", t["start_ns"], partitioned - t["start_ns"], track=track,
-                          stage=self.name, role=Role.PARTITION, batch=batch)
-            prof.add_span("merge", merge_start, t["end_ns"] - merge_start, track=track,
-                          stage=self.name, role=Role.MERGE, batch=batch)
-        prof.add_span(self.name, t["start_ns"], t["end_ns"] - t["start_ns"], track=track,
-                      stage=self.name, role=Role.STAGE, batch=batch,
-                      annotations={k: t[k] for k in ("partition_ns", "max_device_ns",
-                                                     "merge_ns", "total_ns")})
+            if prof.add_span("partition", t["start_ns"], partitioned - t["start_ns"],
+                             track=track, stage=self.name, role=Role.PARTITION,
+                             batch=batch) and marks:
+                prof.annotate_sched(marks[0], marks[1])
+            if prof.add_span("merge", merge_start, t["end_ns"] - merge_start, track=track,
+                             stage=self.name, role=Role.MERGE, batch=batch) and marks:
+                prof.annotate_sched(marks[2], marks[3])
+        if prof.add_span(self.name, t["start_ns"], t["end_ns"] - t["start_ns"], track=track,
+                         stage=self.name, role=Role.STAGE, batch=batch,
+                         annotations={k: t[k] for k in ("partition_ns", "max_device_ns",
+                                                        "merge_ns", "total_ns")}) and marks:
+            prof.annotate_sched(marks[0], marks[3])

@@ -9,6 +9,7 @@ runtime's streaming runner (src/pipeline/run.c) with the same records:
   - a flow "batch" (id batch + 1) through the stage spans of each batch
   - the first `warmup` batches inside a "warm up" region, closed when the
     last of them has left the last stage, before any measured batch enters
+  - a counter "queue_depth" with the queues' depth at the first batch
 
 The runner is Python on the C recording API rather than the C runner
 (pp_pipeline_run) driven through ctypes, because its stages are Python
@@ -61,14 +62,19 @@ class _Step:
         if self.records_stage:
             out = self.call(data, batch)
             return out, self.stage.last_timing["start_ns"]
-        start = now()
+        at = prof.sched_start() if prof is not None else None
+        start = now() if at is None else at.ts_ns
         out = self.call(data, batch)
-        end = now()
+        if at is not None:  # the end time and the scheduler counters read together
+            prof.end_span_sched(self.name, at, track=track, stage=self.name, role=Role.STAGE,
+                                batch=batch)
+        else:
+            end = now()
+            if prof is not None:
+                prof.add_span(self.name, start, end - start, track=track, stage=self.name,
+                              role=Role.STAGE, batch=batch)
         if self.unwrap and isinstance(out, list) and len(out) == 1:
             out = out[0]
-        if prof is not None:
-            prof.add_span(self.name, start, end - start, track=track, stage=self.name,
-                          role=Role.STAGE, batch=batch)
         return out, start
 
 
@@ -145,6 +151,11 @@ class _Run:
                 out, start = step.run(prof, track, data, batch)
                 if linked:
                     prof.flow("batch", batch + 1, phase, ts_ns=start, track=track)
+                if k == 0 and batch == 0 and prof is not None:
+                    # the queues' depth, once, as the C runner records it (a
+                    # model of the run reads it: docs/whatif.md)
+                    prof.counter("queue_depth", self.pipeline.queue_depth, ts_ns=start,
+                                 track=track)
             except Exception as e:  # raised again by run(), on the caller's thread
                 self.fail(step, batch, e)
                 continue

@@ -91,9 +91,13 @@ class Profiler:
     format the C library writes); None keeps the records in memory only
     (read them with trace()). level: 0 wall times, 1 + hardware totals,
     2 + one span per layer. overflow: "drop" or "ring" (docs/recording.md).
+    collect: a collect list instead of the level's preset ("spans,sched",
+    "all"; "threads" adds the whole-process scheduler sampler), and
+    sched_sample_ms its period (default 10).
     """
 
-    def __init__(self, output=None, level=1, max_records=0, overflow="drop", process_name=None):
+    def __init__(self, output=None, level=1, max_records=0, overflow="drop", process_name=None,
+                 collect=None, sched_sample_ms=None):
         if overflow not in _OVERFLOW:
             raise PipeprofError(_lib.PP_EINVAL,
                                 f"Profiler: overflow={overflow!r}: must be 'drop' or 'ring'")
@@ -118,6 +122,15 @@ class Profiler:
             raise PipeprofError(rc, f"Profiler: level={level}: must be 0, 1 or 2")
         check(rc, "Profiler: cannot open the session")
         self._session = _Session(handle, owned=True)
+        for key, value in (("collect", collect), ("sched_sample_ms", sched_sample_ms)):
+            if value is None:
+                continue
+            err = _lib.Error()
+            rc = _lib.pp_session_set_config(handle, key.encode(), str(value).encode(),
+                                            ctypes.byref(err))
+            if rc != _lib.PP_OK:
+                self._session = None  # the handle frees the session
+                check(rc, f"Profiler: {key}={value!r}", err)
         self._init_common()
 
     @classmethod
@@ -129,6 +142,9 @@ class Profiler:
         return self
 
     def _init_common(self):
+        # the sched bit (on at level >= 1): host stage spans carry their
+        # thread's scheduler figures (docs/recording.md "Scheduler figures")
+        self._sched = bool(_lib.pp_session_collect(self._session.ptr) & _lib.COLLECT_SCHED)
         self._local = threading.local()
         self._regions = None
         self._streams = {}
@@ -246,12 +262,15 @@ class Profiler:
 
     # ---- tracks ----
 
-    def device_track(self, device, stream, row=None, simulated=False):
-        """The track of one device stream ("GPU.0", 1): same arguments, same track."""
+    def device_track(self, device, stream, row=None, simulated=False, hw_mean=False):
+        """The track of one device stream ("GPU.0", 1): same arguments, same track.
+        hw_mean: the hw_ns recorded on it are running means over the runs
+        (OpenVINO's CPU plugin), which every report then labels."""
         s = self._live("Profiler.device_track")
         t = ctypes.c_uint32()
+        flags = (_lib.TRACK_SIMULATED if simulated else 0) | (_lib.TRACK_HW_MEAN if hw_mean else 0)
         check(_lib.pp_track_device(s.ptr, device.encode(), stream, _lib.encode(row),
-                                   1 if simulated else 0, ctypes.byref(t)),
+                                   flags, ctypes.byref(t)),
               f"device track {device}/{stream}")
         return t.value
 
@@ -315,6 +334,43 @@ class Profiler:
         if stage is None and batch is None:
             return _Span(s, track, intern(name))
         return _BatchSpan(self, s, track, name, stage, -1 if batch is None else batch)
+
+    def sched_start(self):
+        """The calling thread's scheduler counters now (pp_sched_read), for
+        a span starting at its ts_ns, when the session collects them (the
+        sched bit, on at level >= 1); else None. End the span with
+        end_span_sched, which reads the end time and the counters in one C
+        call: every ctypes call gives the GIL up and may wait to take it
+        back, and a wait between the span's end and the counters' read
+        would count in its figures but not in its wall."""
+        if not self._sched:
+            return None
+        at = _lib.SchedSample()
+        return at if _lib.pp_sched_read(ctypes.byref(at)) == _lib.PP_OK else None
+
+    def annotate_sched(self, start, end):
+        """The scheduler figures between two sched_start() samples of this
+        thread onto its last record (pp_annotate_sched_between): for a span
+        recorded after later work, bounded by the samples' ts_ns."""
+        s = self._live("Profiler.annotate_sched")
+        _recorded(_lib.pp_annotate_sched_between(s.ptr, ctypes.byref(start), ctypes.byref(end)),
+                  "scheduler figures")
+
+    def end_span_sched(self, name, at, track=None, stage=None, role=Role.USER, batch=-1):
+        """Records the span from at.ts_ns (at: a sched_start() of this
+        thread) to now with its scheduler figures (pp_span_sched); returns
+        False when the record was dropped because the budget is spent."""
+        s = self._live("Profiler.end_span_sched")
+        rec = self._rec()
+        try:
+            _lib.SPAN_LAYOUT.pack_into(rec, 0, self.thread_track() if track is None else track,
+                                       intern(name), intern(stage) if stage else 0, role,
+                                       at.ts_ns, 0, batch, 0, 0)
+        except struct.error as e:
+            raise PipeprofError(_lib.PP_EINVAL, f"span {name!r}: {e}") from None
+        rc = _lib.pp_span_sched(s.ptr, rec, ctypes.byref(at))
+        _recorded(rc, f"span {name!r}")
+        return rc == _lib.PP_OK
 
     def add_span(self, name, ts_ns, dur_ns, track=None, stage=None, role=Role.USER, batch=-1,
                  hw_ns=0, xfer_ns=0, annotations=None):
@@ -417,7 +473,8 @@ class _BatchSpan:
     one finished span (pp_span), since pp_push carries neither field. It
     holds the session until it ends, like _Span; a span whose profiler was
     closed meanwhile still ends into live memory."""
-    __slots__ = ("session", "rec", "track", "name", "stage", "role", "batch", "start")
+    __slots__ = ("session", "rec", "track", "name", "stage", "role", "batch", "start", "prof",
+                 "sched")
 
     def __init__(self, prof, session, track, name, stage, batch):
         try:
@@ -429,16 +486,21 @@ class _BatchSpan:
         self.rec = prof._rec()
         self.name, self.stage = intern(name), intern(stage) if stage else 0
         self.role = Role.STAGE if stage is not None else Role.USER
+        self.prof = prof if stage is not None else None  # a stage span: scheduler figures
 
     def __enter__(self):
-        self.start = _now()
+        self.sched = self.prof.sched_start() if self.prof is not None else None
+        self.start = _now() if self.sched is None else self.sched.ts_ns
         return self
 
     def __exit__(self, *exc):
         start = self.start
         _lib.SPAN_LAYOUT.pack_into(self.rec, 0, self.track, self.name, self.stage, self.role,
-                                   start, _now() - start, self.batch, 0, 0)
-        rc = _lib.hot_span(self.session.ptr, self.rec)
+                                   start, 0 if self.sched else _now() - start, self.batch, 0, 0)
+        if self.sched is None:
+            rc = _lib.hot_span(self.session.ptr, self.rec)
+        else:  # the end and the counters read in one call
+            rc = _lib.pp_span_sched(self.session.ptr, self.rec, ctypes.byref(self.sched))
         if rc:
             _recorded(rc, "span")
         return False

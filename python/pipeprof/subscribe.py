@@ -58,7 +58,8 @@ class _Stats(ctypes.Structure):
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 _open = _lib._proto("pp_subscription_open", ctypes.c_int, _lib.S, ctypes.POINTER(_Subscription),
                     ctypes.POINTER(ctypes.c_void_p), _lib.ERR)
-_close = _lib._proto("pp_subscription_close", None, ctypes.c_void_p, ctypes.POINTER(_Stats))
+_close = _lib._proto("pp_subscription_close", ctypes.c_int, ctypes.c_void_p,
+                     ctypes.POINTER(_Stats))
 _stats = _lib._proto("pp_subscription_stats_get", ctypes.c_int, ctypes.c_void_p,
                      ctypes.POINTER(_Stats))
 _init = _lib._proto("pp_subscription_config_init", None, ctypes.POINTER(_Subscription))
@@ -148,10 +149,19 @@ class Subscription:
                 "session_dropped": st.session_dropped}
 
     def close(self):
-        """Sends the rest, ends the iteration; returns the final totals."""
+        """Sends the rest, ends the iteration; returns the final totals.
+        Takes at most a few seconds whatever the consumer does: what it
+        did not take by then counts as lost (pipeprof/subscribe.h). From
+        the subscription's own callback: PipeprofError (close it from
+        another thread). In a child forked while it was open: frees the
+        child's copy at once."""
         if not self._closed:
             st = _Stats()
-            _close(self._handle, ctypes.byref(st))  # ctypes releases the GIL meanwhile
+            rc = _close(self._handle, ctypes.byref(st))  # ctypes releases the GIL meanwhile
+            if rc == _lib.PP_ESTATE:
+                raise PipeprofError(rc, "Subscription.close: called from its own callback; "
+                                        "close it from another thread")
+            check(rc, "Subscription.close")
             self._closed = True
             self._final = {"delivered": st.delivered, "lost": st.lost,
                            "session_dropped": st.session_dropped}

@@ -17,10 +17,11 @@ from ._lib import PipeprofError, check
 
 # Report tables: the JSON key of each list of rows (docs/report-json.md).
 REPORT_TABLES = ("devices", "tracks", "stages", "stage_times", "batches", "data_parallel",
-                 "decomposition", "clocks", "ops", "op_types")
+                 "decomposition", "clocks", "ops", "op_types", "stage_ops")
 # Tables derived from the report: one-row cycles, the data-parallel devices
-# with their stage, the findings in rank order.
-DERIVED_TABLES = ("cycles", "dp_devices", "findings")
+# with their stage, the findings in rank order, the scheduler split with its
+# method.
+DERIVED_TABLES = ("cycles", "dp_devices", "findings", "sched")
 TABLES = ("events", "annotations", "track_info") + REPORT_TABLES + DERIVED_TABLES
 
 
@@ -113,8 +114,33 @@ class Trace:
         return json.loads(self._reports[key])  # a fresh dict: the caller may change it
 
     def findings(self, **window):
-        """The ranked findings (plain statements), data loss first."""
+        """The ranked findings as their rendered lines, data loss first."""
         return list(self.summary(**window)["findings"])
+
+    def finding_records(self, **window):
+        """The ranked findings as data (docs/report-json.md,
+        "finding_records"): kind, stage, device, significant, figure {name,
+        unit, est, lo, hi}, text, sentence, and for advice its action and
+        predicted effect."""
+        return list(self.summary(**window)["finding_records"])
+
+    @staticmethod
+    def _findings_frame(findings, pd):
+        rows = []
+        for rank, f in enumerate(findings, 1):
+            fig, act, pred = f["figure"] or {}, f["action"] or {}, f["prediction"] or {}
+            rows.append({"rank": rank, "kind": f["kind"], "stage": f["stage"],
+                         "device": f["device"], "significant": f["significant"],
+                         "figure": fig.get("name"), "unit": fig.get("unit"),
+                         "est": fig.get("est"), "lo": fig.get("lo"), "hi": fig.get("hi"),
+                         "finding": f["text"], "action": act.get("kind", "none"),
+                         "prediction_state": pred.get("state"),
+                         "change_pct": pred.get("change_pct"), "lo_pct": pred.get("lo_pct"),
+                         "hi_pct": pred.get("hi_pct")})
+        return pd.DataFrame(rows, columns=["rank", "kind", "stage", "device", "significant",
+                                           "figure", "unit", "est", "lo", "hi", "finding",
+                                           "action", "prediction_state", "change_pct",
+                                           "lo_pct", "hi_pct"])
 
     def _report_json(self, model, *window):
         with reports.built(model, self.source, *window) as report:
@@ -197,12 +223,19 @@ class Trace:
           annotations  to_arrow("annotations") and `value` (any type)
           track_info   the model's tracks (to_arrow("track_info"))
           devices, tracks, stages, stage_times, batches, data_parallel,
-          decomposition, clocks, ops,
-          op_types     the report's tables; nested summaries are flattened
+          decomposition, clocks, ops, op_types,
+          stage_ops    the report's tables; nested summaries are flattened
                        ("time_ns" -> time_ns_min, time_ns_p50, ...)
           cycles       one row: the cycle figures
           dp_devices   the data-parallel devices, with their stage
-          findings     rank and text
+          findings     rank, kind, stage, device, significant, the figure
+                       (figure, unit, est, lo, hi), the text ("finding"),
+                       action and predicted effect (prediction_state,
+                       change_pct, lo_pct, hi_pct)
+          sched        the scheduler split of host spans: stage, span, method,
+                       spans, no_wait, wall_ns, cpu_ns, wait_ns, blocked_ns,
+                       voluntary, involuntary, rival, rival_cpu_ns (no rows:
+                       the trace has none)
         Report tables take the window options of summary()."""
         import pandas as pd
         held = self._live("to_dataframe")
@@ -218,14 +251,19 @@ class Trace:
         if table == "cycles":
             return pd.json_normalize(report["cycles"], sep="_")
         if table == "findings":
-            return pd.DataFrame({"rank": range(1, len(report["findings"]) + 1),
-                                 "finding": report["findings"]})
+            return self._findings_frame(report["finding_records"], pd)
         if table == "dp_devices":
             rows = [dict(d, stage=dp["stage"]) for dp in report["data_parallel"]
                     for d in dp["devices"]]
             return pd.DataFrame(rows, columns=["stage", "device", "track", "batches",
                                                "share_recorded", "wall_ns", "share",
-                                               "rate_per_s", "suggested_share"])
+                                               "rate_per_s", "suggested_share", "slowest"])
+        if table == "sched":
+            method = report["sched"]["method"]
+            return pd.DataFrame([dict(r, method=method) for r in report["sched"]["rows"]],
+                                columns=["stage", "span", "method", "spans", "no_wait", "wall_ns",
+                                         "cpu_ns", "wait_ns", "blocked_ns", "voluntary",
+                                         "involuntary", "rival", "rival_cpu_ns"])
         rows = report[table]
         if table == "data_parallel":
             rows = [{k: v for k, v in dp.items() if k != "devices"} for dp in rows]

@@ -4,9 +4,10 @@
  *
  * Why: the device step is about a sixth of a build and shares nothing with
  * those steps. It reads what the steps before them made (the window, the
- * exec view, the track rows of an_tracks_list, the device table) and none
- * of them writes any of that; it fills its own tables (the track and device
- * figures in place, the bubbles, the starvation sums) and none of them
+ * exec view, the host spans' partitions and merges, the track rows of
+ * an_tracks_list, the device table) and none of them writes any of that; it
+ * fills its own tables (the track and device figures in place, the
+ * bubbles) and none of them
  * reads those. So it runs on a shallow copy of the report whose scratch
  * buffers are its own, and an_devices_join takes the tables it made back.
  * On a machine of one CPU, or when no thread can be had, it runs in place
@@ -56,7 +57,6 @@ int an_devices_join(pp_report *r, an_beside *b, pp_error *err) {
     r->gap_bytes = b->copy.gap_bytes;
     r->gap_at = b->copy.gap_at;
     r->ngaps = b->copy.ngaps;
-    r->starved = b->copy.starved;
     int rc = b->rc;
     if (rc != PP_OK && err)
         *err = b->err;

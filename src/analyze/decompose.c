@@ -293,7 +293,7 @@ static const char *const part_advice[] = {
      "per request amortizes it"),
     "requests queue behind each other; more requests in flight will not help",
     "the host sees results late; look at the thread that waits for them",
-    "a backend with device timestamps (opencl) can say where it goes"};
+    NULL /* unattributed: advice that depends on the device's backend, below */};
 
 /* A (stage, device) whose largest non-device part holds at least a third
  * of its wall and more than its device time. */
@@ -306,16 +306,34 @@ int an_decompose_findings(pp_report *r) {
         for (int p = 1; p < 4; p++)
             if (part[p] > part[big])
                 big = p;
-        if (t->wall_ns <= 0 || part[big] * 3 < t->wall_ns || part[big] <= t->device_ns)
+        /* a running mean or a hardware time above wall is no request's own
+         * device time: wall minus it says nothing of this request (the
+         * hardware-time finding says so instead) */
+        if (t->wall_ns <= 0 || part[big] <= t->device_ns ||
+            (r->devices[c->device].hw_quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL)))
+            continue;
+        double share = (double)part[big] / (double)t->wall_ns;
+        if (share < PP_FINDING_WALL_PART_SHARE)
             continue;
         char dev[96];
         an_device_label(r, c->device, dev, sizeof dev);
         const char *stage = c->stage == AN_NONE ? "(no stage)" : r->stages[c->stage].name;
-        int rc = an_finding_add(r, an_strdupf("%s on %s: %.0f%% of wall is %s: %s.", stage, dev,
-                                              100.0 * (double)part[big] / (double)t->wall_ns,
-                                              part_names[big], part_advice[big]));
-        if (rc != PP_OK)
-            return rc;
+        /* Only a backend pipeprof can run on that device could time the
+         * rest: the opencl backend for an opencl device; for others, the
+         * statement without a backend the user does not deploy on. */
+        const char *advice = part_advice[big];
+        if (!advice)
+            advice = strncmp(dev, "opencl", 6) == 0
+                         ? "record with device timestamps (pipeprof's opencl backend at level 1) "
+                           "to say where it goes"
+                         : "the trace has no device timestamps that split it (submit, queue, "
+                           "completion)";
+        pp_finding *f = an_finding_add(r, PP_FINDING_WALL_PART, c->stage, c->device,
+                                       an_strdupf("%s on %s: %.0f%% of wall is %s: %s.", stage,
+                                                  dev, 100.0 * share, part_names[big], advice));
+        if (!f)
+            return PP_ENOMEM;
+        an_finding_figure(f, "part_share", "share", share, share, share);
     }
     return PP_OK;
 }

@@ -12,13 +12,16 @@
  * its penalty to the device's. Each track's intervals are then merged in
  * place (one stream comes in time order and needs no sort), and the
  * device's busy intervals are the union of its tracks' merged runs (a
- * k-way merge, no sort). Its bubbles are kept compactly (gaps.c); the ones
- * the execs of each stage end (starvation, for the findings) are summed in
- * one more pass while the device's busy intervals are at hand. A device at
+ * k-way merge, no sort). Its bubbles are kept compactly (gaps.c). A device at
  * a time, so that the intervals and penalties held are those of the
  * largest device, not of every exec: this step runs beside the stage step
  * (beside.c), and its scratch, added to that step's, made the build's peak
- * (docs/analysis.md, "Memory"). */
+ * (docs/analysis.md, "Memory").
+ *
+ * A host device's busy time also holds the partition and merge spans on
+ * its threads: that is host CPU work too, and without it a data-parallel
+ * stage's host thread looked idle (and full of bubbles) while it split and
+ * joined the batches. They are intervals only, not execs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,8 +86,35 @@ static int groups_room(pp_report *r, exec_groups *g) {
     return g->spans && g->spans2 && g->pen ? PP_OK : PP_ENOMEM;
 }
 
+/* Whether device d has host execs (its tracks are host threads), for each
+ * device; NULL on no memory. */
+static uint8_t *host_devices(const pp_report *r) {
+    uint8_t *host = calloc(r->ndevices + 1, 1);
+    for (size_t i = r->nreal; host && i < r->nexecs; i++)
+        host[an_exec_device(r, &r->execs[i])] = 1;
+    return host;
+}
+
+/* The device whose busy time host span h adds to: a partition or merge on
+ * a thread of a host device; AN_NONE for any other. */
+static uint32_t bracket_device(const pp_report *r, const uint8_t *host, const an_host *h) {
+    uint8_t role = an_host_role(h);
+    if (role != PP_ROLE_PARTITION && role != PP_ROLE_MERGE)
+        return AN_NONE;
+    uint32_t d = r->track_device[pp_cols_track(&r->c, h->event)];
+    return d != AN_NONE && host[d] ? d : AN_NONE;
+}
+
+static size_t brackets_count(const pp_report *r, const uint8_t *host) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->nhost; i++)
+        n += bracket_device(r, host, &r->host[i]) != AN_NONE;
+    return n;
+}
+
 /* The groups in device-major order and the start of each group's slot. */
-static void groups_order(const pp_report *r, size_t ntracks, exec_groups *g) {
+static void groups_order(const pp_report *r, const uint8_t *host, size_t ntracks,
+                         exec_groups *g) {
     for (uint32_t d = 0; d < r->ndevices; d++) {
         g->device_at[d] = g->ngroups;
         for (uint32_t t = 0; t < ntracks; t++) {
@@ -97,15 +127,27 @@ static void groups_order(const pp_report *r, size_t ntracks, exec_groups *g) {
     g->device_at[r->ndevices] = g->ngroups;
     for (size_t i = 0; i < r->nexecs; i++)
         g->at[g->group_of[an_exec_track(r, &r->execs[i])] + 1]++;
+    for (size_t i = 0; i < r->nhost; i++)
+        if (bracket_device(r, host, &r->host[i]) != AN_NONE)
+            g->at[g->group_of[pp_cols_track(&r->c, r->host[i].event)] + 1]++;
     for (size_t k = 0; k < g->ngroups; k++)
         g->at[k + 1] += g->at[k];
 }
 
-/* Device d's pass over the execs: intervals, sums and penalties. */
-static void groups_fill(const pp_report *r, exec_groups *g, uint32_t d) {
+/* Device d's pass over the execs: intervals, sums and penalties; then the
+ * intervals of the partitions and merges on its threads (a host device). */
+static void groups_fill(const pp_report *r, const uint8_t *host, exec_groups *g, uint32_t d) {
     const pp_cols *c = &r->c;
     size_t base = g->at[g->device_at[d]];
     g->npen = 0;
+    for (size_t i = 0; host[d] && i < r->nhost; i++) {
+        const an_host *h = &r->host[i];
+        if (bracket_device(r, host, h) != d)
+            continue;
+        size_t k = g->group_of[pp_cols_track(c, h->event)];
+        int64_t start = pp_cols_ts(c, h->event);
+        g->spans[g->at[k] - base + g->n[k]++] = (an_span){start, start + pp_cols_dur(c, h->event)};
+    }
     for (size_t i = 0; i < r->nexecs; i++) {
         const an_exec *x = &r->execs[i];
         uint32_t track = an_exec_track(r, x);
@@ -142,44 +184,6 @@ static void sums_add(hw_sums *to, const hw_sums *s) {
     to->hw = an_sat_add(to->hw, s->hw);
     to->xfer = an_sat_add(to->xfer, s->xfer);
     to->wall_known = an_sat_add(to->wall_known, s->wall_known);
-}
-
-/* The index of the first of busy[1 .. n) that does not start before t,
- * searched from k (the last answer on the device): the execs come nearly
- * in time order, so the search steps forward, and only a step back
- * searches (binary). */
-static size_t busy_from(const an_span *busy, size_t n, size_t k, int64_t t) {
-    if (k > 1 && busy[k - 1].start >= t) {
-        size_t lo = 1, hi = k - 1;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (busy[mid].start < t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        k = lo;
-    }
-    while (k < n && busy[k].start < t)
-        k++;
-    return k;
-}
-
-/* r->starved: for each stage, the bubbles its execs inside W on device d
- * end (the bubble before busy interval k >= 1 of the device ends where it
- * starts), in one pass over the execs; from is the search position. */
-static void starvation(pp_report *r, const exec_groups *g, uint32_t d) {
-    const an_span *busy = g->busy.at;
-    size_t n = (size_t)(g->busy.end - busy), from = 1;
-    for (size_t i = 0; i < r->nexecs; i++) {
-        const an_exec *x = &r->execs[i];
-        if (!an_exec_inside(r, x) || x->stage == AN_NONE || an_exec_device(r, x) != d)
-            continue;
-        int64_t t = an_start(r, x->event);
-        size_t k = from = busy_from(busy, n, from, t);
-        if (k < n && busy[k].start == t)
-            r->starved[x->stage] += busy[k].start - busy[k - 1].end;
-    }
 }
 
 /* Track group k's figures (its device's from `base` on: groups_fill); its
@@ -272,26 +276,25 @@ int an_devices_compute(pp_report *r, pp_error *err) {
     exec_groups g = {0};
     size_t *stats_of_track = malloc((ntracks ? ntracks : 1) * sizeof *stats_of_track);
     an_run *runs = malloc((ntracks ? ntracks : 1) * sizeof *runs);
-    r->gap_bytes = an_alloc(r->nexecs, 20); /* a bubble fewer than execs, 2 varints each */
+    uint8_t *host = host_devices(r);
+    /* a bubble fewer than intervals, 2 varints each */
+    r->gap_bytes = host ? an_alloc(r->nexecs + brackets_count(r, host), 20) : NULL;
     r->gap_at = calloc(r->ndevices + 1, sizeof *r->gap_at);
-    r->starved = calloc(r->nstages + 1, sizeof *r->starved);
-    int rc = stats_of_track && runs && r->gap_bytes && r->gap_at && r->starved
+    int rc = stats_of_track && runs && r->gap_bytes && r->gap_at
                  ? groups_alloc(r, ntracks, &g)
                  : PP_ENOMEM;
     if (rc == PP_OK) {
-        groups_order(r, ntracks, &g);
+        groups_order(r, host, ntracks, &g);
         rc = groups_room(r, &g);
         for (size_t i = 0; i < r->ntracks; i++)
             stats_of_track[r->tracks[i].track] = i;
     }
     for (uint32_t d = 0; rc == PP_OK && d < r->ndevices; d++) {
-        groups_fill(r, &g, d);
+        groups_fill(r, host, &g, d);
         rc = device_fill(r, &g, d, stats_of_track, runs);
-        if (rc == PP_OK)
-            starvation(r, &g, d);
     }
     groups_free(&g);
-    free(stats_of_track), free(runs);
+    free(stats_of_track), free(runs), free(host);
     uint8_t *shrunk = rc == PP_OK ? realloc(r->gap_bytes, r->gap_at[r->ndevices] + 1) : NULL;
     r->gap_bytes = shrunk ? shrunk : r->gap_bytes; /* a failed shrink keeps the larger one */
     return rc == PP_OK ? PP_OK : pp_set_error(err, rc, "out of memory");

@@ -15,6 +15,7 @@
 #include "analyze/report.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "stats/stats.h"
 
 /* The row of model track t in the report's track table. */
 static uint32_t track_row(const pp_report *r, uint32_t t) {
@@ -37,6 +38,10 @@ int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, in
         sums->parts[d] = (pp_dp_device){.device = device, .track = row, .share_recorded = 1};
         sums->nparts++;
     }
+    if (sums->nwalls == sums->wall_cap &&
+        pp_grow((void **)&sums->walls, &sums->wall_cap, sums->nwalls, sizeof *sums->walls) != PP_OK)
+        return PP_ENOMEM;
+    sums->walls[sums->nwalls++] = (an_dp_wall){(uint32_t)d, wall};
     pp_dp_device *part = &sums->parts[d];
     part->batches++;
     part->wall_ns += wall;
@@ -45,11 +50,98 @@ int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, in
     return PP_OK;
 }
 
+/* The current batch's walls into the slowest counts and the pairwise
+ * counts; a tie for the slowest counts for none. */
+static int batch_compare(an_dp_sums *sums) {
+    const an_dp_wall *w = sums->walls;
+    size_t n = sums->nwalls, top = 0, ties = 0;
+    for (size_t k = 1; k < n; k++)
+        if (w[k].wall > w[top].wall)
+            top = k, ties = 0;
+        else if (w[k].wall == w[top].wall)
+            ties++;
+    if (n > 1 && ties == 0)
+        sums->parts[w[top].part].slowest++;
+    size_t dim = sums->nparts < AN_DP_PAIR_PARTS ? sums->nparts : AN_DP_PAIR_PARTS;
+    if (dim > sums->dim) { /* grown: the counts move to their new rows */
+        uint64_t *pair = calloc(dim * dim, sizeof *pair);
+        if (!pair)
+            return PP_ENOMEM;
+        for (size_t a = 0; a < sums->dim; a++)
+            for (size_t b = 0; b < sums->dim; b++)
+                pair[a * dim + b] = sums->pair[a * sums->dim + b];
+        free(sums->pair);
+        sums->pair = pair, sums->dim = dim;
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (w[a].part < dim && w[b].part < dim && w[a].wall > w[b].wall)
+                sums->pair[w[a].part * dim + w[b].part]++;
+    sums->nwalls = 0;
+    return PP_OK;
+}
+
+int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall) {
+    an_dp_sums *sums = &r->dp_sums[s];
+    if (batch_compare(sums) != PP_OK)
+        return PP_ENOMEM;
+    if (sums->nb == sums->bcap) {
+        size_t cap = sums->bcap ? 2 * sums->bcap : 64;
+        double *mx = realloc(sums->bmax, cap * sizeof *mx);
+        if (mx)
+            sums->bmax = mx;
+        double *mn = mx ? realloc(sums->bmean, cap * sizeof *mn) : NULL;
+        if (!mn)
+            return PP_ENOMEM;
+        sums->bmean = mn;
+        sums->bcap = cap;
+    }
+    sums->bmax[sums->nb] = (double)max_wall;
+    sums->bmean[sums->nb++] = mean_wall;
+    return PP_OK;
+}
+
 void an_dp_sums_free(pp_report *r) {
-    for (size_t s = 0; r->dp_sums && s < r->nstages; s++)
+    for (size_t s = 0; r->dp_sums && s < r->nstages; s++) {
         free(r->dp_sums[s].parts);
+        free(r->dp_sums[s].walls);
+        free(r->dp_sums[s].pair);
+        free(r->dp_sums[s].bmax);
+        free(r->dp_sums[s].bmean);
+    }
     free(r->dp_sums);
     r->dp_sums = NULL;
+}
+
+/* The sign test of the part slowest on average (a) against the fastest
+ * (z): in how many of the batches both ran, without a tie, a was the
+ * slower; Bonferroni over the k(k-1)/2 pairs the two were chosen from. */
+static double parts_sign_p(const an_dp_sums *sums, const pp_dp_device *parts, size_t k) {
+    if (k < 2)
+        return 1.0;
+    uint32_t a = 0, z = 0;
+    for (uint32_t d = 1; d < k; d++) {
+        double mean = (double)parts[d].wall_ns / (double)parts[d].batches;
+        if (mean > (double)parts[a].wall_ns / (double)parts[a].batches)
+            a = d;
+        if (mean < (double)parts[z].wall_ns / (double)parts[z].batches)
+            z = d;
+    }
+    if (a >= sums->dim || z >= sums->dim) /* beyond the parts compared pairwise */
+        return 1.0;
+    uint64_t slower = sums->pair[a * sums->dim + z];
+    uint64_t n = slower + sums->pair[z * sums->dim + a];
+    double p = pp_sign_test(slower, n) * (double)(k * (k - 1) / 2);
+    return p < 1.0 ? p : 1.0;
+}
+
+/* The imbalance's interval across batches: Σ max / Σ mean of resamples. */
+static int imbalance_interval(const an_dp_sums *sums, pp_dp_stats *st) {
+    pp_interval_3 iv;
+    int rc = an_ratio_interval(sums->bmax, sums->bmean, sums->nb, &iv);
+    st->imbalance_lo = sums->nb < 2 ? st->imbalance : iv.lo;
+    st->imbalance_hi = sums->nb < 2 ? st->imbalance : iv.hi;
+    return rc;
 }
 
 /* The stage's parts, from its sums, with their rates and the split that
@@ -76,7 +168,8 @@ static int dp_devices(pp_report *r, const an_dp_sums *sums, size_t nbatches, pp_
     for (size_t d = 0; d < st->ndevices; d++)
         r->dp_devices[base + d].suggested_share =
             rates > 0 && recurring ? r->dp_devices[base + d].rate / rates : 0;
-    return PP_OK;
+    st->parts_p = parts_sign_p(sums, r->dp_devices + base, st->ndevices);
+    return imbalance_interval(sums, st);
 }
 
 typedef enum dp_part { DP_PARTITION, DP_MAX_DEVICE, DP_MERGE, DP_FORMULA, DP_MEASURED } dp_part;

@@ -81,7 +81,7 @@ static void escape(const char *text, char *out, size_t len) {
 }
 
 int an_pattern_hint(pp_report *r) {
-    if (r->patterns || r->hint)
+    if (r->hint)
         return PP_OK;
     const pp_cols *c = &r->c;
     size_t nstr = pp_model_string_count(r->m), nseen = 0;

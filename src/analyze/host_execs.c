@@ -206,6 +206,7 @@ int an_host_execs(pp_report *r, pp_error *err) {
     return pp_set_error(err, PP_EINVAL,
                         "the trace has no execs (spans of role exec, GPU kernels and memcpys of "
                         "a PyTorch-profiler trace) and no stage spans (spans naming a stage and "
-                        "a batch): nothing to analyze%s%s",
+                        "a batch): nothing to analyze%s%s%s",
+                        r->patterns ? " (the patterns given matched nothing)" : "",
                         r->hint ? "; " : "", r->hint ? r->hint : "");
 }

@@ -4,7 +4,9 @@
  * gaps.csv (every bubble of every device), ops.csv and op_types.csv (the op
  * statistics by name and by type), decomposition.csv (the wall
  * decomposition per stage and device) and bandwidth.csv (bytes moved per
- * device, track and stage). Each file is written atomically. */
+ * device, track and stage), sched.csv (the scheduler split of host
+ * spans), stage_ops.csv (the ops inside host stages) and findings.csv
+ * (the findings as data). Each file is written atomically. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,20 +84,23 @@ static void tracks(const pp_report *r, pp_outfile *o) {
 static void stages(const pp_report *r, pp_outfile *o) {
     put(o, "stage,order,data_parallel,exec_less,batches,time_min_ns,time_mean_ns,time_p50_ns,"
            "time_p90_ns,time_p95_ns,time_p99_ns,time_max_ns,bottleneck_count,execs,hw_unknown,"
-           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,kind\n");
+           "hw_ns,xfer_ns,penalty_mean_ns,penalty_p95_ns,penalty_total_ns,penalty_pct_wall,kind,"
+           "hold_mean_ns,hold_p95_ns,hold_total_ns,blocked_ns,starved_ns\n");
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
         const pp_summary *t = &v->time;
         field(o, v->name);
         put(o, ",%zu,%d,%d,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%llu,%llu,%llu,%lld,%lld,%lld,"
-               "%lld,%lld,%.9g,%s\n",
+               "%lld,%lld,%.9g,%s,%lld,%lld,%lld,%lld,%lld\n",
             s, v->data_parallel, v->exec_less, (unsigned long long)t->n, (long long)t->min,
             (long long)t->mean, (long long)t->p50, (long long)t->p90, (long long)t->p95,
             (long long)t->p99, (long long)t->max, (unsigned long long)v->bottleneck_count,
             (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
             (long long)v->hw_ns, (long long)v->xfer_ns, (long long)v->penalty.mean,
             (long long)v->penalty.p95, (long long)v->penalty.total, v->penalty_pct_wall,
-            v->data_parallel ? "dp" : v->exec_less ? "host" : "device");
+            v->data_parallel ? "dp" : v->exec_less ? "host" : "device", (long long)v->hold.mean,
+            (long long)v->hold.p95, (long long)v->hold.total, (long long)v->blocked_ns,
+            (long long)v->starved_ns);
     }
 }
 
@@ -208,6 +213,75 @@ static void bandwidth(const pp_report *r, pp_outfile *o) {
         bandwidth_row(o, "stage", r->stages[s].name, &r->stages[s].bandwidth);
 }
 
+/* The scheduler split of host spans (sums in ns; cpu + wait + blocked =
+ * wall); only the header for a trace without scheduler figures. */
+static void sched(const pp_report *r, pp_outfile *o) {
+    put(o, "stage,span,method,spans,no_wait,wall_ns,cpu_ns,wait_ns,blocked_ns,voluntary,"
+           "involuntary,rival,rival_cpu_ns\n");
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        field(o, v->stage);
+        pp_outfile_write(o, ",", 1);
+        field(o, v->span);
+        pp_outfile_write(o, ",", 1);
+        field(o, r->sched_method);
+        put(o, ",%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,", (unsigned long long)v->spans,
+            (unsigned long long)v->no_wait, (long long)v->wall_ns, (long long)v->cpu_ns,
+            (long long)v->wait_ns, (long long)v->blocked_ns, (long long)v->voluntary,
+            (long long)v->involuntary);
+        field(o, v->rival ? v->rival : "");
+        put(o, ",%lld\n", (long long)v->rival_cpu_ns);
+    }
+}
+
+/* The ops inside host stages, stage by stage, by self time. */
+static void stage_ops(const pp_report *r, pp_outfile *o) {
+    put(o, "stage,name,count,total_ns,self_ns\n");
+    for (size_t i = 0; i < r->nstage_ops; i++) {
+        const pp_stage_op_stats *v = &r->stage_ops[i];
+        field(o, r->stages[v->stage].name);
+        put(o, ",");
+        field(o, v->name);
+        put(o, ",%llu,%lld,%lld\n", (unsigned long long)v->count, (long long)v->total_ns,
+            (long long)v->self_ns);
+    }
+}
+
+/* The findings as data (docs/analysis.md, "Findings"), one row each in
+ * rank order; `text` is the rendered line. */
+static void findings(const pp_report *r, pp_outfile *o) {
+    static const char *const states[] = {"none", "predicted", "refused"};
+    put(o, "rank,kind,stage,device,significant,figure,unit,est,lo,hi,action,prediction,"
+           "change_pct,lo_pct,hi_pct,text\n");
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const pp_finding *f = &r->finding_list[i];
+        char dev[160] = "";
+        if (f->device != AN_NONE)
+            an_device_label(r, f->device, dev, sizeof dev);
+        put(o, "%zu,%s,", i + 1, pp_finding_kind_name(f->kind));
+        field(o, f->stage != AN_NONE ? r->stages[f->stage].name : "");
+        put(o, ",");
+        field(o, dev);
+        put(o, ",%s,%s,%s,", f->significant < 0 ? "" : f->significant ? "1" : "0",
+            f->figure.name, f->figure.unit);
+        if (f->figure.name[0])
+            put(o, "%.9g,%.9g,%.9g", f->figure.est, f->figure.lo, f->figure.hi);
+        else
+            put(o, ",,");
+        int advice = f->action.kind != PP_ACTION_NONE;
+        put(o, ",%s,%s,", advice ? pp_finding_action_name(f->action.kind) : "",
+            advice ? states[f->prediction.state <= PP_PREDICTION_REFUSED ? f->prediction.state : 0]
+                   : "");
+        if (advice && f->prediction.state == PP_PREDICTION_PREDICTED)
+            put(o, "%.9g,%.9g,%.9g,", f->prediction.change_pct, f->prediction.lo_pct,
+                f->prediction.hi_pct);
+        else
+            put(o, ",,,");
+        field(o, f->text);
+        put(o, "\n");
+    }
+}
+
 int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     static const struct {
         const char *name;
@@ -215,7 +289,8 @@ int pp_report_write_csv(const pp_report *r, const char *dir, pp_error *err) {
     } files[] = {{"devices.csv", devices}, {"tracks.csv", tracks}, {"stages.csv", stages},
                  {"batches.csv", batches}, {"gaps.csv", gaps},      {"ops.csv", ops},
                  {"op_types.csv", op_types}, {"decomposition.csv", decomposition},
-                 {"bandwidth.csv", bandwidth}};
+                 {"bandwidth.csv", bandwidth}, {"sched.csv", sched},
+                 {"stage_ops.csv", stage_ops}, {"findings.csv", findings}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *path = an_strdupf("%s/%s", dir, files[i].name);
         if (!path)

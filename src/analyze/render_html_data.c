@@ -1,7 +1,7 @@
 /* render_html_data.c — the report's figures for the HTML page: header,
  * findings, devices with their bubble histograms, stages with their latency
  * histograms, cycles with the first HTML_BATCH_ROWS batches, and the
- * data-parallel breakdown, the wall decomposition and the bandwidth. Names of devices carry their simulated flag; the
+ * data-parallel breakdown, the wall decomposition, the scheduler split and the bandwidth. Names of devices carry their simulated flag; the
  * page labels them. */
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +122,9 @@ static void stages(const pp_report *r, pp_outfile *o, uint64_t *hist) {
         num(o, "xfer_ns", v->xfer_ns);
         summary(o, "penalty_ns", &v->penalty);
         ratio(o, "penalty_pct_wall", v->penalty_pct_wall);
+        summary(o, "hold_ns", &v->hold);
+        num(o, "blocked_ns", v->blocked_ns);
+        num(o, "starved_ns", v->starved_ns);
         hj_raw(o, ", \"time_hist\": ");
         memset(hist, 0, HTML_HIST_BINS * sizeof *hist);
         for (size_t i = 0; i < r->ntimes; i++)
@@ -187,6 +190,9 @@ static void data_parallel(const pp_report *r, pp_outfile *o) {
         summary(o, "formula_ns", &v->formula);
         summary(o, "measured_ns", &v->measured);
         ratio(o, "imbalance", v->imbalance);
+        ratio(o, "imbalance_lo", v->imbalance_lo);
+        ratio(o, "imbalance_hi", v->imbalance_hi);
+        ratio(o, "parts_p", v->parts_p);
         hj_raw(o, ", \"devices\": [");
         for (size_t d = 0; d < v->ndevices; d++) {
             const pp_dp_device *dd = &v->devices[d];
@@ -204,6 +210,7 @@ static void data_parallel(const pp_report *r, pp_outfile *o) {
             ratio(o, "share", dd->share);
             ratio(o, "rate_per_s", dd->rate);
             ratio(o, "suggested_share", dd->suggested_share);
+            num(o, "slowest", (int64_t)dd->slowest);
             hj_raw(o, "}");
         }
         hj_raw(o, "]}");
@@ -246,6 +253,36 @@ static void decomposition(const pp_report *r, pp_outfile *o) {
     hj_raw(o, "]");
 }
 
+/* The scheduler split of host spans (sums in ns), and its method (null:
+ * the trace carries none). */
+static void sched(const pp_report *r, pp_outfile *o) {
+    hj_raw(o, ",\n\"sched\": {");
+    hj_key(o, "method", 1);
+    if (r->sched_method)
+        hj_str(o, r->sched_method);
+    else
+        hj_raw(o, "null");
+    hj_raw(o, ", \"rows\": [");
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        hj_raw(o, i ? ",\n {" : "\n {");
+        hj_key(o, "stage", 1);
+        hj_str(o, v->stage);
+        hj_key(o, "span", 0);
+        hj_str(o, v->span);
+        num(o, "spans", (int64_t)v->spans);
+        num(o, "no_wait", (int64_t)v->no_wait);
+        num(o, "wall_ns", v->wall_ns);
+        num(o, "cpu_ns", v->cpu_ns);
+        num(o, "wait_ns", v->wait_ns);
+        num(o, "blocked_ns", v->blocked_ns);
+        num(o, "voluntary", v->voluntary);
+        num(o, "involuntary", v->involuntary);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "]}");
+}
+
 static void bandwidth_row(pp_outfile *o, int *first, const char *scope, const char *name,
                           const pp_bandwidth *b) {
     if (b->execs == 0)
@@ -266,6 +303,24 @@ static void bandwidth_row(pp_outfile *o, int *first, const char *scope, const ch
     ratio(o, "total_gbps", b->total_gbps);
     ratio(o, "xfer_gbps", b->xfer_gbps);
     hj_raw(o, "}");
+}
+
+/* The ops inside host stages, stage by stage, by self time. */
+static void stage_ops(const pp_report *r, pp_outfile *o) {
+    hj_raw(o, ",\n\"stage_ops\": [");
+    for (size_t i = 0; i < r->nstage_ops; i++) {
+        const pp_stage_op_stats *v = &r->stage_ops[i];
+        hj_raw(o, i ? ",\n {" : "\n {");
+        hj_key(o, "stage", 1);
+        hj_i64(o, v->stage);
+        hj_key(o, "name", 0);
+        hj_str(o, v->name);
+        num(o, "count", (int64_t)v->count);
+        num(o, "total_ns", v->total_ns);
+        num(o, "self_ns", v->self_ns);
+        hj_raw(o, "}");
+    }
+    hj_raw(o, "]");
 }
 
 /* Bandwidth rows of the devices (labeled), tracks and stages that moved bytes. */
@@ -294,7 +349,9 @@ int html_write_report(const pp_report *r, pp_outfile *o, pp_error *err) {
     cycles(r, o);
     data_parallel(r, o);
     decomposition(r, o);
+    sched(r, o);
     bandwidth(r, o);
+    stage_ops(r, o);
     free(hist);
     return PP_OK;
 }

@@ -125,7 +125,10 @@ static void stages(const pp_report *r, FILE *out) {
         i64(out, "hw_ns", v->hw_ns), fputs(", ", out);
         i64(out, "xfer_ns", v->xfer_ns), fputs(", ", out);
         summary(out, "penalty_ns", &v->penalty), fputs(", ", out);
-        dbl(out, "penalty_pct_wall", v->penalty_pct_wall);
+        dbl(out, "penalty_pct_wall", v->penalty_pct_wall), fputs(", ", out);
+        summary(out, "hold_ns", &v->hold), fputs(", ", out);
+        i64(out, "blocked_ns", v->blocked_ns), fputs(", ", out);
+        i64(out, "starved_ns", v->starved_ns);
         bandwidth(out, &v->bandwidth);
         fputc('}', out);
     }
@@ -175,7 +178,10 @@ static void data_parallel(const pp_report *r, FILE *out) {
         summary(out, "merge_ns", &v->merge), fputs(", ", out);
         summary(out, "formula_ns", &v->formula), fputs(", ", out);
         summary(out, "measured_ns", &v->measured), fputs(", ", out);
-        dbl(out, "imbalance", v->imbalance);
+        dbl(out, "imbalance", v->imbalance), fputs(", ", out);
+        dbl(out, "imbalance_lo", v->imbalance_lo), fputs(", ", out);
+        dbl(out, "imbalance_hi", v->imbalance_hi), fputs(", ", out);
+        dbl(out, "parts_p", v->parts_p);
         fputs(", \"devices\": [", out);
         for (size_t d = 0; d < v->ndevices; d++) {
             const pp_dp_device *dd = &v->devices[d];
@@ -192,7 +198,7 @@ static void data_parallel(const pp_report *r, FILE *out) {
             dbl(out, "share", dd->share), fputs(", ", out);
             dbl(out, "rate_per_s", dd->rate), fputs(", ", out);
             dbl(out, "suggested_share", dd->suggested_share);
-            fputc('}', out);
+            fprintf(out, ", \"slowest\": %llu}", (unsigned long long)dd->slowest);
         }
         fputs("]}", out);
     }
@@ -258,6 +264,46 @@ static void decomposition(const pp_report *r, FILE *out) {
     fputc(']', out);
 }
 
+/* The scheduler split of host spans: its method (null: the trace carries
+ * no scheduler figures) and a row per stage and span kind. */
+static void sched(const pp_report *r, FILE *out) {
+    fputs(",\n\"sched\": {\"method\": ", out);
+    if (r->sched_method)
+        str(out, r->sched_method);
+    else
+        fputs("null", out);
+    const pp_sched_process *p = pp_report_sched_process(r);
+    if (p) {
+        fprintf(out, ", \"process\": {\"cpus_online\": %lld, \"cpus_allowed\": %lld, "
+                     "\"affinity\": ", (long long)p->cpus_online, (long long)p->cpus_allowed);
+        str(out, p->affinity);
+        fprintf(out, ", \"period_ns\": %lld, \"sampler_cpu_ns\": %lld, \"sampled_ns\": %lld}",
+                (long long)p->period_ns, (long long)p->sampler_cpu_ns, (long long)p->sampled_ns);
+    } else {
+        fputs(", \"process\": null", out);
+    }
+    fputs(", \"rows\": [", out);
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
+        str(out, v->stage);
+        fputs(", \"span\": ", out);
+        str(out, v->span);
+        fprintf(out, ", \"spans\": %llu, \"no_wait\": %llu, \"wall_ns\": %lld, \"cpu_ns\": %lld, "
+                     "\"wait_ns\": %lld, \"blocked_ns\": %lld, \"voluntary\": %lld, "
+                     "\"involuntary\": %lld, \"rival\": ",
+                (unsigned long long)v->spans, (unsigned long long)v->no_wait,
+                (long long)v->wall_ns, (long long)v->cpu_ns, (long long)v->wait_ns,
+                (long long)v->blocked_ns, (long long)v->voluntary, (long long)v->involuntary);
+        if (v->rival)
+            str(out, v->rival);
+        else
+            fputs("null", out);
+        fprintf(out, ", \"rival_cpu_ns\": %lld}", (long long)v->rival_cpu_ns);
+    }
+    fputs("]}", out);
+}
+
 /* An op table; `named`: rows by op name (else by type, without "name"). */
 static void op_rows(const pp_report *r, FILE *out, const char *key, const pp_op_stats *o,
                     size_t n, int named) {
@@ -284,6 +330,102 @@ static void op_rows(const pp_report *r, FILE *out, const char *key, const pp_op_
     fputc(']', out);
 }
 
+/* A stage or device named by index: its name, or null. */
+static void named(FILE *out, const char *key, uint32_t i, const pp_report *r, int stage) {
+    fprintf(out, "\"%s\": ", key);
+    if (i == AN_NONE) {
+        fputs("null", out);
+    } else if (stage) {
+        str(out, r->stages[i].name);
+    } else {
+        char name[200];
+        an_device_label(r, i, name, sizeof name);
+        str(out, name);
+    }
+}
+
+static void finding_action(const pp_report *r, const pp_finding *f, FILE *out) {
+    const pp_finding_action *a = &f->action;
+    fputs(", \"action\": {\"kind\": ", out);
+    str(out, pp_finding_action_name(a->kind));
+    fputs(", ", out), named(out, "stage", a->stage, r, 1);
+    fputs(", ", out), named(out, "device", a->device, r, 0);
+    fputs(", \"shares\": [", out);
+    for (size_t k = 0; k < a->nshares; k++) {
+        char buf[JSON_DOUBLE_MAX + 1];
+        *json_put_double(buf, a->shares[k]) = '\0';
+        fprintf(out, "%s%s", k ? ", " : "", buf);
+    }
+    fprintf(out, "], \"requests\": %u, ", a->requests);
+    dbl(out, "factor", a->factor);
+    const pp_finding_prediction *p = &f->prediction;
+    static const char *const states[] = {"none", "predicted", "refused"};
+    fputs("}, \"prediction\": {\"state\": ", out);
+    str(out, states[p->state <= PP_PREDICTION_REFUSED ? p->state : 0]);
+    fputs(", ", out), dbl(out, "change_pct", p->change_pct);
+    fputs(", ", out), dbl(out, "lo_pct", p->lo_pct);
+    fputs(", ", out), dbl(out, "hi_pct", p->hi_pct);
+    fputs(", \"reason\": ", out);
+    if (p->reason)
+        str(out, p->reason);
+    else
+        fputs("null", out);
+    fputc('}', out);
+}
+
+/* The devices on the host's CPU cores and their combined demand. */
+static void host_cpu(const pp_report *r, FILE *out) {
+    size_t n;
+    double demand = an_host_cpu_demand(r, &n);
+    fputs(",\n\"host_cpu\": {\"devices\": [", out);
+    for (uint32_t d = 0, k = 0; d < r->ndevices; d++)
+        if (an_device_on_host_cpu(r, d)) {
+            fputs(k++ ? ", " : "", out);
+            str(out, r->devices[d].name);
+        }
+    fputs("], ", out);
+    dbl(out, "cores_busy", demand);
+    fputc('}', out);
+}
+
+/* The rendered lines (`findings`, as in every version 1 report), then each
+ * finding's fields (`finding_records`, docs/report-json.md). */
+static void findings(const pp_report *r, FILE *out) {
+    fputs("\n\"findings\": [", out);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        fputs(i ? ",\n " : "\n ", out);
+        str(out, r->findings[i]);
+    }
+    fputs("],\n\"finding_records\": [", out);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const pp_finding *f = &r->finding_list[i];
+        fputs(i ? ",\n {\"kind\": " : "\n {\"kind\": ", out);
+        str(out, pp_finding_kind_name(f->kind));
+        fputs(", ", out), named(out, "stage", f->stage, r, 1);
+        fputs(", ", out), named(out, "device", f->device, r, 0);
+        fprintf(out, ", \"significant\": %s, \"figure\": ",
+                f->significant < 0 ? "null" : f->significant ? "true" : "false");
+        if (f->figure.name[0]) {
+            fputs("{\"name\": ", out), str(out, f->figure.name);
+            fputs(", \"unit\": ", out), str(out, f->figure.unit);
+            fputs(", ", out), dbl(out, "est", f->figure.est);
+            fputs(", ", out), dbl(out, "lo", f->figure.lo);
+            fputs(", ", out), dbl(out, "hi", f->figure.hi);
+            fputc('}', out);
+        } else {
+            fputs("null", out);
+        }
+        fputs(", \"text\": ", out), str(out, f->text);
+        fputs(", \"sentence\": ", out), str(out, f->sentence);
+        if (f->action.kind != PP_ACTION_NONE)
+            finding_action(r, f, out);
+        else
+            fputs(", \"action\": null, \"prediction\": null", out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 int pp_report_write_json(const pp_report *r, FILE *out) {
     const pp_window *w = &r->window;
     fputs("{\"schema\": \"pipeprof-report\", \"version\": 1,\n\"source\": ", out);
@@ -302,20 +444,28 @@ int pp_report_write_json(const pp_report *r, FILE *out) {
         str(out, r->alignment);
         fprintf(out, ", \"error_ns\": %lld},", (long long)r->meta.alignment_error_ns);
     }
-    fputs("\n\"findings\": [", out);
-    for (size_t i = 0; i < r->nfindings; i++) {
-        fputs(i ? ",\n " : "\n ", out);
-        str(out, r->findings[i]);
-    }
-    fputc(']', out);
+    findings(r, out);
+    host_cpu(r, out);
     devices(r, out);
     stages(r, out);
     cycles(r, out);
     data_parallel(r, out);
     contention(r, out);
     decomposition(r, out);
+    sched(r, out);
     op_rows(r, out, "ops", r->ops, r->nops, 1);
     op_rows(r, out, "op_types", r->op_types, r->nop_types, 0);
+    fputs(",\n\"stage_ops\": [", out);
+    for (size_t i = 0; i < r->nstage_ops; i++) {
+        const pp_stage_op_stats *v = &r->stage_ops[i];
+        fputs(i ? ",\n {\"stage\": " : "\n {\"stage\": ", out);
+        str(out, r->stages[v->stage].name);
+        fputs(", \"name\": ", out);
+        str(out, v->name);
+        fprintf(out, ", \"count\": %llu, \"total_ns\": %lld, \"self_ns\": %lld}",
+                (unsigned long long)v->count, (long long)v->total_ns, (long long)v->self_ns);
+    }
+    fputc(']', out);
     fputs("\n}\n", out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

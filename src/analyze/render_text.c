@@ -1,6 +1,6 @@
 /* render_text.c — the report for people, 80 columns wide: header (file, W,
  * data loss, simulated devices), findings, then the device, track, stage,
- * cycle, data-parallel, contention, decomposition, bandwidth and op tables. Every line fits 80 columns and no
+ * cycle, data-parallel, contention, decomposition, scheduler split, bandwidth and op tables. Every line fits 80 columns and no
  * name is ever cut: a name longer than its column stands on a line of its
  * own, and its figures follow on the next line under the columns. */
 #include <string.h>
@@ -158,9 +158,24 @@ static void stages(const pp_report *r, FILE *out) {
     for (size_t s = 0; s < r->nstages; s++) {
         const pp_stage_stats *v = &r->stages[s];
         name_col(out, "", v->name, 16);
+        if (v->exec_less) { /* host work: no hardware figures at all */
+            fprintf(out, " %7llu %7s %10s %6s %10s %10s %5s\n", (unsigned long long)v->execs,
+                    "-", "-", "-", "-", "-", "-");
+            continue;
+        }
         fprintf(out, " %7llu %7llu %10s %6.1f %10s %10s %5.1f\n", (unsigned long long)v->execs, (unsigned long long)v->hw_unknown,
                 ns(v->hw_ns, b1), 100 * an_ratio(v->xfer_ns, v->hw_ns), ns(v->penalty.mean, b2),
                 ns(v->penalty.p95, b3), v->penalty_pct_wall);
+    }
+    /* hold time beside stage time, and the idle time between batches */
+    fprintf(out, "%-16s %10s %10s %8s %10s %10s\n", "stage", "hold.mean", "hold.p95",
+            "handoff%", "blocked", "starved");
+    for (size_t s = 0; s < r->nstages; s++) {
+        const pp_stage_stats *v = &r->stages[s];
+        name_col(out, "", v->name, 16);
+        fprintf(out, " %10s %10s %8.1f %10s %10s\n", ns(v->hold.mean, b1), ns(v->hold.p95, b2),
+                100 * an_ratio(v->hold.total - v->time.total, v->hold.total),
+                ns(v->blocked_ns, b3), ns(v->starved_ns, b4));
     }
 }
 
@@ -192,14 +207,16 @@ static void data_parallel(const pp_report *r, FILE *out) {
         const pp_dp_stats *v = &r->dp[i];
         fprintf(out, "\nData-parallel stage \"%s\" (%llu batches, imbalance %.2fx)\n",
                 r->stages[v->stage].name, (unsigned long long)v->batches, v->imbalance);
+        fprintf(out, "  95%% interval %.2f .. %.2f; slowest vs fastest part: sign test p %.3f\n",
+                v->imbalance_lo, v->imbalance_hi, v->parts_p);
         fprintf(out, "  mean: partition %s + max device %s + merge %s\n",
                 ns(v->partition.mean, b[0]), ns(v->max_device.mean, b[1]),
                 ns(v->merge.mean, b[2]));
         fprintf(out, "        = %s (measured partition start .. merge end: %s)\n",
                 ns(v->formula.mean, b[3]), ns(v->measured.mean, b[4]));
-        fprintf(out, "  %-30s %7s %10s %8s %10s\n",
+        fprintf(out, "  %-30s %7s %10s %8s %10s %7s\n",
                 v->ndevices && v->devices[0].track != UINT32_MAX ? "track" : "device",
-                "batches", "wall", "share", "suggested");
+                "batches", "wall", "share", "suggested", "slowest");
         for (size_t d = 0; d < v->ndevices; d++) {
             const pp_dp_device *dd = &v->devices[d];
             an_dp_part_label(r, dd, name, sizeof name);
@@ -207,12 +224,13 @@ static void data_parallel(const pp_report *r, FILE *out) {
             char suggested[16] = "-";
             if (dd->suggested_share > 0)
                 snprintf(suggested, sizeof suggested, "%.3f", dd->suggested_share);
-            fprintf(out, " %7llu %10s %7.3f%s %10s\n", (unsigned long long)dd->batches,
+            fprintf(out, " %7llu %10s %7.3f%s %10s %7llu\n", (unsigned long long)dd->batches,
                     ns(dd->wall_ns, b[0]), dd->share, dd->share_recorded ? " " : "e",
-                    suggested);
+                    suggested, (unsigned long long)dd->slowest);
         }
         if (v->ndevices && !v->devices[0].share_recorded)
             fprintf(out, "  e: no share recorded, an even split assumed\n");
+        fprintf(out, "  slowest: the batches in which the part took the longest\n");
         if (v->ndevices && v->devices[0].suggested_share == 0)
             fprintf(out, "  -: the parts change from batch to batch, so no split applies\n");
     }
@@ -281,6 +299,59 @@ static void decomposition(const pp_report *r, FILE *out) {
         an_device_label(r, r->clocks[i].device, name, sizeof name);
         fprintf(out, "clock: %s aligned by %s, error <= %s\n", name, r->clocks[i].method,
                 ns(r->clocks[i].error_ns, b));
+    }
+}
+
+/* The scheduler split of host spans as shares of their wall, or a line
+ * saying the trace carries none (docs/analysis.md "Scheduler split"). */
+static void sched_process(const pp_report *r, FILE *out) {
+    const pp_sched_process *p = pp_report_sched_process(r);
+    if (!p)
+        return;
+    char b[16], c[16], text[400];
+    int n = snprintf(text, sizeof text, "process: %lld CPUs online, %lld allowed by its affinity "
+                     "(%s); every thread sampled every %s (counters cpu%% and runq%% per thread)",
+                     (long long)p->cpus_online, (long long)p->cpus_allowed, p->affinity,
+                     ns(p->period_ns, b));
+    if (p->sampler_cpu_ns >= 0 && p->sampled_ns > 0 && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, "; the sampler used %s of CPU over %s",
+                 ns(p->sampler_cpu_ns, b), ns(p->sampled_ns, c));
+    wrap(out, "", text);
+}
+
+static void sched_split(const pp_report *r, FILE *out) {
+    if (!r->sched_method) {
+        fprintf(out, "\nScheduler split: none (the trace carries no scheduler figures: a "
+                     "foreign trace,\nor recorded without the sched bit)\n");
+        sched_process(r, out);
+        return;
+    }
+    char b[16], text[200];
+    snprintf(text, sizeof text, "\nScheduler split of host spans (%% of wall; read by %s)\n",
+             r->sched_method);
+    fputs(text, out);
+    sched_process(r, out);
+    fprintf(out, "%-14s %-10s %6s %11s %6s %6s %7s %5s %5s\n", "stage", "span", "spans", "wall",
+            "cpu", "wait", "blocked", "vcsw", "ivcsw");
+    uint64_t no_wait = 0;
+    for (size_t i = 0; i < r->nsched; i++) {
+        const pp_sched_stats *v = &r->sched[i];
+        double w = v->wall_ns > 0 ? 100.0 / (double)v->wall_ns : 0.0, n = (double)v->spans;
+        name_col(out, "", *v->stage ? v->stage : "-", 14);
+        name_col(out, " ", v->span, 10);
+        fprintf(out, " %6llu %11s %6.1f %6.1f %7.1f %5.1f %5.1f\n", (unsigned long long)v->spans,
+                ns(v->wall_ns, b), w * (double)v->cpu_ns, w * (double)v->wait_ns,
+                w * (double)v->blocked_ns, n > 0 ? (double)v->voluntary / n : 0.0,
+                n > 0 ? (double)v->involuntary / n : 0.0);
+        no_wait += v->no_wait;
+    }
+    wrap(out, "", "cpu: on a CPU; wait: runnable, waiting for a core; blocked: the rest "
+                  "(asleep on a queue, a lock, I/O, the GIL); vcsw / ivcsw: voluntary / "
+                  "involuntary context switches per span.");
+    if (no_wait > 0) {
+        snprintf(text, sizeof text, "%llu spans were read without a run-queue figure: their "
+                 "waiting time counts as blocked.", (unsigned long long)no_wait);
+        wrap(out, "", text);
     }
 }
 
@@ -371,6 +442,29 @@ static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t
     }
 }
 
+/* The ops inside each host stage, the first 10 by self time; self% of the
+ * stage's total time. */
+static void stage_ops(const pp_report *r, FILE *out) {
+    char b[3][16];
+    for (size_t i = 0, k; i < r->nstage_ops; i = k) {
+        uint32_t s = r->stage_ops[i].stage;
+        for (k = i; k < r->nstage_ops && r->stage_ops[k].stage == s; k++)
+            ;
+        fprintf(out, "\nOps inside stage \"%s\" (top %zu of %zu by self time)\n",
+                r->stages[s].name, k - i < 10 ? k - i : (size_t)10, k - i);
+        fprintf(out, "%-31s %6s %10s %10s %10s %6s\n", "op (self: less nested ops)", "count",
+                "total", "self", "self.mean", "self%");
+        for (size_t j = i; j < k && j < i + 10; j++) {
+            const pp_stage_op_stats *v = &r->stage_ops[j];
+            name_col(out, "", v->name, 31);
+            fprintf(out, " %6llu %10s %10s %10s %6.1f\n", (unsigned long long)v->count,
+                    ns(v->total_ns, b[0]), ns(v->self_ns, b[1]),
+                    ns(v->self_ns / (int64_t)v->count, b[2]),
+                    100 * an_ratio(v->self_ns, r->stages[s].time.total));
+        }
+    }
+}
+
 static void ops(const pp_report *r, FILE *out) {
     op_table(r, out, r->ops, r->nops, 0);
     int typed = 0;
@@ -394,7 +488,9 @@ int pp_report_write_text(const pp_report *r, FILE *out) {
     data_parallel(r, out);
     contention(r, out);
     decomposition(r, out);
+    sched_split(r, out);
     bandwidth(r, out);
     ops(r, out);
+    stage_ops(r, out);
     return ferror(out) ? PP_EIO : PP_OK;
 }

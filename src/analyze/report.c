@@ -158,8 +158,6 @@ static void build_state_free(pp_report *r) {
     free(r->exec_batch);
     free(r->op);
     r->op = NULL;
-    free(r->starved);
-    r->starved = NULL;
     free(r->host);
     r->host = NULL;
     r->nhost = 0;
@@ -230,6 +228,8 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_stage_order(r, err);
     if (rc == PP_OK)
         rc = an_tracks_list(r, err);
+    if (rc == PP_OK) /* before the device step's thread: the columns read alone */
+        rc = an_stage_ops_compute(r, err);
     an_beside *devices = NULL;
     if (rc == PP_OK) /* the device step, beside the steps up to its join (beside.c) */
         rc = an_devices_start(r, &devices, err);
@@ -242,16 +242,20 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
         rc = an_decompose_compute(r, o, err);
     if (rc == PP_OK)
         rc = an_bandwidth_sums(r, err);
+    if (rc == PP_OK)
+        rc = an_sched_compute(r, err);
+    if (rc == PP_OK)
+        rc = an_sched_rivals(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
     /* The device step joins before the stage step, which holds the most:
      * when it ran on until the join below, its scratch met the stage step's
-     * peak or missed it as the threads were scheduled (peaks of 380-409 MB
+     * peak or missed it as the threads were scheduled (peaks of 380-409 MiB
      * at 10M events, docs/analysis.md#memory) */
     int devices_rc = an_devices_join(r, devices, rc == PP_OK ? err : NULL);
     rc = rc == PP_OK ? devices_rc : rc;
-    uint32_t share = an_share_key(m);
+    uint32_t kept[2] = {an_share_key(m), an_part_key(m)};
     if (rc == PP_OK && own)
-        pp_model_anns_keep(own, &share, 1);
+        pp_model_anns_keep(own, kept, 2);
     if (rc == PP_OK)
         rc = an_stages_compute(r, err);
     if (own) /* no step reads an annotation after the stage step */
@@ -327,14 +331,17 @@ void pp_report_free(pp_report *r) {
     free(r->dp_devices);
     free(r->ops);
     free(r->op_types);
+    free(r->stage_ops);
     free(r->contention);
     free(r->exec_parts);
     free(r->part_cells);
     free(r->decomp_iso);
     free(r->decomp);
     free(r->clocks);
+    free(r->sched);
     free_strings(r->texts, r->ntexts);
-    free_strings(r->findings, r->nfindings);
+    an_findings_free(r);
+    free(r->handoff);
     free(r);
 }
 
@@ -414,7 +421,15 @@ const pp_contention_stats *pp_report_contention(const pp_report *r, size_t *n) {
     return r->contention;
 }
 
-const char *const *pp_report_findings(const pp_report *r, size_t *n) {
-    *n = r->nfindings;
-    return (const char *const *)r->findings;
+const pp_sched_stats *pp_report_sched(const pp_report *r, size_t *n) {
+    *n = r->nsched;
+    return r->sched;
+}
+
+const char *pp_report_sched_method(const pp_report *r) {
+    return r->sched_method;
+}
+
+const pp_sched_process *pp_report_sched_process(const pp_report *r) {
+    return r->has_sched_process ? &r->sched_process : NULL;
 }

@@ -45,6 +45,12 @@
 
 #define AN_NONE UINT32_MAX
 
+/* An estimate with its 95% interval (stats/stats.h's pp_interval, which
+ * this header does not include). */
+typedef struct pp_interval_3 {
+    double est, lo, hi;
+} pp_interval_3;
+
 /* Large tables (memory.c): malloc / calloc of n items of `size` bytes,
  * advised into huge pages when large; NULL on no memory or overflow. Free
  * them with free(). */
@@ -186,19 +192,48 @@ typedef struct an_dp_row {
  * them (in batch order): its parts (a device, or a track of the one
  * device) with their batches, wall and share sums, and the sums of the
  * batches' max and mean part walls. No per-batch part is kept. */
+typedef struct an_dp_wall { /* one part's wall in one batch */
+    uint32_t part;
+    int64_t wall;
+} an_dp_wall;
 typedef struct an_dp_sums {
     pp_dp_device *parts;
     size_t nparts, cap;
     size_t rows;               /* its batches: rows of the stage */
     int64_t sum_max;
     double sum_mean;
+    /* for the sign test (dp.c): the current batch's part walls, and per
+     * pair of parts (a, b) in how many batches a took longer than b,
+     * pair[a * dim + b], for the first AN_DP_PAIR_PARTS parts */
+    an_dp_wall *walls;
+    size_t nwalls, wall_cap;
+    uint64_t *pair;
+    size_t dim;
+    /* per batch, for the imbalance's interval: its max and mean part wall */
+    double *bmax, *bmean;
+    size_t nb, bcap;
 } an_dp_sums;
+/* Parts beyond this many (threads that change from batch to batch) are
+ * not compared pairwise: no split applies to them anyway. */
+#define AN_DP_PAIR_PARTS 64
 
 /* Adds one part of a data-parallel batch of stage s to its sums: device,
  * model track (AN_NONE for a whole device), its wall, its share of the
  * batch's work and whether that share was recorded (dp.c). */
 int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
                    double share, int recorded);
+/* Between a stage's batches (flow.c): an_flow_start before the cells are
+ * timed (room for ntimes_bound hold times), an_flow_cell after each cell of
+ * stage s in batch index b is timed (its first and last event), in (batch,
+ * stage) order; an_flow_finish fills each stage's blocked_ns, starved_ns
+ * and hold summary and frees the state (an_flow_free on a failure). */
+int an_flow_start(pp_report *r, size_t ntimes_bound);
+void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end);
+int an_flow_finish(pp_report *r);
+void an_flow_free(pp_report *r);
+
+/* Ends a batch of stage s: its largest part wall and mean part wall (dp.c). */
+int an_dp_batch_end(pp_report *r, uint32_t s, int64_t max_wall, double mean_wall);
 void an_dp_sums_free(pp_report *r);
 
 /* Batch numbers -> 0..count-1 in ascending order: a direct offset when the
@@ -263,7 +298,6 @@ struct pp_report {
     size_t ntracks;
     uint8_t *gap_bytes;        /* every device bubble, device by device (gaps.c): */
     size_t ngaps, *gap_at;     /* device d's are gap_bytes[gap_at[d] .. gap_at[d+1]) */
-    int64_t *starved;          /* per stage: the bubbles its execs end (the device step) */
 
     char **stage_names;        /* owned; stages[i].name points here */
     int64_t *stage_first;      /* first appearance in time, for the order */
@@ -272,6 +306,13 @@ struct pp_report {
     pp_stage_stats *stages;
     size_t nstages;
     an_time *times;            /* sorted by (batch, stage) */
+    /* flow.c, during the stage step only: per stage, its last batch index
+     * timed (SIZE_MAX: none) and that cell's first and last event, its
+     * blocked and starved sums; per time, its hold time (first to last event) */
+    size_t *flow_last_b;
+    int64_t *flow_last_start, *flow_last_end, *flow_prev_end, *flow_blocked, *flow_starved;
+    int64_t *time_hold;
+    pp_interval_3 *handoff;    /* per stage: mean hand-off a batch (hold - stage time), 95% interval */
     size_t ntimes;
     pp_stage_time *times_public; /* pp_report_stage_times' copy, made on its first call */
     an_dp_row *dp_rows;        /* in (batch, stage) order: those of the marked times */
@@ -291,9 +332,12 @@ struct pp_report {
     pp_dp_device *dp_devices;  /* dp[i].devices point here */
     pp_op_stats *ops, *op_types;
     size_t nops, nop_types;
+    pp_stage_op_stats *stage_ops; /* stage_ops.c */
+    size_t nstage_ops;
     char **texts;              /* owned strings of the op and clock tables */
     size_t ntexts, captexts;
-    char **findings;
+    pp_finding *finding_list;  /* finding_list.c; their owned strings and shares */
+    char **findings;           /* each one's rendered line (an_findings_render) */
     size_t nfindings;
     pp_bandwidth *bw_sums;     /* bandwidth.c: per device, track, then stage, until the rates */
     pp_contention_stats *contention;
@@ -313,6 +357,11 @@ struct pp_report {
     size_t ndecomp;
     pp_clock_stats *clocks;
     size_t nclocks;
+    pp_sched_stats *sched;     /* sched.c: the scheduler split of host spans */
+    size_t nsched;
+    const char *sched_method;  /* in texts; NULL: the trace carries no scheduler figures */
+    pp_sched_process sched_process;
+    int has_sched_process;     /* the sampler's start mark was seen */
 
     an_batch_map bmap;         /* the batches labeled inside W: the times' batch indexes */
 
@@ -410,7 +459,7 @@ int an_tracks_list(pp_report *r, pp_error *err);
 int an_devices_compute(pp_report *r, pp_error *err);
 /* The device step beside the others (beside.c): an_devices_start runs it
  * on a thread of its own where it can, an_devices_join waits for it (or
- * runs it there) and takes its tables (bubbles, starvation) into r; a
+ * runs it there) and takes its tables (bubbles) into r; a
  * start must always be joined, also after a failure. */
 typedef struct an_beside an_beside;
 int an_devices_start(pp_report *r, an_beside **out, pp_error *err);
@@ -424,6 +473,12 @@ int an_stages_compute(pp_report *r, pp_error *err);
  * (a data-parallel exec's part of its batch); 0 when the model has none. */
 static inline uint32_t an_share_key(const pp_model *m) {
     return pp_model_find_string(m, "share");
+}
+/* The string id of "part", the other key it reads: which executor of a
+ * data-parallel stage ran an exec (an integer), so that two executors on
+ * one device are two parts; 0 when the model has none. */
+static inline uint32_t an_part_key(const pp_model *m) {
+    return pp_model_find_string(m, "part");
 }
 int an_cycles_compute(pp_report *r, pp_error *err);
 int an_dp_compute(pp_report *r, pp_error *err);
@@ -444,7 +499,19 @@ void an_op_gather_start(const pp_report *r, an_op_gatherer *g);
 /* The annotations of op span `event` into *op; op spans come in event order. */
 void an_op_gather(an_op_gatherer *g, size_t event, an_op *op);
 int an_ops_compute(pp_report *r, pp_error *err);
+/* The ops inside host stages (stage_ops.c): after the host execs and the
+ * stage order; reads the model's columns, the execs and the host spans. */
+int an_stage_ops_compute(pp_report *r, pp_error *err);
 int an_findings_compute(pp_report *r, pp_error *err);
+/* The scheduler split of host spans from their sched_* annotations
+ * (sched.c); before the stage step, which drops them from an owned model. */
+int an_sched_compute(pp_report *r, pp_error *err);
+/* The other threads that ran during each host stage's spans, from the
+ * sampler's counters (sched_rivals.c); after an_sched_compute. */
+int an_sched_rivals(pp_report *r, pp_error *err);
+/* The finding naming where a host stage's time goes when it is not on a
+ * CPU (findings_sched.c); called by an_findings_compute. */
+int an_sched_findings(pp_report *r);
 int an_contention_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 int an_decompose_compute(pp_report *r, const pp_analyze_options *o, pp_error *err);
 /* Bandwidth in two steps: the bytes of each device, track and stage, summed
@@ -456,8 +523,34 @@ int an_bandwidth_rates(pp_report *r, pp_error *err);
 /* The finding naming the largest non-device part of a (stage, device)
  * where it dominates (decompose.c); called by an_findings_compute. */
 int an_decompose_findings(pp_report *r);
-/* Appends a finding (findings.c); takes `text` (NULL: PP_ENOMEM). */
-int an_finding_add(pp_report *r, char *text);
+/* Whether device d runs on the host's CPU cores: not simulated, and named
+ * "CPU..." (the cpu backend, "CPU (host)" threads, OpenVINO's CPU device)
+ * or "...:CPU" ("openvino:CPU", "AUTO:CPU"). findings.c. */
+int an_device_on_host_cpu(const pp_report *r, uint32_t d);
+/* The combined demand of those devices on the host's cores: Σ busy of
+ * their tracks (threads, request slots) / |W|, in cores busy on average;
+ * *ndevices of them. */
+double an_host_cpu_demand(const pp_report *r, size_t *ndevices);
+
+/* 95% bootstrap intervals across batches (uncertainty.c): of Σ num / Σ den
+ * and of the mean of v, over n batches; beyond AN_BOOT_UNITS batches, runs
+ * of consecutive batches are resampled. PP_ENOMEM or 0. */
+#define AN_BOOT_UNITS 1024
+int an_ratio_interval(const double *num, const double *den, size_t n, pp_interval_3 *out);
+int an_mean_interval(const double *v, size_t n, pp_interval_3 *out);
+
+/* Appends a finding of `kind` naming stage and device (AN_NONE: none)
+ * with its sentence, which it takes (finding_list.c); NULL on no memory
+ * (also for a NULL sentence). The pointer is valid until the next add: set
+ * the figure, significance and action through it. */
+pp_finding *an_finding_add(pp_report *r, pp_finding_kind kind, uint32_t stage, uint32_t device,
+                           char *sentence);
+pp_finding *an_finding_add_text(pp_report *r, pp_finding_kind kind, char *sentence);
+void an_finding_figure(pp_finding *f, const char *name, const char *unit, double est, double lo,
+                       double hi);
+/* Makes every finding's line once all are added; PP_ENOMEM. */
+int an_findings_render(pp_report *r);
+void an_findings_free(pp_report *r);
 
 /* Helpers shared by the steps. */
 
@@ -468,8 +561,9 @@ int an_execs_grow(pp_report *r, size_t more);
 int an_exec_batch_set(pp_report *r, size_t i, int64_t batch);
 
 /* A suggestion of patterns that would label the trace's annotations, kept
- * in r->hint (hint.c); nothing when none is seen or the user gave patterns.
- * Called only where a report will say it (a pass over every event). */
+ * in r->hint (hint.c); nothing when none is seen. Called only where a
+ * report will say it (a pass over every event): with no pattern given, or
+ * with patterns that labeled nothing. */
 int an_pattern_hint(pp_report *r);
 /* The report device index of `name`, added when new (flags: the track's,
  * PP_TRACK_SIMULATED makes it simulated); AN_NONE on no memory. */

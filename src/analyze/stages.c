@@ -19,7 +19,10 @@
  *     the user split the work over them: host threads between a partition
  *     and a merge, or streams between partition and merge annotations of a
  *     foreign trace. pipeprof's own request slots of one executor are that
- *     device's queue of in-flight requests, one part. */
+ *     device's queue of in-flight requests, one part; two executors of a
+ *     data-parallel stage on one device (CPU + CPU) are two parts when
+ *     their execs say which executor ran them (the integer annotation
+ *     "part"), each part the execs of one executor. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +50,7 @@ typedef struct cells {
      * (cells come in batch order, so nearly in event order) */
     const pp_ann *ann;
     size_t nann, ann_at;
-    uint32_t share_key;
+    uint32_t share_key, part_key;
 } cells;
 
 /* One item as its cell reads it, gathered once from the model's columns. */
@@ -57,6 +60,7 @@ typedef struct cell_item {
     uint32_t stage, device, track;
     uint8_t kind;
     uint8_t split;            /* exec: a host exec; partition / merge: from a pattern */
+    int64_t part;             /* exec of a cell split by executor: its "part", else -1 */
 } cell_item;
 
 /* Item `ref` gathered, and its key in the batch's order: (stage, kind,
@@ -68,29 +72,35 @@ static uint64_t item_gather(const pp_report *r, const cells *c, size_t ref, cell
         uint8_t kind = an_host_role(h) == PP_ROLE_PARTITION ? ITEM_PARTITION : ITEM_MERGE;
         uint32_t s = an_host_stage(h);
         *it = (cell_item){an_start(r, h->event), an_end(r, h->event), h->event, s, 0, 0,
-                          kind, (uint8_t)an_host_from_pattern(h)};
+                          kind, (uint8_t)an_host_from_pattern(h), -1};
         return (uint64_t)s * c->nrank + kind;
     }
     const an_exec *x = &r->execs[ref - r->nhost];
     uint32_t track = an_exec_track(r, x);
     *it = (cell_item){an_start(r, x->event), an_end(r, x->event), x->event, x->stage,
-                      r->track_device[track], track, ITEM_EXEC, an_exec_is_host(r, x)};
+                      r->track_device[track], track, ITEM_EXEC, an_exec_is_host(r, x), -1};
     return (uint64_t)x->stage * c->nrank + c->rank[track];
 }
 
 /* The "share" annotation of exec item `it` (the part of a data-parallel
  * batch its device got), or -1; a host exec has none. */
-static double item_share(cells *c, const cell_item *it) {
-    if (c->share_key == 0 || it->split)
-        return -1;
+/* The annotation `key` of item `it` of value type `type`, or NULL. */
+static const pp_ann *item_ann(cells *c, const cell_item *it, uint32_t key, int type) {
+    if (key == 0 || it->split)
+        return NULL;
     size_t k = an_lower_bound_near(c->ann, sizeof *c->ann, offsetof(pp_ann, event),
                                    sizeof c->ann->event, 0,
                                    c->nann, c->ann_at, it->event);
     c->ann_at = k;
     for (; k < c->nann && c->ann[k].event == it->event; k++)
-        if (pp_ann_key(&c->ann[k]) == c->share_key && pp_ann_type(&c->ann[k]) == PP_VALUE_DOUBLE)
-            return c->ann[k].v.d;
-    return -1;
+        if (pp_ann_key(&c->ann[k]) == key && pp_ann_type(&c->ann[k]) == type)
+            return &c->ann[k];
+    return NULL;
+}
+
+static double item_share(cells *c, const cell_item *it) {
+    const pp_ann *a = item_ann(c, it, c->share_key, PP_VALUE_DOUBLE);
+    return a ? a->v.d : -1;
 }
 
 /* The batch map of everything labeled: dense in the usual case; else the
@@ -178,6 +188,7 @@ static int cells_build(pp_report *r, cells *c) {
     c->ann = pp_model_anns(r->m, &c->nann);
     c->ann_at = c->nann; /* no lookup yet */
     c->share_key = an_share_key(r->m);
+    c->part_key = an_part_key(r->m);
     c->at = an_buf_get(&r->index, (nb + 2) * sizeof *c->at);
     if (!c->at)
         return PP_ENOMEM;
@@ -256,7 +267,8 @@ static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv
         const cell_item *x = k < n ? &it[kv[k].val] : NULL;
         if (x && x->kind != ITEM_EXEC)
             continue;
-        int same = x && open && part->device == x->device && (!by_track || part->track == x->track);
+        int same = x && open && part->device == x->device &&
+                   (!by_track || (x->part >= 0 ? part->part == x->part : part->track == x->track));
         if (open && !same) {
             rc = an_dp_part_add(r, stage, part->device, by_track ? part->track : AN_NONE,
                                 e - s, recorded ? share : 1.0 / (double)nparts, recorded);
@@ -278,22 +290,69 @@ static int dp_parts(pp_report *r, cells *c, const cell_item *it, const an_kv *kv
     an_dp_sums *sums = &r->dp_sums[stage];
     sums->sum_max += *max_wall;
     sums->sum_mean += (double)walls / (double)nparts;
-    return rc;
+    return rc == PP_OK ? an_dp_batch_end(r, stage, *max_wall, (double)walls / (double)nparts) : rc;
+}
+
+/* Whether the cell's execs say which executor ran them (each carries an
+ * integer "part", two values at least): then each exec's part is set and
+ * the cell's items are re-sorted by (kind, part, track), so each executor's
+ * execs are one run (its first track, the lowest, names it). */
+static int split_by_part(cells *c, cell_item *it, an_kv *kv, size_t n) {
+    int64_t first = -1;
+    int two = 0;
+    for (size_t k = 0; k < n; k++) {
+        cell_item *x = &it[kv[k].val];
+        if (x->kind != ITEM_EXEC)
+            continue;
+        const pp_ann *a = item_ann(c, x, c->part_key, PP_VALUE_INT);
+        if (!a || a->v.i < 0 || a->v.i > INT32_MAX)
+            return 0;
+        x->part = a->v.i;
+        two |= first >= 0 && x->part != first;
+        first = first < 0 ? x->part : first;
+    }
+    if (!two)
+        return 0;
+    for (size_t k = 0; k < n; k++) {
+        const cell_item *x = &it[kv[k].val];
+        kv[k].key = x->kind != ITEM_EXEC ? x->kind
+                                          : ((uint64_t)(x->part + 1) << 32 | x->track) + 2;
+    }
+    for (size_t i = 1; i < n; i++) { /* a cell's few items: insertion */
+        an_kv v = kv[i];
+        size_t j = i;
+        for (; j > 0 && kv[j - 1].key > v.key; j--)
+            kv[j] = kv[j - 1];
+        kv[j] = v;
+    }
+    return 1;
 }
 
 /* The time of the cell of stage s in batch index b, whose n items are
  * it[kv[k].val], if it has execs (only a partition or merge times nothing);
  * 0 or PP_ENOMEM. */
-static int cell_time(pp_report *r, cells *c, const cell_item *it, const an_kv *kv, size_t n,
-                     uint32_t s, size_t b) {
+static int cell_time(pp_report *r, cells *c, cell_item *it, an_kv *kv, size_t n, uint32_t s,
+                     size_t b) {
     cell_parts p = cell_scan(it, kv, n);
     if (p.ndev == 0)
         return PP_OK;
     int has_bracket = p.part_start != INT64_MAX || p.merge_start != INT64_MAX;
     int by_track = p.ndev == 1 && p.ntracks > 1 && has_bracket && (p.pattern_bracket || p.all_host);
     size_t nparts = p.ndev > 1 ? p.ndev : by_track ? p.ntracks : 1;
+    if (p.ndev == 1 && p.ntracks > 1 && has_bracket && !by_track &&
+        split_by_part(c, it, kv, n)) {
+        by_track = 1;
+        nparts = 0; /* the distinct parts, now in runs */
+        for (size_t k = 0; k < n; k++) {
+            const cell_item *x = &it[kv[k].val], *y = k ? &it[kv[k - 1].val] : NULL;
+            nparts += x->kind == ITEM_EXEC && (!y || y->kind != ITEM_EXEC || y->part != x->part);
+        }
+    }
     an_time *t = &r->times[r->ntimes++];
     *t = (an_time){.stage = s, .batch = (uint32_t)b};
+    an_flow_cell(r, s, b, p.part_start < p.exec_start ? p.part_start : p.exec_start,
+                 p.merge_start != INT64_MAX && p.merge_end > p.exec_end ? p.merge_end
+                                                                         : p.exec_end);
     if (nparts == 1) {
         t->time_ns = p.exec_end - p.exec_start;
         return PP_OK;
@@ -360,7 +419,7 @@ static int times_compute(pp_report *r, cells *c) {
     cell_item *it = an_buf_get(&r->spans, (c->big ? c->big : 1) * sizeof *it);
     an_kv *kv = an_buf_get(&r->sort_tmp, 2 * (c->big ? c->big : 1) * sizeof *kv);
     if (!r->times || !r->dp_rows || !r->dp_measured || !r->dp_time ||
-        (c->nexec >= 2 && !r->dp_sums) || !it || !kv)
+        (c->nexec >= 2 && !r->dp_sums) || !it || !kv || an_flow_start(r, c->nexec) != PP_OK)
         return PP_ENOMEM;
     int rc = PP_OK;
     for (size_t b = 0; rc == PP_OK && c->at && b < r->bmap.count; b++) {
@@ -400,9 +459,12 @@ static int stage_exec_figures(pp_report *r) {
         pp_stage_stats *st = &r->stages[x->stage];
         int64_t hw = an_exec_hw(r, x);
         st->execs++;
-        host[x->stage] += (uint64_t)an_exec_is_host(r, x);
+        int is_host = an_exec_is_host(r, x);
+        host[x->stage] += (uint64_t)is_host;
         if (hw == 0) {
-            st->hw_unknown++;
+            /* host work has no hardware time by nature: not "unknown", as
+             * for the devices (docs/analysis.md, "Execs and devices") */
+            st->hw_unknown += (uint64_t)!is_host;
             continue;
         }
         st->hw_ns = an_sat_add(st->hw_ns, hw);
@@ -464,6 +526,9 @@ int an_stages_compute(pp_report *r, pp_error *err) {
         rc = stage_exec_figures(r);
     if (rc == PP_OK)
         rc = time_summaries(r);
+    if (rc == PP_OK)
+        rc = an_flow_finish(r);
+    an_flow_free(r);
     if (rc == PP_EUNSUPPORTED)
         return pp_set_error(err, rc,
                             "%zu host spans and execs: the stage analysis handles at most %zu",

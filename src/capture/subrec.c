@@ -93,9 +93,20 @@ size_t pp_subrec_size(void) {
     return PP_SUBREC_SIZE;
 }
 
+/* 1 when the field of `len` bytes at `off` holds a NUL: its text ends there. */
+static int text_ends(const unsigned char *r, int off, size_t len) {
+    return memchr(r + off, 0, len) != NULL;
+}
+
+/* Also checks that every text ends inside its field: the text accessors
+ * return pointers into the record, and a stream from a program the reader
+ * does not trust may hold anything (fuzz/fuzz_subrec.c). */
 int pp_subrec_valid(const void *buf, size_t i) {
     const unsigned char *r = at(buf, i);
-    return get_le(r + OFF_SIZE, 4) == PP_SUBREC_SIZE && r[OFF_VERSION] == LAYOUT_VERSION;
+    return get_le(r + OFF_SIZE, 4) == PP_SUBREC_SIZE && r[OFF_VERSION] == LAYOUT_VERSION &&
+           text_ends(r, OFF_NAME, LEN_NAME) && text_ends(r, OFF_TYPE, LEN_SHORT) &&
+           text_ends(r, OFF_DEVICE, LEN_SHORT) && text_ends(r, OFF_STAGE, LEN_SHORT) &&
+           text_ends(r, OFF_TRACK, LEN_SHORT);
 }
 
 size_t pp_subrec_count(size_t bytes) {
@@ -146,8 +157,10 @@ int64_t pp_subrec_end_ns(const void *buf, size_t i) {
     return (int64_t)get_le(at(buf, i) + OFF_END, 8);
 }
 
+/* Wraps rather than overflows on a record whose times are not a span's (a
+ * hostile stream; fuzz/fuzz_subrec.c): the caller checks plausibility. */
 int64_t pp_subrec_duration_ns(const void *buf, size_t i) {
-    return pp_subrec_end_ns(buf, i) - pp_subrec_start_ns(buf, i);
+    return (int64_t)((uint64_t)pp_subrec_end_ns(buf, i) - (uint64_t)pp_subrec_start_ns(buf, i));
 }
 
 int64_t pp_subrec_batch(const void *buf, size_t i) {

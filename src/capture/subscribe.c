@@ -26,7 +26,11 @@
 #define DEFAULT_PERIOD_MS 10
 #define DEFAULT_QUEUE_RECORDS 16384
 #define DEFAULT_ARGS_WAIT_MS 100
-#define DRAIN_WAIT_MS 1000 /* at close: how long a full descriptor may make no progress */
+/* pp_subscription_close hands on what the consumer takes in this long from
+ * the call; what is left then is counted lost (subscribe.h). */
+#define CLOSE_WAIT_NS (PP_SUBSCRIPTION_CLOSE_WAIT_MS * 1000000LL)
+/* ... and then this long more for the stream's last (STATUS) record. */
+#define LAST_RECORD_WAIT_MS 1000
 
 /* A thread's last span, held until its annotations are known. */
 typedef struct pending {
@@ -54,10 +58,14 @@ struct pp_subscription {
     int64_t args_wait_ns;
     pp_str key_type;
     /* the consumer thread and how close reaches it */
+    pid_t pid; /* the process that opened it: a forked child has no consumer thread */
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int closing; /* guarded by lock */
+    /* monotonic_ns() past which close hands nothing more on; 0 until close.
+     * Atomic: set by close while the consumer may be in a callback. */
+    _Atomic int64_t deadline_ns;
     /* consumer-thread state */
     unsigned char *queue;      /* encoded records waiting for the consumer */
     size_t qcap, qstart, qend; /* bytes: capacity, first unsent, end */
@@ -121,25 +129,39 @@ static size_t queued_spans(const pp_subscription *sub) {
     return n;
 }
 
-/* Everything queued is lost: the descriptor cannot take it. */
+/* Every whole record queued is lost: the consumer cannot take it. A record
+ * a descriptor took part of stays, so that the stream never holds half a
+ * record followed by others. */
 static void discard_queue(pp_subscription *sub) {
+    size_t keep = sub->qstart % PP_SUBREC_SIZE ? PP_SUBREC_SIZE - sub->qstart % PP_SUBREC_SIZE : 0;
+    if (keep > sub->qend - sub->qstart)
+        keep = sub->qend - sub->qstart;
+    sub->qstart += keep;
     uint64_t spans = queued_spans(sub);
     atomic_fetch_sub(&sub->delivered, spans);
     atomic_fetch_add(&sub->lost, spans);
-    sub->qstart = sub->qend = 0;
+    sub->qstart -= keep;
+    sub->qend = sub->qstart + keep;
 }
 
-/* Hands queued records on. A callback takes them all; a descriptor takes
- * what fits now, or, when `wait_ms` > 0, waits for room until it makes no
- * progress for that long (the rest is then lost). */
-static void flush_queue(pp_subscription *sub, int wait_ms) {
-    if (sub->qend == sub->qstart)
-        return;
-    if (sub->callback) {
-        sub->callback(sub->ctx, sub->queue + sub->qstart, (sub->qend - sub->qstart) / PP_SUBREC_SIZE);
-        sub->qstart = sub->qend = 0;
-        return;
-    }
+/* CLOCK_MONOTONIC in ns: close's deadline is wall time, whatever pp_now's
+ * mapping does meanwhile. */
+static int64_t monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* 1 once close's deadline has passed. */
+static int past_deadline(const pp_subscription *sub) {
+    int64_t d = atomic_load(&sub->deadline_ns);
+    return d != 0 && monotonic_ns() >= d;
+}
+
+/* Writes the queue to the descriptor: what fits now, or, with a deadline
+ * (monotonic_ns; 0: none), waiting for room until then. Returns 0 when it
+ * gave up with bytes left (no room in time). */
+static int write_queue(pp_subscription *sub, int64_t deadline) {
     while (!sub->broken && sub->qstart < sub->qend) {
         ssize_t w = write(sub->fd, sub->queue + sub->qstart, sub->qend - sub->qstart);
         if (w > 0) {
@@ -149,14 +171,34 @@ static void flush_queue(pp_subscription *sub, int wait_ms) {
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int64_t left = deadline ? deadline - monotonic_ns() : 0;
             struct pollfd p = {.fd = sub->fd, .events = POLLOUT};
-            if (wait_ms > 0 && poll(&p, 1, wait_ms) > 0 && !(p.revents & (POLLERR | POLLNVAL)))
+            if (left > 0 && poll(&p, 1, (int)((left + 999999) / 1000000)) > 0 &&
+                !(p.revents & (POLLERR | POLLNVAL)))
                 continue;
-            if (wait_ms > 0)
-                discard_queue(sub);
-            break;
+            return 0;
         }
         sub->broken = 1; /* the reader is gone (EPIPE) or the descriptor failed */
+    }
+    return 1;
+}
+
+/* Hands queued records on. A callback takes them all; a descriptor takes
+ * what fits now. Once closing, it waits for the consumer until close's
+ * deadline; past it, what is queued is lost (counted). */
+static void flush_queue(pp_subscription *sub) {
+    if (sub->qend == sub->qstart)
+        return;
+    /* read once: close may set it meanwhile, and a flush that did not wait
+     * must not discard as if it had */
+    int64_t deadline = atomic_load(&sub->deadline_ns);
+    if (deadline && monotonic_ns() >= deadline) {
+        discard_queue(sub);
+    } else if (sub->callback) {
+        sub->callback(sub->ctx, sub->queue + sub->qstart, (sub->qend - sub->qstart) / PP_SUBREC_SIZE);
+        sub->qstart = sub->qend;
+    } else if (!write_queue(sub, deadline) && deadline) {
+        discard_queue(sub); /* closing, and the reader made no room in time */
     }
     if (sub->broken)
         discard_queue(sub);
@@ -164,12 +206,28 @@ static void flush_queue(pp_subscription *sub, int wait_ms) {
         sub->qstart = sub->qend = 0;
 }
 
+/* The stream's last record (close's STATUS, queued after everything else
+ * was handed on or counted lost): a callback gets it in one more call, a
+ * descriptor's reader gets LAST_RECORD_WAIT_MS to make room for it. */
+static void flush_last_record(pp_subscription *sub) {
+    if (sub->callback) {
+        if (sub->qend > sub->qstart)
+            sub->callback(sub->ctx, sub->queue + sub->qstart, (sub->qend - sub->qstart) / PP_SUBREC_SIZE);
+    } else {
+        write_queue(sub, monotonic_ns() + LAST_RECORD_WAIT_MS * 1000000LL);
+    }
+    sub->qstart = sub->qend = 0;
+}
+
 /* Room for one more record at the end of the queue; 0 when it is full. */
 static unsigned char *queue_slot(pp_subscription *sub) {
-    if (sub->qend + PP_SUBREC_SIZE > sub->qcap && sub->qstart > 0) {
-        memmove(sub->queue, sub->queue + sub->qstart, sub->qend - sub->qstart);
-        sub->qend -= sub->qstart;
-        sub->qstart = 0;
+    /* moved by whole records: records stay at multiples of PP_SUBREC_SIZE,
+     * a part-written one included */
+    size_t first = sub->qstart - sub->qstart % PP_SUBREC_SIZE;
+    if (sub->qend + PP_SUBREC_SIZE > sub->qcap && first > 0) {
+        memmove(sub->queue, sub->queue + first, sub->qend - first);
+        sub->qend -= first;
+        sub->qstart -= first;
     }
     return sub->qend + PP_SUBREC_SIZE <= sub->qcap ? sub->queue + sub->qend : NULL;
 }
@@ -179,7 +237,7 @@ static unsigned char *queue_slot(pp_subscription *sub) {
 static int enqueue(pp_subscription *sub, const pp_subrec_fields *f) {
     unsigned char *slot = queue_slot(sub);
     if (!slot) {
-        flush_queue(sub, 0);
+        flush_queue(sub);
         slot = queue_slot(sub);
     }
     if (!slot || sub->broken)
@@ -190,6 +248,10 @@ static int enqueue(pp_subscription *sub, const pp_subrec_fields *f) {
 }
 
 static void emit_span(pp_subscription *sub, const pending *p) {
+    if (past_deadline(sub)) { /* close: the rest of what the session holds is lost */
+        atomic_fetch_add(&sub->lost, 1);
+        return;
+    }
     const pp_record *r = &p->rec;
     const pp_track_def *t = track_of(sub, r->track);
     int on_device = t && t->kind == PP_TRACK_KIND_DEVICE;
@@ -303,10 +365,12 @@ static void *consumer_main(void *arg) {
     for (;;) {
         int closing = wait_period(sub);
         collect(sub, closing);
-        flush_queue(sub, closing ? DRAIN_WAIT_MS : 0);
+        flush_queue(sub);
         if (closing) {
+            if (sub->qend > sub->qstart) /* past the deadline: what is left is lost */
+                discard_queue(sub);
             emit_status(sub, 1); /* the stream's last record: the final totals */
-            flush_queue(sub, DRAIN_WAIT_MS);
+            flush_last_record(sub);
             return NULL;
         }
     }
@@ -337,10 +401,17 @@ static int check_config(const pp_subscription_config *cfg, pp_error *err) {
     return PP_OK;
 }
 
+/* Frees what the subscription owns. Its lock and condition variable are
+ * destroyed only in the process that made them: in a forked child they are
+ * copies of the parent's as they were at the fork, possibly held or waited
+ * on by a consumer thread the child does not have (destroying a condition
+ * variable with a waiter blocks for ever). */
 static void free_subscription(pp_subscription *sub) {
     pp_follower_close(sub->follower);
-    pthread_mutex_destroy(&sub->lock);
-    pthread_cond_destroy(&sub->wake);
+    if (sub->pid == getpid()) {
+        pthread_mutex_destroy(&sub->lock);
+        pthread_cond_destroy(&sub->wake);
+    }
     free(sub->queue);
     free(sub->pend);
     free(sub->tracks);
@@ -359,6 +430,7 @@ int pp_subscription_open(pp_session *s, const pp_subscription_config *cfg, pp_su
     if (!sub)
         return pp_set_error(err, PP_ENOMEM, "subscribe: out of memory");
     sub->s = s;
+    sub->pid = getpid();
     sub->roles = cfg->roles ? cfg->roles : PP_SUB_EXECS | PP_SUB_OPS;
     sub->device = cfg->device && *cfg->device ? pp_intern(cfg->device) : 0;
     sub->stage = cfg->stage && *cfg->stage ? pp_intern(cfg->stage) : 0;
@@ -410,17 +482,24 @@ int pp_subscription_stats_get(pp_subscription *sub, pp_subscription_stats *out) 
     return PP_OK;
 }
 
-void pp_subscription_close(pp_subscription *sub, pp_subscription_stats *final) {
+int pp_subscription_close(pp_subscription *sub, pp_subscription_stats *final) {
     if (!sub)
-        return;
-    pthread_mutex_lock(&sub->lock);
-    sub->closing = 1;
-    pthread_cond_signal(&sub->wake);
-    pthread_mutex_unlock(&sub->lock);
-    pthread_join(sub->thread, NULL);
+        return PP_OK;
+    int forked = sub->pid != getpid(); /* a child: the consumer thread stayed in the parent */
+    if (!forked && pthread_equal(pthread_self(), sub->thread))
+        return PP_ESTATE; /* from its own callback: the thread cannot wait for itself */
+    if (!forked) {
+        atomic_store(&sub->deadline_ns, monotonic_ns() + CLOSE_WAIT_NS);
+        pthread_mutex_lock(&sub->lock);
+        sub->closing = 1;
+        pthread_cond_signal(&sub->wake);
+        pthread_mutex_unlock(&sub->lock);
+        pthread_join(sub->thread, NULL);
+    }
     if (final)
         pp_subscription_stats_get(sub, final);
     if (sub->fd >= 0)
-        close(sub->fd);
+        close(sub->fd); /* in a child: its own copy; the parent's stays open */
     free_subscription(sub);
+    return PP_OK;
 }

@@ -100,6 +100,7 @@ extern const pp_command pp_cmd_report;
 extern const pp_command pp_cmd_merge;
 extern const pp_command pp_cmd_diff;
 extern const pp_command pp_cmd_gate;
+extern const pp_command pp_cmd_whatif;
 
 /* What `run` and `demo` share (cmd_run.c): their options, and running a
  * pipeline into DIR/trace.json + DIR/trace.pptrace + DIR/report.html with

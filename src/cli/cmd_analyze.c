@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/advise.h"
 #include "cli/cli.h"
 #include "cli/load_traces.h"
 #include "pipeprof/analyze.h"
@@ -57,6 +58,9 @@ static void analyze_help(FILE *out) {
             "                         hw time here / hw time alone in a sweep's lookup table\n"
             "  --lookup-size N,E      the table's size to compare with (nodes,edges); needed\n"
             "                         when the table has several (docs/sweep.md)\n"
+            "  --no-predict           leave advice without its predicted effect (by default\n"
+            "                         the what-if model predicts each advice's throughput\n"
+            "                         change, for traces of up to 4M events; docs/whatif.md)\n"
             "%s"
             "  -h, --help             this help\n\n"
             "Exit status: 0 ok, 1 I/O failure, 2 bad input (flags, unknown region, empty\n"
@@ -81,7 +85,7 @@ typedef struct analyze_args {
     cli_traces traces;
     const char *csv_dir, *lookup;
     int64_t lookup_nodes, lookup_edges; /* 0: the table's only size */
-    int json;
+    int json, no_predict;
     pp_analyze_options opt;
 } analyze_args;
 
@@ -103,6 +107,8 @@ static int analyze_parse(int argc, char **argv, analyze_args *a) {
         int got;
         if (strcmp(argv[i], "--json") == 0) {
             a->json = 1;
+        } else if (strcmp(argv[i], "--no-predict") == 0) {
+            a->no_predict = 1;
         } else if ((got = cli_option(argc, argv, &i, "--csv", &v)) != 0) {
             if (got < 0)
                 return CLI_BADINPUT;
@@ -164,14 +170,23 @@ static int analyze_trace(analyze_args *a) {
         return code;
     a->opt.source = source;
     pp_report *r = NULL;
-    int rc = pp_report_build_owned(m, &a->opt, &r, &err); /* frees m: the outputs need the report alone */
+    /* The prediction of advice reads the model again; without it the
+     * owned build frees the model as it goes (docs/analysis.md, "Memory"). */
+    int predict = !a->no_predict && pp_model_event_count(m) <= CLI_ADVISE_MAX_EVENTS;
+    int rc = predict ? pp_report_build(m, &a->opt, &r, &err)
+                     : pp_report_build_owned(m, &a->opt, &r, &err);
+    if (!predict)
+        m = NULL; /* the owned build freed it */
     if (rc != PP_OK) {
         cli_error("analyze: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
         code = cli_exit_code(rc);
     } else {
-        code = analyze_output(r, a);
+        code = predict ? cli_advise("analyze", r, m) : CLI_OK;
+        if (code == CLI_OK)
+            code = analyze_output(r, a);
     }
     pp_report_free(r);
+    pp_model_free(m);
     free(source);
     return code;
 }

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "pipeprof/sweep.h"
+#include "pipeprof/whatif.h"
 
 typedef struct plan_args {
     const char *lookup, *pipeline;
@@ -42,7 +43,23 @@ static void print_stage(const pp_lookup *l, const pp_plan_stage *st) {
            (double)st->device_ns[1] / 1e6, (double)st->merge_ns / 1e6);
 }
 
-static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
+/* The plan simulated by the what-if engine (pp_plan_costs): its throughput
+ * with the interval over the seeds; 0 when it cannot be simulated. */
+static int simulate(const pp_plan *pl, const pp_pipeline *p, pp_whatif_estimate *out) {
+    pp_whatif_costs *c = NULL;
+    pp_whatif_replay rp;
+    int rc = pp_plan_costs(pl, p, &c, NULL);
+    if (rc == PP_OK)
+        rc = pp_whatif_predict(c, NULL, NULL, 0, NULL, &rp, NULL, NULL);
+    pp_whatif_costs_free(c);
+    if (rc != PP_OK)
+        return 0;
+    *out = rp.replayed.throughput_per_s;
+    return 1;
+}
+
+static void print_plan(const pp_lookup *l, const pp_plan *pl, const pp_pipeline *p,
+                       size_t rank) {
     printf("#%zu  cycle %.3f ms", rank + 1, (double)pl->cycle_ns / 1e6);
     if (pl->cycle_ns - pl->mean_cycle_ns >= 500) /* shown to the us */
         printf(" (mean times %.3f + spread %.3f)", (double)pl->mean_cycle_ns / 1e6,
@@ -57,6 +74,15 @@ static void print_plan(const pp_lookup *l, const pp_plan *pl, size_t rank) {
            pl->uncalibrated_sharing
                ? "  [stages sharing hardware, estimated as independent: sweep --co-run]"
                : "");
+    pp_whatif_estimate sim_tp;
+    if (simulate(pl, p, &sim_tp))
+        printf("    simulated (whatif engine, stages on one device taking turns): %.1f batches/s "
+               "[%.1f .. %.1f]\n",
+               sim_tp.mean, sim_tp.lo, sim_tp.hi);
+    for (int s = 0; s < pl->nstages; s++)
+        if (pl->stages[s].unstable[0])
+            printf("    [built on an unstable sweep cell: %s, %s]\n", pl->stages[s].stage,
+                   pl->stages[s].unstable);
     int nfree = 0;
     for (int s = 0; s < pl->nstages; s++)
         nfree += pl->stages[s].free_options > 0 || pl->stages[s].collapsed;
@@ -96,6 +122,14 @@ static int verify(const pp_pipeline *p, const pp_plan *best) {
     }
     printf("    %-14s %9.3f ms %9.3f ms %+7.1f%%\n", "mean cycle", (double)best->cycle_ns / 1e6,
            (double)m.cycle_ns / 1e6, error_of(best->cycle_ns, m.cycle_ns));
+    pp_whatif_estimate sim_tp;
+    if (m.throughput_per_s > 0 && simulate(best, p, &sim_tp))
+        printf("    measured %.1f batches/s: %s the simulated interval [%.1f .. %.1f] (%+.1f%% "
+               "from its mean)\n",
+               m.throughput_per_s,
+               m.throughput_per_s >= sim_tp.lo && m.throughput_per_s <= sim_tp.hi ? "inside"
+                                                                                  : "outside",
+               sim_tp.lo, sim_tp.hi, 100 * (sim_tp.mean / m.throughput_per_s - 1));
     return CLI_OK;
 }
 
@@ -175,7 +209,7 @@ static int run_plan(int argc, char **argv) {
                info.plans, (unsigned long long)info.evaluated, (unsigned long long)info.cut,
                a.opt.top);
         for (size_t i = 0; i < n; i++)
-            print_plan(l, &plans[i], i);
+            print_plan(l, &plans[i], p, i);
         if (a.verify && n > 0)
             code = verify(p, &plans[0]);
     }

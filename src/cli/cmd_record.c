@@ -48,7 +48,7 @@ static void record_help(FILE *out) {
             "  --overflow drop|ring  when the budget is spent: drop new records (default)\n"
             "                        or overwrite the oldest (flight recorder)\n"
             "  --collect LIST        what to record instead of the level's preset: spans,\n"
-            "                        hw, ops, transfers, api joined by ',' (or all)\n"
+            "                        hw, ops, transfers, api, sched, threads joined by ',' (or all)\n"
             "  --devices LIST        record only these devices (\"NPU,GPU.0\")\n"
             "%s"
             "  -h, --help            this help\n\n"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/advise.h"
 #include "cli/cli.h"
 #include "cli/load_traces.h"
 #include "core/error.h"
@@ -185,7 +186,9 @@ static int report_run(int argc, char **argv) {
             cli_error("report: %s: %s", source, err.msg[0] ? err.msg : pp_strerror(rc));
             code = cli_exit_code(rc);
         } else {
-            code = report_write(&a, r, m);
+            code = cli_advise("report", r, m);
+            if (code == CLI_OK)
+                code = report_write(&a, r, m);
         }
         pp_report_free(r);
     }

@@ -18,6 +18,7 @@ static const pp_command *const commands[] = {
     &pp_cmd_convert,
     &pp_cmd_merge,
     &pp_cmd_analyze,
+    &pp_cmd_whatif,
     &pp_cmd_demo,
     &pp_cmd_run,
     &pp_cmd_export,

@@ -277,13 +277,18 @@ static void render_cycles(top_view *v, int64_t from, FILE *out) {
         return;
     }
     if (cycles)
-        fprintf(out, "cycle: batch %lld took %.3f ms, bottleneck %s; mean %.3f ms over %lld "
-                     "complete batches\n", (long long)last_batch, (double)last_latency / 1e6,
+        fprintf(out, "cycle (longest hold): batch %lld took %.3f ms, bottleneck %s; mean %.3f ms "
+                     "over %lld complete batches\n", (long long)last_batch, (double)last_latency / 1e6,
                 names[last_bottleneck], (double)cycle_sum / 1e6 / (double)cycles, (long long)cycles);
     else
         fprintf(out, "cycle: no batch has finished every stage in the window yet\n");
-    fprintf(out, "%-22s %8s %10s %10s %12s\n", "stage", "batches", "mean ms", "last ms",
-            "bottleneck");
+    /* These are hold times (first to last event of the stage's batch), which
+     * analyze reports beside its stage time (partition + slowest part +
+     * merge): the same name for both would make the two disagree unsaid. */
+    fprintf(out, "(hold = a batch's first to last event in the stage: analyze's hold time, not "
+                 "its stage time)\n");
+    fprintf(out, "%-22s %8s %10s %10s %12s\n", "stage", "batches", "hold ms", "last hold",
+            "bneck/hold");
     for (int a = 0; a < nstages; a++) {
         int k = order[a];
         char share[16] = "-";

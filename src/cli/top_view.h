@@ -4,8 +4,10 @@
  * Figures follow docs/analysis.md where a live window allows: busy time is
  * the union of a device's exec intervals clipped to the window, bubbles are
  * the gaps between merged busy intervals (leading and trailing idle are not
- * bubbles), a stage's time for a batch is the hull of its exec, partition,
- * merge and stage spans, and a cycle's latency is the longest stage time of
+ * bubbles), a stage's hold time for a batch is the hull of its exec,
+ * partition, merge and stage spans (analyze's hold time; analyze's stage
+ * time counts only the slowest part of a data-parallel stage, so the view
+ * names its figure "hold"), and a cycle's latency is the longest hold of
  * a batch that every stage seen in the window has finished (its bottleneck
  * is that stage). docs/cli.md says how the view reads. */
 #ifndef PP_CLI_TOP_VIEW_H

@@ -16,13 +16,13 @@
 /* next_slot's way when the fast case does not hold: no session, not
  * running, the thread's first record in the session, or a full chunk. Out
  * of line, so that the fast case needs no saved registers. */
-static __attribute__((noinline, cold)) pp_record *next_slot_slow(pp_session *s,
-                                                                   pp_thread_buf **tbp, int *rc) {
+static __attribute__((noinline, cold)) pp_record *next_slot_slow(pp_session *s, pp_thread_buf **tbp,
+                                                                   int *rc, int ends_range) {
     *rc = PP_OK;
     if (!s)
         return NULL;
     int state = atomic_load_explicit(&s->state, memory_order_relaxed);
-    if (state != PP_STATE_RUNNING) {
+    if (state != PP_STATE_RUNNING && !(ends_range && state == PP_STATE_PAUSED)) {
         *rc = state == PP_STATE_PAUSED ? PP_OK : PP_ESTATE;
         return NULL;
     }
@@ -52,8 +52,39 @@ static inline pp_record *next_slot(pp_session *s, pp_thread_buf **tbp, int *rc) 
             return &tb->last->recs[tb->pos];
         }
     }
-    return next_slot_slow(s, tbp, rc);
+    return next_slot_slow(s, tbp, rc, 0);
 }
+
+/* The slot for the end of a range whose begin was recorded: taken while
+ * paused too, so that a pause never cuts a recorded range in half (its
+ * begin without an end, or a pop that unwinds nothing). */
+static inline pp_record *end_slot(pp_session *s, pp_thread_buf **tbp, int *rc) {
+    pp_record *r = next_slot(s, tbp, rc);
+    if (r || *rc != PP_OK || !s)
+        return r;
+    return next_slot_slow(s, tbp, rc, 1); /* paused */
+}
+
+/* A range begun while paused was not recorded; when its end comes while
+ * recording, the range is one the trace lacks: counted dropped on the
+ * ending thread. Ended while paused too, it is ignored as every call made
+ * while paused is. PP_ESTATE before start or after stop. */
+static int drop_range_begun_paused(pp_session *s) {
+    int state = atomic_load_explicit(&s->state, memory_order_relaxed);
+    if (state == PP_STATE_PAUSED)
+        return PP_OK;
+    if (state != PP_STATE_RUNNING)
+        return PP_ESTATE;
+    pp_thread_buf *tb = pp_thread_buf_get(s);
+    if (!tb)
+        return PP_ENOMEM;
+    atomic_fetch_add_explicit(&tb->dropped, 1, memory_order_relaxed);
+    return PP_OK;
+}
+
+/* Range ids handed out while paused carry this bit: nothing was recorded
+ * for them, and their end must not be (it would match no begin). */
+#define ID_BEGUN_PAUSED (UINT64_C(1) << 63)
 
 /* Makes the slot next_slot gave visible to readers. */
 static inline int publish(pp_thread_buf *tb) {
@@ -134,20 +165,25 @@ int pp_flow(pp_session *s, pp_track track, pp_str name, int64_t ts_ns, uint64_t 
     return put(s, &r);
 }
 
+/* A push while paused goes on the stack too (unrecorded), so that every
+ * pop ends the range the program means. */
 int pp_push(pp_session *s, pp_track track, pp_str name) {
     if (!s)
         return PP_OK;
     int state = atomic_load_explicit(&s->state, memory_order_relaxed);
-    if (state != PP_STATE_RUNNING)
-        return state == PP_STATE_PAUSED ? PP_OK : PP_ESTATE;
+    if (state != PP_STATE_RUNNING && state != PP_STATE_PAUSED)
+        return PP_ESTATE;
     pp_thread_buf *tb = pp_thread_buf_get(s);
     if (!tb)
         return PP_ENOMEM;
+    int paused = state == PP_STATE_PAUSED;
     if (tb->depth == PP_STACK_DEPTH) {
-        atomic_fetch_add_explicit(&tb->dropped, 1, memory_order_relaxed);
+        if (!paused)
+            atomic_fetch_add_explicit(&tb->dropped, 1, memory_order_relaxed);
         return PP_EFULL;
     }
-    tb->stack[tb->depth++] = (pp_open_range){.track = track, .name = name, .ts_ns = pp_now()};
+    tb->stack[tb->depth++] = (pp_open_range){.track = track, .name = name, .ts_ns = paused ? 0 : pp_now(),
+                                             .begun_paused = (uint8_t)paused};
     return PP_OK;
 }
 
@@ -156,16 +192,18 @@ int pp_pop(pp_session *s) {
         return PP_OK;
     int64_t now = pp_now();
     int state = atomic_load_explicit(&s->state, memory_order_relaxed);
-    if (state != PP_STATE_RUNNING)
-        return state == PP_STATE_PAUSED ? PP_OK : PP_ESTATE;
+    if (state != PP_STATE_RUNNING && state != PP_STATE_PAUSED)
+        return PP_ESTATE;
     pp_thread_buf *tb = pp_thread_buf_get(s);
     if (!tb)
         return PP_ENOMEM;
     if (tb->depth == 0)
         return PP_ESTATE;
     const pp_open_range *o = &tb->stack[--tb->depth];
+    if (o->begun_paused)
+        return drop_range_begun_paused(s);
     int rc;
-    pp_record *r = next_slot(s, &tb, &rc);
+    pp_record *r = end_slot(s, &tb, &rc);
     if (!r)
         return rc;
     fill_span(r, o->track, o->name, 0, o->ts_ns, now - o->ts_ns, -1, 0, 0, PP_ROLE_USER);
@@ -180,18 +218,32 @@ static int begin_with_id(pp_session *s, pp_str name, uint64_t *id, uint8_t kind)
     if (!s)
         return PP_OK;
     uint64_t fresh = atomic_fetch_add_explicit(&s->next_id, 1, memory_order_relaxed);
-    pp_record r = {.ts_ns = pp_now(), .batch = -1, .u.id = fresh, .name = name, .kind = kind};
-    int rc = put(s, &r);
-    if (rc == PP_OK)
-        *id = fresh;
-    return rc;
+    pp_record rec = {.ts_ns = pp_now(), .batch = -1, .u.id = fresh, .name = name, .kind = kind};
+    pp_thread_buf *tb;
+    int rc;
+    pp_record *r = next_slot(s, &tb, &rc);
+    if (!r) {
+        if (rc == PP_OK) /* paused: an id all the same, marked, so its end is known */
+            *id = fresh | ID_BEGUN_PAUSED;
+        return rc;
+    }
+    *r = rec;
+    *id = fresh;
+    return publish(tb);
 }
 
 static int end_with_id(pp_session *s, uint64_t id, uint8_t kind) {
     if (!s || id == 0)
         return PP_OK;
-    pp_record r = {.ts_ns = pp_now(), .batch = -1, .u.id = id, .kind = kind};
-    return put(s, &r);
+    if (id & ID_BEGUN_PAUSED)
+        return drop_range_begun_paused(s);
+    pp_thread_buf *tb;
+    int rc;
+    pp_record *r = end_slot(s, &tb, &rc);
+    if (!r)
+        return rc;
+    *r = (pp_record){.ts_ns = pp_now(), .batch = -1, .u.id = id, .kind = kind};
+    return publish(tb);
 }
 
 int pp_range_start(pp_session *s, pp_str name, uint64_t *id) {

@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/fork.h"
+#include "core/sampler.h"
 #include "core/session.h"
 
 static _Atomic uint64_t next_session_id = 1;
@@ -95,7 +96,10 @@ static int transition(pp_session *s, int from, int to) {
 
 int pp_session_start(pp_session *s) {
     pp_clock_calibrate(); /* a fresh clock pair where recording begins (clock.c) */
-    return transition(s, PP_STATE_OPEN, PP_STATE_RUNNING);
+    int rc = transition(s, PP_STATE_OPEN, PP_STATE_RUNNING);
+    if (rc == PP_OK) /* without its thread, the session records all but the samples */
+        (void)pp_sampler_start(s);
+    return rc;
 }
 
 int pp_session_pause(pp_session *s) {
@@ -110,6 +114,7 @@ int pp_session_halt(pp_session *s) {
     if (!s)
         return PP_EINVAL;
     pp_clock_calibrate(); /* and where it ends */
+    pp_sampler_stop(s); /* while still recording: its last mark is its cost */
     int state = atomic_load(&s->state);
     while (state == PP_STATE_RUNNING || state == PP_STATE_PAUSED) {
         if (atomic_compare_exchange_weak(&s->state, &state, PP_STATE_STOPPED))
@@ -118,9 +123,17 @@ int pp_session_halt(pp_session *s) {
     return PP_ESTATE;
 }
 
-void pp_session_close(pp_session *s) {
+int pp_session_close(pp_session *s) {
     if (!s)
-        return;
+        return PP_OK;
+    /* A follower (a subscription's consumer thread) reads the thread and
+     * chunk lists freed below: refuse while one is open, before changing
+     * anything, so the program can still close the subscription first. */
+    pthread_mutex_lock(&s->lock);
+    int followed = s->followers > 0;
+    pthread_mutex_unlock(&s->lock);
+    if (followed)
+        return PP_ESTATE;
     pp_session_halt(s);
     pthread_mutex_lock(&registry_lock);
     pp_session **p = &registry;
@@ -146,6 +159,7 @@ void pp_session_close(pp_session *s) {
     free(s->output);
     free(s->process_name);
     free(s);
+    return PP_OK;
 }
 
 int pp_session_level(const pp_session *s) {

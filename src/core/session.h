@@ -27,6 +27,7 @@ typedef struct pp_open_range {
     pp_track track;
     pp_str name;
     int64_t ts_ns;
+    uint8_t begun_paused; /* pushed while paused: not recorded (record.c) */
 } pp_open_range;
 
 /* One thread's buffer in one session. Only the owning thread writes it while
@@ -69,6 +70,8 @@ struct pp_session {
     int has_regions;
     pp_track regions;
     int followers;             /* open followers (follow.c), guarded by lock: no ring then */
+    int64_t sched_sample_ns;   /* the sampler's period (PP_COLLECT_THREADS; settings.c) */
+    struct pp_sampler *sampler; /* its thread while it runs (sampler.c) */
 };
 
 /* One cached (session, buffer) pair per thread: the hot path compares the

@@ -16,12 +16,13 @@ static const struct {
 } collect_names[] = {
     {"spans", PP_COLLECT_SPANS}, {"hw", PP_COLLECT_HW}, {"ops", PP_COLLECT_OPS},
     {"transfers", PP_COLLECT_TRANSFERS}, {"api", PP_COLLECT_API},
+    {"sched", PP_COLLECT_SCHED}, {"threads", PP_COLLECT_THREADS},
 };
 
 unsigned pp_collect_preset(int level) {
     unsigned bits = PP_COLLECT_SPANS;
     if (level >= 1)
-        bits |= PP_COLLECT_HW | PP_COLLECT_TRANSFERS;
+        bits |= PP_COLLECT_HW | PP_COLLECT_TRANSFERS | PP_COLLECT_SCHED;
     if (level >= 2)
         bits |= PP_COLLECT_OPS;
     return bits;
@@ -51,7 +52,7 @@ int pp_collect_parse(const char *text, unsigned *out, pp_error *err) {
         if (i == sizeof collect_names / sizeof collect_names[0])
             return pp_set_error(err, PP_EINVAL,
                                 "collect \"%s\": unknown item \"%.*s\" (have: spans, hw, ops, "
-                                "transfers, api, or all)", text, (int)n, p);
+                                "transfers, api, sched, threads, or all)", text, (int)n, p);
         bits |= collect_names[i].bit;
         if (!p[n])
             break;
@@ -106,6 +107,7 @@ static void set_collect(pp_session *s, unsigned bits) {
 
 int pp_session_settings_init(pp_session *s, const pp_session_config *cfg) {
     set_collect(s, cfg->collect ? cfg->collect : pp_collect_preset(cfg->level));
+    s->sched_sample_ns = 10 * 1000000; /* often enough to see a 50 ms stage compete */
     return set_devices(s, cfg->devices, NULL);
 }
 
@@ -188,10 +190,21 @@ int pp_session_set_config(pp_session *s, const char *key, const char *value, pp_
                                          "need the drop policy");
         return PP_OK;
     }
+    if (strcmp(key, "sched_sample_ms") == 0) {
+        char *end;
+        errno = 0;
+        long ms = strtol(value, &end, 10);
+        if (errno || *end || !*value || ms < 1 || ms > 10000)
+            return pp_set_error(err, PP_EINVAL, "sched_sample_ms \"%s\": must be an integer "
+                                                "from 1 to 10000", value);
+        s->sched_sample_ns = (int64_t)ms * 1000000;
+        return PP_OK;
+    }
     if (strcmp(key, "output") == 0)
         return set_string(&s->output, value, 1, key, err);
     if (strcmp(key, "process_name") == 0)
         return set_string(&s->process_name, value, 0, key, err);
     return pp_set_error(err, PP_EINVAL, "set_config: unknown key \"%s\" (have: level, collect, "
-                                        "devices, max_records, overflow, output, process_name)", key);
+                                        "devices, max_records, overflow, output, process_name, "
+                                        "sched_sample_ms)", key);
 }

@@ -32,16 +32,56 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static pp_str key_domain, key_itt, text_frame;
+/* Taken only to create a domain or string handle (lookups take no lock),
+ * and around fork (fork_prepare). */
 static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
-static itt_domain *domains; /* made here, under create_lock */
 
-/* String handles by interned id, so that creating the same text again (the
- * static part forwards every string_handle_create here, and PyTorch makes
- * one per range) finds the first handle without a lock: chunks of pointers,
- * published with release order and never moved. */
-#define HANDLE_CHUNK 1024
-#define HANDLE_CHUNKS 4096
-static _Atomic(_Atomic(itt_string_handle *) *) handle_chunks[HANDLE_CHUNKS];
+/* Domains and string handles by interned id of their name, so that creating
+ * the same name again (the static part forwards every create here, PyTorch
+ * makes a string handle per range) finds the first one without a lock:
+ * chunks of pointers, published with release order and never moved. */
+#define BY_ID_CHUNK 1024
+#define BY_ID_CHUNKS 4096 /* ids below 4 M */
+typedef _Atomic(_Atomic(void *) *) by_id_table[BY_ID_CHUNKS];
+static by_id_table domains_by_id, handles_by_id;
+
+static void *by_id_find(by_id_table table, pp_str id) {
+    if (id >= (pp_str)BY_ID_CHUNK * BY_ID_CHUNKS)
+        return NULL;
+    _Atomic(void *) *chunk = atomic_load_explicit(&table[id / BY_ID_CHUNK], memory_order_acquire);
+    return chunk ? atomic_load_explicit(&chunk[id % BY_ID_CHUNK], memory_order_acquire) : NULL;
+}
+
+/* The entry for id, made by make(id) under create_lock when there is none
+ * yet; NULL for an id past the table or out of memory. */
+static void *by_id_get(by_id_table table, pp_str id, void *(*make)(pp_str)) {
+    void *found = by_id_find(table, id);
+    if (found || id >= (pp_str)BY_ID_CHUNK * BY_ID_CHUNKS)
+        return found;
+    pthread_mutex_lock(&create_lock);
+    found = by_id_find(table, id);
+    _Atomic(void *) *chunk = atomic_load(&table[id / BY_ID_CHUNK]);
+    if (!found && !chunk && (chunk = calloc(BY_ID_CHUNK, sizeof *chunk)) != NULL)
+        atomic_store_explicit(&table[id / BY_ID_CHUNK], chunk, memory_order_release);
+    if (!found && chunk && (found = make(id)) != NULL)
+        atomic_store_explicit(&chunk[id % BY_ID_CHUNK], found, memory_order_release);
+    pthread_mutex_unlock(&create_lock);
+    return found;
+}
+
+/* fork(): the child gets the lock as it was; take it around fork, as
+ * src/core/fork.c does the core's. Installed as the library loads. */
+static void fork_prepare(void) {
+    pthread_mutex_lock(&create_lock);
+}
+
+static void fork_release(void) {
+    pthread_mutex_unlock(&create_lock);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void) {
+    pthread_atfork(fork_prepare, fork_release, fork_release);
+}
 
 static pp_str name_of(inj_thread *t, const void *handle, int extra1, const char *text) {
     return extra1 > 0 ? (pp_str)extra1 : inj_name_of_handle(t, handle, text);
@@ -57,55 +97,44 @@ static pp_str handle_name(inj_thread *t, const itt_string_handle *h) {
 
 /* ---- creating domains and string handles (slow paths) ---- */
 
+/* The interned id of a name given to a create call: through the thread's
+ * cache when there is a thread state (lock-free after the first time). */
+static pp_str id_of_name(const char *name) {
+    inj_thread *t = inj_thread_get();
+    return t ? inj_name_of_text(t, name) : pp_intern(name);
+}
+
+static void *make_domain(pp_str id) {
+    itt_domain *d = calloc(1, sizeof *d);
+    if (d) {
+        d->nameA = pp_str_text(id);
+        d->extra1 = id <= INT_MAX ? (int)id : 0;
+        d->flags = 1; /* enabled */
+    }
+    return d;
+}
+
+static void *make_handle(pp_str id) {
+    itt_string_handle *h = calloc(1, sizeof *h);
+    if (h) {
+        h->strA = pp_str_text(id);
+        h->extra1 = (int)id;
+    }
+    return h;
+}
+
 EXPORT itt_domain *__itt_domain_create(const char *name);
 itt_domain *__itt_domain_create(const char *name) {
     if (!name)
         return NULL;
-    pthread_mutex_lock(&create_lock);
-    itt_domain *d = domains;
-    while (d && strcmp(d->nameA, name) != 0)
-        d = d->next;
-    if (!d && (d = calloc(1, sizeof *d)) != NULL) {
-        pp_str id = pp_intern(name);
-        d->nameA = pp_str_text(id);
-        d->extra1 = id <= INT_MAX ? (int)id : 0;
-        d->flags = 1; /* enabled */
-        d->next = domains;
-        domains = d;
-    }
-    pthread_mutex_unlock(&create_lock);
-    return d;
-}
-
-static itt_string_handle *handle_find(pp_str id) {
-    _Atomic(itt_string_handle *) *chunk =
-        atomic_load_explicit(&handle_chunks[id / HANDLE_CHUNK], memory_order_acquire);
-    return chunk ? atomic_load_explicit(&chunk[id % HANDLE_CHUNK], memory_order_acquire) : NULL;
-}
-
-static itt_string_handle *handle_create(pp_str id) {
-    pthread_mutex_lock(&create_lock);
-    itt_string_handle *h = handle_find(id);
-    _Atomic(itt_string_handle *) *chunk = atomic_load(&handle_chunks[id / HANDLE_CHUNK]);
-    if (!h && !chunk && (chunk = calloc(HANDLE_CHUNK, sizeof *chunk)) != NULL)
-        atomic_store_explicit(&handle_chunks[id / HANDLE_CHUNK], chunk, memory_order_release);
-    if (!h && chunk && (h = calloc(1, sizeof *h)) != NULL) {
-        h->strA = pp_str_text(id);
-        h->extra1 = (int)id;
-        atomic_store_explicit(&chunk[id % HANDLE_CHUNK], h, memory_order_release);
-    }
-    pthread_mutex_unlock(&create_lock);
-    return h;
+    /* "" is a domain too (id 0): ITT's macros test the flags of what they get */
+    return by_id_get(domains_by_id, *name ? id_of_name(name) : 0, make_domain);
 }
 
 EXPORT itt_string_handle *__itt_string_handle_create(const char *name);
 itt_string_handle *__itt_string_handle_create(const char *name) {
-    inj_thread *t = inj_thread_get();
-    pp_str id = t ? inj_name_of_text(t, name) : pp_intern(name);
-    if (!id || id >= (pp_str)HANDLE_CHUNK * HANDLE_CHUNKS)
-        return NULL;
-    itt_string_handle *h = handle_find(id);
-    return h ? h : handle_create(id);
+    pp_str id = name && *name ? id_of_name(name) : 0;
+    return id ? by_id_get(handles_by_id, id, make_handle) : NULL;
 }
 
 /* ---- events (hot path) ---- */

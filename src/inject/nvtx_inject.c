@@ -11,16 +11,31 @@
  *   mark              an instant on the thread's track
  *   domain, category  "domain" and "category" annotations of the event
  *   payload           a "payload" annotation (int or double)
- *   registered string the handle carries its interned id: no lookup at all
+ *   registered string the handle is an index into a table of interned ids;
+ *                     a handle this library did not hand out is ignored
+ *                     (the event is named "<invalid nvtxStringHandle_t>")
+ *                     and counted, never dereferenced
  *
  * Without a default session the initializer returns 0, and NVTX turns every
- * call back into a no-op. */
+ * call back into a no-op.
+ *
+ * fork(): the child of a multithreaded program gets one thread and every
+ * lock as it was. naming_lock is taken around fork (the pattern of
+ * src/core/fork.c), and fork waits while a module's NVTX initialization
+ * that called us is still completing (the program's NVTX code spins until
+ * it completes, which in a child it never would). Not covered: a fork while
+ * NVTX is still loading this library (dlopen of it and libpipeprof's
+ * dependencies), before any code of ours runs; such a child spins in
+ * nvtxInitOnce on its first NVTX call (docs/recording.md, "Fork"). */
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "inject/inject.h"
 
@@ -41,15 +56,22 @@ struct nvtxDomainRegistration_st {
     category_name categories[MAX_CATEGORIES];
 };
 
-struct nvtxStringRegistration_st {
-    struct nvtxStringRegistration_st *next; /* every string registered */
-    pp_str id;
-};
+/* Registered strings: handle h stands for entry (h >> 4) - 1 of a table of
+ * interned ids, in blocks that never move (written under naming_lock before
+ * `nstrings` is raised with release order, read without a lock). The low
+ * four bits are STRING_TAG, which no aligned pointer has, so a handle the
+ * program made up from an address is told apart at once. */
+#define STRING_TAG 0x5u
+#define STRINGS_PER_BLOCK 4096
+#define STRING_BLOCKS 1024 /* 4 M registered strings */
+static pp_str *string_blocks[STRING_BLOCKS];
+static _Atomic uint32_t nstrings;
+static _Atomic uint64_t invalid_string_handles;
+static pp_str text_invalid_handle;
 
 static struct nvtxDomainRegistration_st default_domain;
 static pthread_mutex_t naming_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nvtxDomainRegistration_st *domains;   /* under naming_lock */
-static struct nvtxStringRegistration_st *strings;   /* under naming_lock */
 static pp_str key_domain, key_category, key_payload;
 
 static struct nvtxDomainRegistration_st *domain_of(nvtxDomainHandle_t d) {
@@ -119,15 +141,19 @@ static void nvtx_domain_destroy(nvtxDomainHandle_t d) {
 
 static nvtxStringHandle_t nvtx_register_string_a(nvtxDomainHandle_t d, const char *text) {
     (void)d;
-    struct nvtxStringRegistration_st *h = malloc(sizeof *h);
-    if (!h)
-        return NULL;
-    h->id = pp_intern(text);
+    pp_str id = pp_intern(text);
+    uintptr_t handle = 0;
     pthread_mutex_lock(&naming_lock);
-    h->next = strings;
-    strings = h;
+    uint32_t i = atomic_load_explicit(&nstrings, memory_order_relaxed);
+    pp_str **block = &string_blocks[i / STRINGS_PER_BLOCK];
+    if (i < (uint32_t)STRINGS_PER_BLOCK * STRING_BLOCKS &&
+        (*block || (*block = calloc(STRINGS_PER_BLOCK, sizeof **block)) != NULL)) {
+        (*block)[i % STRINGS_PER_BLOCK] = id;
+        atomic_store_explicit(&nstrings, i + 1, memory_order_release);
+        handle = ((uintptr_t)(i + 1) << 4) | STRING_TAG;
+    }
     pthread_mutex_unlock(&naming_lock);
-    return h;
+    return (nvtxStringHandle_t)handle;
 }
 
 static nvtxStringHandle_t nvtx_register_string_w(nvtxDomainHandle_t d, const wchar_t *text) {
@@ -146,6 +172,21 @@ static pp_str category_name_of(const struct nvtxDomainRegistration_st *d, uint32
     return 0;
 }
 
+/* The interned text of a registered string handle; one this library did
+ * not hand out is counted and named as such, never read through. */
+static pp_str registered_text(nvtxStringHandle_t handle) {
+    uintptr_t h = (uintptr_t)handle;
+    if (!h)
+        return 0;
+    uintptr_t i = (h >> 4) - 1;
+    if ((h & 0xf) != STRING_TAG || h >> 4 == 0 ||
+        i >= atomic_load_explicit(&nstrings, memory_order_acquire)) {
+        atomic_fetch_add_explicit(&invalid_string_handles, 1, memory_order_relaxed);
+        return text_invalid_handle;
+    }
+    return string_blocks[i / STRINGS_PER_BLOCK][i % STRINGS_PER_BLOCK];
+}
+
 static pp_str message_of(inj_thread *t, const nvtxEventAttributes_t *a) {
     if (!a)
         return 0;
@@ -153,7 +194,7 @@ static pp_str message_of(inj_thread *t, const nvtxEventAttributes_t *a) {
     case NVTX_MESSAGE_TYPE_ASCII:
         return inj_name_of_text(t, a->message.ascii);
     case NVTX_MESSAGE_TYPE_REGISTERED:
-        return a->message.registered ? a->message.registered->id : 0;
+        return registered_text(a->message.registered);
     case NVTX_MESSAGE_TYPE_UNICODE:
         return inj_name_of_text(t, inj_utf8(t, a->message.unicode));
     default:
@@ -371,21 +412,89 @@ static int install(const NvtxExportTableCallbacks *cb, NvtxCallbackModule module
     return 1;
 }
 
+/* ---- fork ---- */
+
+/* The program's NVTX state of each module that called us: the word NVTX's
+ * nvtxInitOnce spins on (0 fresh, 1 started, 2 complete). NVTX v3 hands
+ * InitializeInjectionNvtx2 the address of its globals' export table, which
+ * follows that word (nvtxImpl.h: nvtxGlobals_t). */
+typedef struct nvtx_globals_head {
+    volatile unsigned int init_state;
+    NvtxExportTableCallbacks callbacks;
+} nvtx_globals_head;
+#define NVTX_STATE_STARTED 1u
+#define NVTX_STATE_COMPLETE 2u
+#define MAX_MODULES 64
+static volatile unsigned int *module_states[MAX_MODULES];
+static _Atomic int nmodules;
+
+/* Before fork: wait until every module whose NVTX initialization we saw
+ * start has completed it (the initializing thread runs meanwhile; bounded
+ * at 5 s, so that an initialization stuck for some other reason cannot hold
+ * fork for ever), then take naming_lock. */
+static void fork_prepare(void) {
+    int waited_ms = 0;
+    struct timespec ms = {0, 1000000};
+    int n = atomic_load_explicit(&nmodules, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        for (; waited_ms < 5000 && *module_states[i] != NVTX_STATE_COMPLETE; waited_ms++)
+            nanosleep(&ms, NULL);
+    pthread_mutex_lock(&naming_lock);
+}
+
+static void fork_release(void) {
+    pthread_mutex_unlock(&naming_lock);
+}
+
 static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
 
+/* Once per process: the annotation keys, and the fork handlers. */
 static void intern_keys(void) {
     key_domain = pp_intern("domain");
     key_category = pp_intern("category");
     key_payload = pp_intern("payload");
+    text_invalid_handle = pp_intern("<invalid nvtxStringHandle_t>");
+}
+
+/* The fork handlers go in as this library loads, the earliest moment any
+ * of its code runs: NVTX loads it from inside an initialization. */
+__attribute__((constructor)) static void register_fork_handlers(void) {
+    pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
+/* Tracks the initialization of the module whose export table is `cb`, when
+ * it looks like NVTX v3's (its state word says "started"). */
+static void track_module(const NvtxExportTableCallbacks *cb) {
+    const nvtx_globals_head *g =
+        (const nvtx_globals_head *)((const char *)cb - offsetof(nvtx_globals_head, callbacks));
+    if (g->init_state != NVTX_STATE_STARTED)
+        return;
+    pthread_mutex_lock(&naming_lock);
+    int n = atomic_load_explicit(&nmodules, memory_order_relaxed);
+    if (n < MAX_MODULES) {
+        module_states[n] = (volatile unsigned int *)&g->init_state;
+        atomic_store_explicit(&nmodules, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&naming_lock);
+}
+
+/* Says how many events named a string handle this library never handed
+ * out, if any: the trace names them "<invalid nvtxStringHandle_t>". */
+__attribute__((destructor)) static void report_invalid_handles(void) {
+    uint64_t n = atomic_load(&invalid_string_handles);
+    if (n)
+        fprintf(stderr, "pipeprof: NVTX: %llu event(s) named by a string handle that "
+                        "nvtxDomainRegisterString did not return: recorded as \"<invalid "
+                        "nvtxStringHandle_t>\"\n", (unsigned long long)n);
 }
 
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get);
 
 int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
-    if (!get || !pp_default_session())
-        return 0;
-    const NvtxExportTableCallbacks *cb = get(NVTX_ETID_CALLBACKS);
-    if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)
+    const NvtxExportTableCallbacks *cb = get ? get(NVTX_ETID_CALLBACKS) : NULL;
+    if (cb)
+        track_module(cb); /* recording or not, fork must wait for this initialization */
+    if (!cb || !pp_default_session() || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)
         return 0;
     pthread_once(&keys_once, intern_keys);
     return install(cb, NVTX_CB_MODULE_CORE, core_slots, sizeof core_slots / sizeof core_slots[0]) &&

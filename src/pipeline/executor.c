@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/session.h"
 #include "pipeprof/pipeline.h"
+#include "pipeprof/sched.h"
 
 typedef struct exec_slot {
     pp_executor *ex;
@@ -28,6 +29,7 @@ typedef struct exec_slot {
     int64_t start_ns; /* written by the starting thread, read by the callback */
     int64_t batch;
     double share;     /* the part of its stage's batch; negative: none recorded */
+    int64_t part;     /* which executor of its data-parallel stage; negative: none */
     pp_exec_done_fn done;
     void *done_ctx;
 } exec_slot;
@@ -38,7 +40,7 @@ struct pp_executor {
     unsigned collect; /* the session's PP_COLLECT_* bits */
     pp_compiled *compiled;
     pp_str name, stage;
-    pp_str key_type, key_exec_type, key_cpu_ns, key_share, key_bytes_in, key_bytes_out;
+    pp_str key_type, key_exec_type, key_cpu_ns, key_share, key_part, key_bytes_in, key_bytes_out;
     pp_str api_start, api_wait;
     pp_str key_submit, key_queue, key_completion, key_shift, key_clock,
         key_method, key_error;
@@ -138,6 +140,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
     ex->key_exec_type = pp_intern("exec_type");
     ex->key_cpu_ns = pp_intern("cpu_ns");
     ex->key_share = pp_intern("share");
+    ex->key_part = pp_intern("part");
     ex->key_bytes_in = pp_intern("bytes_in");
     ex->key_bytes_out = pp_intern("bytes_out");
     ex->key_submit = pp_intern("submit_ns");
@@ -155,6 +158,7 @@ int pp_executor_create(pp_session *s, const pp_executor_config *cfg, pp_executor
         slot->ex = ex;
         slot->index = i;
         slot->share = -1;
+        slot->part = -1;
         ex->idle[i] = 1;
         if (!s)
             continue;
@@ -242,6 +246,8 @@ static void record_exec(pp_executor *ex, const exec_slot *slot, pp_request *r, i
     int recorded = (want & PP_COLLECT_SPANS) && pp_span(ex->s, &rec) == PP_OK;
     if (recorded && slot->share >= 0)
         pp_annotate_double(ex->s, ex->key_share, slot->share);
+    if (recorded && slot->part >= 0)
+        pp_annotate_int(ex->s, ex->key_part, slot->part);
     /* the bytes its tensors moved (docs/analysis.md, bandwidth): data
      * movement, so they follow the transfers setting */
     if (recorded && have_profile && (want & PP_COLLECT_TRANSFERS)) {
@@ -316,9 +322,14 @@ void pp_executor_set_share(pp_executor *ex, pp_request *r, double share) {
     ex->slots[pp_request_index(r)].share = share;
 }
 
+void pp_executor_set_part(pp_executor *ex, pp_request *r, int64_t part) {
+    ex->slots[pp_request_index(r)].part = part;
+}
+
 /* A host API call (PP_COLLECT_API) as a span on the calling thread's row.
  * The row is looked up once per thread and session. */
-static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t start, int64_t end) {
+static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t start, int64_t end,
+                            const pp_sched_sample *at) {
     static _Thread_local struct {
         uint64_t session_id;
         pp_track track;
@@ -336,7 +347,15 @@ static void record_api_call(pp_executor *ex, pp_str name, int64_t batch, int64_t
     rec.ts_ns = start;
     rec.dur_ns = end - start;
     rec.batch = batch;
-    pp_span(ex->s, &rec);
+    if (pp_span(ex->s, &rec) == PP_OK && at)
+        pp_annotate_sched(ex->s, at);
+}
+
+/* The calling thread's scheduler counters before an API call, when the
+ * session collects both (NULL otherwise, or when they cannot be read). */
+static const pp_sched_sample *api_sched_start(const pp_executor *ex, pp_sched_sample *at) {
+    unsigned both = PP_COLLECT_API | PP_COLLECT_SCHED;
+    return ex->s && (ex->collect & both) == both && pp_sched_read(at) == PP_OK ? at : NULL;
 }
 
 int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_done_fn done,
@@ -348,11 +367,13 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
     pthread_mutex_lock(&ex->lock);
     ex->inflight++;
     pthread_mutex_unlock(&ex->lock);
+    pp_sched_sample sched;
+    const pp_sched_sample *at = api_sched_start(ex, &sched);
     int64_t start = pp_now();
     slot->start_ns = start;
     int rc = pp_request_start(r, on_request_done, slot);
     if (ex->s && (ex->collect & PP_COLLECT_API))
-        record_api_call(ex, ex->api_start, batch, start, pp_now());
+        record_api_call(ex, ex->api_start, batch, start, pp_now(), at);
     if (rc != PP_OK) {
         pthread_mutex_lock(&ex->lock);
         ex->inflight--;
@@ -363,6 +384,8 @@ int pp_executor_start(pp_executor *ex, pp_request *r, int64_t batch, pp_exec_don
 }
 
 int pp_executor_wait_all(pp_executor *ex, pp_exec_window *win, pp_error *err) {
+    pp_sched_sample sched;
+    const pp_sched_sample *at = api_sched_start(ex, &sched);
     int64_t start = pp_now();
     pthread_mutex_lock(&ex->lock);
     int waited = ex->inflight > 0;
@@ -375,7 +398,7 @@ int pp_executor_wait_all(pp_executor *ex, pp_exec_window *win, pp_error *err) {
     ex->status = PP_OK;
     pthread_mutex_unlock(&ex->lock);
     if (waited && ex->s && (ex->collect & PP_COLLECT_API))
-        record_api_call(ex, ex->api_wait, -1, start, pp_now());
+        record_api_call(ex, ex->api_wait, -1, start, pp_now(), at);
     if (status != PP_OK)
         return pp_set_error(err, status, "%s: request %d failed: %s",
                             pp_device_name(pp_compiled_device(ex->compiled)), slot,

@@ -36,6 +36,7 @@ typedef struct run_ctx {
     pp_track tracks[PP_PIPELINE_MAX_STAGES]; /* stage k's host track, once it ran */
     int have_track[PP_PIPELINE_MAX_STAGES];
     uint64_t region; /* the open "warm up" region */
+    int streaming;   /* stages joined by queues (not --serial) */
     pthread_mutex_t lock;
     pthread_cond_t drained;
     int64_t finished; /* batches that left the last stage, guarded by lock */
@@ -104,6 +105,11 @@ static int run_one(run_ctx *rc, int k, int64_t b) {
         pp_flow_phase phase = k == 0 ? PP_FLOW_BEGIN : k == rc->n - 1 ? PP_FLOW_END : PP_FLOW_STEP;
         pp_flow(rc->s, rc->tracks[k], rc->flow_name, t.start_ns, (uint64_t)b + 1, phase);
     }
+    /* The queues' depth, once, for a model of the run (docs/whatif.md): the
+     * trace records what a pipeline file said, not only what it did. */
+    if (rc->streaming && k == 0 && b == 0 && rc->have_track[0])
+        pp_counter(rc->s, rc->tracks[0], pp_intern("queue_depth"), t.start_ns,
+                   (double)rc->p->cfg.queue_depth);
     account(rc, k, b, &t);
     return PP_OK;
 }
@@ -315,6 +321,7 @@ int pp_pipeline_run(pp_pipeline *p, pp_session *s, const pp_run_options *opt,
     int status = open_all(rc, err);
     if (status == PP_OK) {
         rc->first_measured = warmup;
+        rc->streaming = !serial;
         status = serial ? run_serial(rc, warmup, batches) : run_streaming(rc, warmup, batches);
         if (status != PP_OK && err)
             *err = rc->err;

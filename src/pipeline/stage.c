@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "pipeprof/pipeline.h"
+#include "pipeprof/sched.h"
 
 typedef struct stage_device {
     pp_executor *ex;
@@ -125,9 +126,29 @@ void pp_stage_free(pp_stage *st) {
     free(st);
 }
 
-/* PP_OK when the span was kept; 1 when the session does not collect spans. */
+/* The calling thread's scheduler counters at the moments that bound the
+ * host spans of one stage run (PP_COLLECT_SCHED): its start (the
+ * partition's too), the partition's end, the merge's start and the end.
+ * `on` is 0 when the session does not collect them or a read failed. */
+typedef struct stage_sched {
+    int on;
+    pp_sched_sample start, partitioned, merge_start, end;
+} stage_sched;
+
+/* The time now: the counters' own when they are read (so that a span's
+ * bounds and its figures are the same moments), else pp_now(). */
+static int64_t sched_mark(stage_sched *sc, pp_sched_sample *at) {
+    if (sc->on && pp_sched_read(at) != PP_OK)
+        sc->on = 0;
+    return sc->on ? at->ts_ns : pp_now();
+}
+
+/* PP_OK when the span was kept; 1 when the session does not collect spans.
+ * With `from` and `to` (NULL: none), the kept span carries the scheduler
+ * figures between them. */
 static int record_host_span(pp_stage *st, pp_track track, pp_str name, pp_role role,
-                            int64_t batch, int64_t start, int64_t end) {
+                            int64_t batch, int64_t start, int64_t end,
+                            const pp_sched_sample *from, const pp_sched_sample *to) {
     if (!(pp_session_collect(st->s) & PP_COLLECT_SPANS))
         return 1;
     pp_span_rec rec;
@@ -139,7 +160,10 @@ static int record_host_span(pp_stage *st, pp_track track, pp_str name, pp_role r
     rec.ts_ns = start;
     rec.dur_ns = end - start;
     rec.batch = batch;
-    return pp_span(st->s, &rec);
+    int rc = pp_span(st->s, &rec);
+    if (rc == PP_OK && from && to)
+        pp_annotate_sched_between(st->s, from, to);
+    return rc;
 }
 
 /* The partition: copies each request's rows into its input. Rows past the
@@ -159,6 +183,7 @@ static void partition(pp_stage *st, const float *in) {
             memset(dst + rows * in_dim, 0,
                    (size_t)((sd->per_request - rows) * in_dim) * sizeof *dst);
             pp_executor_set_share(sd->ex, req, (double)rows / (double)st->cfg.workload.nodes);
+            pp_executor_set_part(sd->ex, req, st->cfg.ndevices > 1 ? d : -1);
             sd->acquired[r] = req;
         }
     }
@@ -219,24 +244,25 @@ static int wait_devices(pp_stage *st, pp_stage_timing *t, pp_error *err) {
 }
 
 static int run_devices(pp_stage *st, pp_track track, int64_t batch, const float *in, float *out,
-                       pp_stage_timing *t, pp_error *err) {
+                       pp_stage_timing *t, stage_sched *sc, pp_error *err) {
     partition(st, in);
-    int64_t partitioned = pp_now();
+    int64_t partitioned = sched_mark(sc, &sc->partitioned);
     int rc = dispatch(st, batch, err);
     int waited = wait_devices(st, t, rc == PP_OK ? err : NULL);
     if (rc == PP_OK)
         rc = waited;
     if (rc != PP_OK)
         return rc;
-    int64_t merge_start = pp_now();
+    int64_t merge_start = sched_mark(sc, &sc->merge_start);
     collect(st, out);
-    t->end_ns = pp_now();
+    t->end_ns = sched_mark(sc, &sc->end);
     if (st->slots > 1) {
         t->partition_ns = partitioned - t->start_ns;
         t->merge_ns = t->end_ns - merge_start;
         record_host_span(st, track, st->partition, PP_ROLE_PARTITION, batch, t->start_ns,
-                         partitioned);
-        record_host_span(st, track, st->merge, PP_ROLE_MERGE, batch, merge_start, t->end_ns);
+                         partitioned, sc->on ? &sc->start : NULL, &sc->partitioned);
+        record_host_span(st, track, st->merge, PP_ROLE_MERGE, batch, merge_start, t->end_ns,
+                         sc->on ? &sc->merge_start : NULL, &sc->end);
         t->total_ns = t->partition_ns + t->max_device_ns + t->merge_ns;
     } else {
         t->total_ns = t->end_ns - t->start_ns;
@@ -256,23 +282,26 @@ int pp_stage_run(pp_stage *st, int64_t batch, const float *in, float *out, pp_st
     pp_track track = st->track;
     const pp_workload *w = &st->cfg.workload;
     pp_stage_timing t = {0};
-    t.start_ns = pp_now();
+    /* never per op: a few reads per stage run (pipeprof/sched.h gives the cost) */
+    stage_sched sc = {.on = (pp_session_collect(st->s) & (PP_COLLECT_SPANS | PP_COLLECT_SCHED)) ==
+                            (PP_COLLECT_SPANS | PP_COLLECT_SCHED)};
+    t.start_ns = sched_mark(&sc, &sc.start);
     int rc;
     if (st->cfg.ndevices == 0) {
         rc = st->cfg.host(st->cfg.host_ctx, batch, in, out, w->nodes, w->in_dim, w->out_dim);
-        t.end_ns = pp_now();
+        t.end_ns = sched_mark(&sc, &sc.end);
         t.total_ns = t.end_ns - t.start_ns;
         if (rc != PP_OK)
             pp_set_error(err, rc, "%s: the host function failed on batch %lld: %s",
                          pp_str_text(st->name), (long long)batch, pp_strerror(rc));
     } else {
-        rc = run_devices(st, track, batch, in, out, &t, err);
+        rc = run_devices(st, track, batch, in, out, &t, &sc, err);
     }
     if (rc != PP_OK)
         return rc;
     /* Annotations go to the thread's last record: only onto a kept span. */
-    if (record_host_span(st, track, st->name, PP_ROLE_STAGE, batch, t.start_ns, t.end_ns) ==
-        PP_OK) {
+    if (record_host_span(st, track, st->name, PP_ROLE_STAGE, batch, t.start_ns, t.end_ns,
+                         sc.on ? &sc.start : NULL, &sc.end) == PP_OK) {
         pp_annotate_int(st->s, st->key_partition, t.partition_ns);
         pp_annotate_int(st->s, st->key_device, t.max_device_ns);
         pp_annotate_int(st->s, st->key_merge, t.merge_ns);

@@ -26,6 +26,8 @@ int sw_estimator_init(sw_estimator *es) {
         const lk_entry *e = es->e[i];
         if (!e->ok)
             continue;
+        if (e->unstable[0] && !es->unstable)
+            es->unstable = e->unstable;
         es->by_nodes = strcmp(e->model, "file") == 0;
         x[ok] = (double)(es->by_nodes ? e->nodes : e->bytes);
         yw[ok] = (double)e->wall_ns;

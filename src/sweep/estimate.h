@@ -21,6 +21,7 @@ typedef struct sw_estimator {
     sw_point *pts;
     size_t npts;
     double slope_wall, slope_busy; /* >= 0: time never falls as bytes grow */
+    const char *unstable; /* why one of its ok entries is unstable, or NULL */
 } sw_estimator;
 
 typedef struct sw_estimate {

@@ -8,6 +8,26 @@
 #include "core/grow.h"
 #include "sweep/lookup.h"
 
+/* A cell's runs are unstable when their spread makes its mean a poor
+ * summary: a coefficient of variation above 0.25, a mean more than 10% from
+ * the median, or a maximum above 3x the median (heavy outliers). The
+ * reason into why ("" when stable, or the table lacks the figures). */
+static void lk_unstable(json_t *wall, char *why, size_t len) {
+    json_t *jm = json_object_get(wall, "mean"), *js = json_object_get(wall, "std");
+    json_t *jp = json_object_get(wall, "p50"), *jx = json_object_get(wall, "max");
+    double mean = json_is_number(jm) ? json_number_value(jm) : 0;
+    double sd = json_is_number(js) ? json_number_value(js) : 0;
+    double p50 = json_is_number(jp) ? json_number_value(jp) : 0;
+    double max = json_is_number(jx) ? json_number_value(jx) : 0;
+    why[0] = '\0';
+    if (mean > 0 && sd / mean > 0.25)
+        snprintf(why, len, "CV %.2f above 0.25", sd / mean);
+    else if (p50 > 0 && (mean - p50 > 0.10 * p50 || p50 - mean > 0.10 * p50))
+        snprintf(why, len, "mean %+.0f%% from the median", 100 * (mean / p50 - 1));
+    else if (p50 > 0 && max > 3 * p50)
+        snprintf(why, len, "max %.1fx the median", max / p50);
+}
+
 static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e, pp_error *err) {
     const char *device, *stage, *model, *status, *name = "";
     json_int_t nodes, edges, in_dim, out_dim, bytes;
@@ -47,6 +67,7 @@ static int read_entry(const char *path, const char *key, json_t *o, lk_entry *e,
                                             "numbers 0 <= p25 <= p75, or neither", path, key);
     if (p25)
         e->wall_sd_ns = (double)(json_integer_value(p75) - json_integer_value(p25)) / 1.349;
+    lk_unstable(json_object_get(o, "wall_ns"), e->unstable, sizeof e->unstable);
     /* a running mean is no time of this request: the entry calibrates on wall */
     int running = json_is_true(json_object_get(o, "hw_running_mean"));
     e->hw_ns = json_is_integer(hw) && !running ? json_integer_value(hw) : -1;
@@ -241,4 +262,35 @@ int pp_lookup_simulated(const pp_lookup *l, const char *device) {
         if (l->entries[i].simulated && strcmp(l->entries[i].device, device) == 0)
             return 1;
     return 0;
+}
+
+int pp_lookup_stage_wall(const pp_lookup *l, const char *stage, const char *device,
+                         int64_t nodes, int64_t edges, pp_lookup_wall *out, pp_error *err) {
+    const lk_entry *found = NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        const lk_entry *e = &l->entries[i];
+        if (strcmp(e->stage, stage) != 0 ||
+            (strcmp(e->device, device) != 0 && strcmp(e->device_name, device) != 0) ||
+            (nodes > 0 && (e->nodes != nodes || e->edges != edges)))
+            continue;
+        if (found)
+            return pp_set_error(err, PP_EINVAL,
+                                "the table has stage \"%s\" on %s at more than one size "
+                                "(%lld,%lld and %lld,%lld); choose one with --lookup-size "
+                                "NODES,EDGES",
+                                stage, device, (long long)found->nodes, (long long)found->edges,
+                                (long long)e->nodes, (long long)e->edges);
+        found = e;
+    }
+    if (!found)
+        return pp_set_error(err, PP_ENOTFOUND, "the table has no stage \"%s\" on device \"%s\"%s",
+                            stage, device, nodes > 0 ? " at that size" : "");
+    if (!found->ok)
+        return pp_set_error(err, PP_EINVAL, "the table's stage \"%s\" failed on %s", stage,
+                            found->device);
+    *out = (pp_lookup_wall){.mean_ns = (double)found->wall_ns, .sd_ns = found->wall_sd_ns,
+                            .simulated = found->simulated};
+    snprintf(out->device_name, sizeof out->device_name, "%s",
+             found->device_name[0] ? found->device_name : found->device);
+    return PP_OK;
 }

@@ -19,6 +19,9 @@ typedef struct lk_entry {
      * deviation of a normal distribution of those quartiles; 0 in tables of
      * sweeps from before the quartiles */
     double wall_sd_ns;
+    /* its runs are unstable (docs/sweep.md, "Unstable cells"): why, e.g.
+     * "CV 0.41 above 0.25"; "" when stable or not known */
+    char unstable[64];
 } lk_entry;
 
 /* Two stages measured together on two devices sharing hardware

@@ -138,7 +138,10 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
         op->st.time_ns = op->st.device_ns[0] = llround(e.wall_ns);
         op->st.interpolated = e.interpolated, op->st.extrapolated = e.extrapolated;
         op->dev[0] = (int)d, op->dev[1] = -1;
-        op->busy[0] = e.busy_ns, op->sd[0] = e.sd_ns;
+        op->busy[0] = op->st.busy_ns[0] = e.busy_ns;
+        op->sd[0] = op->st.sd_ns[0] = e.sd_ns;
+        if (es[d].unstable)
+            snprintf(op->st.unstable, sizeof op->st.unstable, "%s: %s", devices[d], es[d].unstable);
         op->rows[0] = w.nodes;
     }
     double part = (double)pp_wl_input_bytes(&w) / copy_rate * 1e9;
@@ -170,8 +173,14 @@ static int stage_options(const pp_pipeline *p, int s, const sw_estimator *es, si
                 op->st.interpolated = ea.interpolated || eb.interpolated;
                 op->st.extrapolated = ea.extrapolated || eb.extrapolated;
                 op->dev[0] = (int)a, op->dev[1] = (int)b;
-                op->busy[0] = ea.busy_ns, op->busy[1] = eb.busy_ns;
-                op->sd[0] = ea.sd_ns, op->sd[1] = eb.sd_ns;
+                op->busy[0] = op->st.busy_ns[0] = ea.busy_ns;
+                op->busy[1] = op->st.busy_ns[1] = eb.busy_ns;
+                if (es[a].unstable || es[b].unstable)
+                    snprintf(op->st.unstable, sizeof op->st.unstable, "%s: %s",
+                             es[a].unstable ? devices[a] : devices[b],
+                             es[a].unstable ? es[a].unstable : es[b].unstable);
+                op->sd[0] = op->st.sd_ns[0] = ea.sd_ns;
+                op->sd[1] = op->st.sd_ns[1] = eb.sd_ns;
                 op->rows[0] = wa.nodes, op->rows[1] = wb.nodes;
             }
         }

@@ -53,6 +53,7 @@ static int analyze(const pp_pipeline *p, pp_session *s, pp_plan_measured *out, p
     if (rc == PP_OK) {
         out->batches = pp_report_cycles(r)->batches;
         out->cycle_ns = pp_report_cycles(r)->cycle.mean;
+        out->throughput_per_s = pp_report_cycles(r)->throughput_measured;
         size_t n = 0;
         const pp_stage_stats *st = pp_report_stages(r, &n);
         for (int i = 0; i < p->nstages; i++) {

@@ -122,6 +122,9 @@ PROBE = """JSON.stringify({
   dp_text: document.getElementById("data-parallel").textContent,
   decomp_bars: [...document.querySelectorAll("#decomposition .stack")].map((b) =>
     [...b.children].reduce((sum, seg) => sum + parseFloat(seg.style.width || "0"), 0)),
+  sched_bars: [...document.querySelectorAll("#sched .stack")].map((b) =>
+    [...b.children].reduce((sum, seg) => sum + parseFloat(seg.style.width || "0"), 0)),
+  sched_note: document.querySelector("#sched .note").textContent,
   bw_rows: [...document.querySelectorAll("#bandwidth tbody tr")].map((r) => r.cells[1].textContent),
   bw_note: document.querySelector("#bandwidth .note").textContent,
   data: JSON.parse(document.getElementById("pp-data").textContent)
@@ -208,6 +211,12 @@ def main():
         check("a stacked bar per stage and device whose parts fill it",
               len(dom["decomp_bars"]) == len(data["decomposition"]) > 0 and
               all(abs(w - 100) < 0.01 for w in dom["decomp_bars"]), repr(dom["decomp_bars"]))
+        check("a scheduler bar per host-span row whose parts fill it, or a note saying none",
+              (len(dom["sched_bars"]) == len(data["sched"]["rows"]) > 0 and
+               all(abs(w - 100) < 0.01 for w in dom["sched_bars"]))
+              if data["sched"]["method"] else
+              (not dom["sched_bars"] and "no scheduler figures" in dom["sched_note"]),
+              repr(dom["sched_bars"]) + " " + dom["sched_note"])
         check("the bandwidth table has a row per device, track and stage that moved bytes",
               dom["bw_rows"] == [b["name"] for b in data["bandwidth"]] and
               (data["bandwidth"] or "carries bytes" in dom["bw_note"]), repr(dom["bw_rows"]))

@@ -26,7 +26,7 @@ run "$P" analyze "$D/pipeline_small.json"
 expect "text report: header, findings with data loss first, tables" 0 \
     "window: 970.000 us (whole trace)" "data loss: 3 dropped records" \
     "simulated devices: NPU (simulated)" " 1. Data loss: 3 records were dropped" \
-    "Bottleneck: stage \"embed\"" "Imbalance: data-parallel stage \"embed\"" \
+    "Bottleneck: stage \"embed\"" "Imbalance within noise: data-parallel stage \"embed\"" \
     "Cycles (3 batches, 2 complete)"
 long=$(awk 'length > 80' <<<"$out")
 check "every line of the text report fits 80 columns" test -z "$long"

@@ -219,6 +219,41 @@ static void test_gaps_csv_keeps_every_bubble_exactly(void) {
     pp_model_free(m);
 }
 
+/* A host thread does stage "P" as host work [0, 600) of each 1000 ns
+ * batch, then splits and joins the data-parallel stage "E": partition
+ * [600, 650), merge [900, 950), E's execs on CPU and NPU in between. The
+ * host's busy time holds the partitions and merges (700 ns a batch, not
+ * 600), and its bubbles are the 50 ns gaps and the 50 ns to the next batch. */
+static void test_host_busy_holds_partitions_and_merges(void) {
+    pp_model *m = b_model();
+    uint32_t t = b_thread(m, "main");
+    uint32_t cpu = b_device(m, "CPU", 0, 0), npu = b_device(m, "NPU", 0, 0);
+    for (int64_t b = 0; b < 3; b++) {
+        int64_t o = 1000 * b;
+        b_span(m, t, PP_ROLE_STAGE, "P", "P", b, o, o + 600, 0, 0);
+        b_span(m, t, PP_ROLE_PARTITION, "partition", "E", b, o + 600, o + 650, 0, 0);
+        b_exec(m, cpu, "E", b, o + 650, o + 850, 0, 0);
+        b_exec(m, npu, "E", b, o + 650, o + 900, 0, 0);
+        b_span(m, t, PP_ROLE_MERGE, "merge", "E", b, o + 900, o + 950, 0, 0);
+    }
+    pp_report *r = b_report(m, NULL);
+    size_t n, h = SIZE_MAX;
+    const pp_device_stats *d = pp_report_devices(r, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(d[i].name, "CPU (host)") == 0)
+            h = i;
+    EXPECT(h != SIZE_MAX);
+    if (h != SIZE_MAX) {
+        EXPECT_EQ_I64(d[h].busy_ns, 3 * 700);
+        EXPECT_EQ_U64(d[h].execs, 3); /* the host execs: brackets are time, not execs */
+        /* per batch: 600..650 touches, 650..900 gap (250), then 950..1000 (50) */
+        EXPECT_EQ_U64(d[h].bubbles.count, 2 * 2 + 1);
+        EXPECT_EQ_I64(d[h].bubbles.total, 3 * 250 + 2 * 50);
+    }
+    pp_report_free(r);
+    pp_model_free(m);
+}
+
 int main(void) {
     RUN(test_busy_is_union_of_streams);
     RUN(test_bubbles_and_leading_trailing_idle);
@@ -227,5 +262,6 @@ int main(void) {
     RUN(test_op_statistics);
     RUN(test_most_idle_device_says_when);
     RUN(test_gaps_csv_keeps_every_bubble_exactly);
+    RUN(test_host_busy_holds_partitions_and_merges);
     return pp_test_finish();
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fault suite: SIGKILL, SIGTERM and SIGINT at random points while a
-# program records (PIPEPROF_OUTPUT) and while pipeprof writes each format.
+# program records (PIPEPROF_OUTPUT) and while pipeprof writes each format;
+# fork stress of programs recorded through NVTX and ITT.
 #
 #   - a recording program that gets SIGTERM or SIGINT writes its whole trace
 #     (no record lost, none reported lost) and dies of the signal;
@@ -161,6 +162,19 @@ PYEOF
         test "$bad_record" = 0
     check "records lost ($lost) = records reported lost ($reported_lost)" test "$lost" = "$reported_lost"
 fi
+
+# Fork stress under the injection libraries: a program recorded through NVTX
+# or ITT forks 100 times while another of its threads holds the library's
+# naming/create lock (tests/inject/nvtx_hostile.c, itt_hostile.c); a child
+# that hangs ends by its own alarm and is counted.
+for prog in "${PP_NVTX_HOSTILE:-}" "${PP_ITT_HOSTILE:-}"; do
+    [[ -n $prog ]] || continue
+    run "$P" record -o fork.json -- "$prog" fork 100
+    expect "100 forks of a program recorded through $(basename "$prog"): none hung" 0 \
+        "100 forks: 0 hung, 0 failed"
+    injected=$((injected + 100))
+done
+
 echo "fault suite: $injected faults injected, $recovered traces recovered, $lost records lost," \
      "$reported_lost reported lost"
 finish

@@ -10,7 +10,7 @@ cd "$tmp" || exit 1
 
 run "$P" record -o x.json --collect spans,gpu -- true
 expect "an unknown collect item is refused" 2 \
-    'record: --collect: collect "spans,gpu": unknown item "gpu" (have: spans, hw, ops, transfers, api, or all)'
+    'record: --collect: collect "spans,gpu": unknown item "gpu" (have: spans, hw, ops, transfers, api, sched, threads, or all)'
 run "$P" record -o x.json --devices "NPU,,GPU" -- true
 expect "an empty device name is refused" 2 'record: --devices: devices "NPU,,GPU": an empty device name'
 check "no trace appears after bad input" test ! -e x.json

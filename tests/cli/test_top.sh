@@ -41,7 +41,7 @@ check "the final view has one CPU row with 20 execs" \
     grep -qE '^CPU +[0-9.]+% +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +20$' <<<"$final"
 check "both stages ran 20 batches" \
     bash -c 'grep -qE "^Prepare +20 " <<<"$1" && grep -qE "^Compute +20 " <<<"$1"' _ "$final"
-check "20 complete cycles, the last one batch 19" grep -q "cycle: batch 19 took .* over 20 complete batches" <<<"$final"
+check "20 complete cycles, the last one batch 19" grep -q "cycle (longest hold): batch 19 took .* over 20 complete batches" <<<"$final"
 check "no terminal escapes in plain text" bash -c '! grep -q $'"'"'\033'"'"' <<<"$1"' _ "$out"
 
 run "$P" top -o trace.pptrace -- "$BASIC"
@@ -69,7 +69,7 @@ else
     live="" screen=""
     for _ in $(seq 600); do
         screen=$(pane)
-        if [[ $screen == *"running for"* && $screen == *"cycle: batch"* ]]; then
+        if [[ $screen == *"running for"* && $screen == *"cycle (longest hold): batch"* ]]; then
             live=$screen
             all=1
             for row in "${rows[@]}"; do

@@ -7,9 +7,10 @@
 
 static void test_levels_are_presets_of_the_collect_bits(void) {
     EXPECT_EQ_U64(pp_collect_preset(0), PP_COLLECT_SPANS);
-    EXPECT_EQ_U64(pp_collect_preset(1), PP_COLLECT_SPANS | PP_COLLECT_HW | PP_COLLECT_TRANSFERS);
-    EXPECT_EQ_U64(pp_collect_preset(2),
-                  PP_COLLECT_SPANS | PP_COLLECT_HW | PP_COLLECT_TRANSFERS | PP_COLLECT_OPS);
+    EXPECT_EQ_U64(pp_collect_preset(1),
+                  PP_COLLECT_SPANS | PP_COLLECT_HW | PP_COLLECT_TRANSFERS | PP_COLLECT_SCHED);
+    EXPECT_EQ_U64(pp_collect_preset(2), PP_COLLECT_SPANS | PP_COLLECT_HW | PP_COLLECT_TRANSFERS |
+                                            PP_COLLECT_SCHED | PP_COLLECT_OPS);
     pp_session_config cfg;
     pp_session_config_init(&cfg);
     pp_session *s = NULL;
@@ -33,6 +34,8 @@ static void test_collect_lists_parse_by_name(void) {
     pp_error err = {{0}};
     EXPECT_EQ_I64(pp_collect_parse("spans,hw+api", &bits, &err), PP_OK);
     EXPECT_EQ_U64(bits, PP_COLLECT_SPANS | PP_COLLECT_HW | PP_COLLECT_API);
+    EXPECT_EQ_I64(pp_collect_parse("spans,sched", &bits, &err), PP_OK);
+    EXPECT_EQ_U64(bits, PP_COLLECT_SPANS | PP_COLLECT_SCHED);
     EXPECT_EQ_I64(pp_collect_parse("ops", &bits, &err), PP_OK);
     EXPECT_EQ_U64(bits, PP_COLLECT_OPS);
     EXPECT_EQ_I64(pp_collect_parse("all", &bits, &err), PP_OK);

@@ -73,6 +73,26 @@ def test_executor_records_one_exec_per_request_with_hw_time(core, weights):
     prof.close()
 
 
+def test_cpu_hardware_times_are_labeled_running_means(core, weights):
+    """OpenVINO's CPU plugin reports running means: recorded through Python,
+    the device carries the running_mean quality as through the C runtime,
+    and the bottleneck finding does not split its wall into compute and
+    penalty (the issue saw "5% compute ... 94% penalty")."""
+    prof = pipeprof.Profiler(None, level=1).start()
+    ex = StageExecutor(dense_relu(weights), "CPU", stage="embed", core=core, profiler=prof)
+    for b in range(4):
+        ex.run({0: np.ones((8, 16), np.float32)}, batch=b)
+    prof.stop()
+    report = prof.trace().summary()
+    cpu = [d for d in report["devices"] if d["name"] == "CPU"][0]
+    assert "running_mean" in cpu["hw_quality"]
+    kinds = [f["kind"] for f in report["finding_records"]]
+    assert "hw_quality" in kinds
+    hw = [f for f in report["finding_records"] if f["kind"] == "hw_quality"][0]
+    assert hw["device"] == "CPU"
+    prof.close()
+
+
 def test_hw_and_transfer_follow_the_rule(core, weights):
     compiled = core.compile_model(dense_relu(weights), "CPU", {"PERF_COUNT": "YES"})
     request = compiled.create_infer_request()
@@ -130,6 +150,11 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     assert not host["track_name"].iloc[0].startswith(("CPU/", "AUTO:CPU/"))
     for role in ("partition", "merge", "stage"):
         assert sorted(df[df["role"] == role]["batch"]) == [0, 1, 2]
+    # level 1: the host spans carry their thread's scheduler split, exact sums
+    sched = trace.to_dataframe("sched")
+    split = sched[sched.stage == "embed"].set_index("span")
+    assert set(split.index) == {"stage", "partition", "merge"} and (split.spans == 3).all()
+    assert ((split.cpu_ns + split.wait_ns + split.blocked_ns) == split.wall_ns).all()
     execs = df[df["role"] == "exec"]
     assert len(execs) == 9  # per batch: 2 requests on CPU, 1 on AUTO:CPU
     assert set(execs["track_name"]) == {"CPU/req 0", "CPU/req 1", "AUTO:CPU/req 0"}
@@ -143,6 +168,44 @@ def test_data_parallel_stage_records_as_the_c_pipeline(core, weights):
     stage_spans = df[df["role"] == "stage"]
     totals = notes[notes["event"].isin(stage_spans.index) & (notes["key"] == "total_ns")]
     assert len(totals) == 3
+
+
+def test_two_executors_on_one_device_are_data_parallel(core, weights):
+    """CPU + CPU: both executors on OpenVINO's CPU device, the first with two
+    requests. Each exec records which executor ran it ("part"), so the
+    report takes the stage as data parallel over the two executors (it
+    dropped the partition and merge from the stage's time before), with
+    partition + slowest executor + merge as its stage time, an executor's
+    wall being the hull of its requests."""
+    prof = pipeprof.Profiler(None, level=1).start()
+    a = StageExecutor(dense_relu(weights), "CPU", requests=2, core=core)
+    b = StageExecutor(dense_relu(weights), "CPU", core=core)
+    stage = DataParallelStage("embed", [a, b], profiler=prof)
+    rng = np.random.default_rng(4)
+    for batch in range(4):
+        x = rng.standard_normal((32, 16)).astype(np.float32)
+        assert_close(stage.run(x, batch), x, weights)
+    prof.stop()
+    trace = prof.trace()
+    df = trace.to_dataframe()
+    notes = trace.to_dataframe("annotations")
+    report = trace.summary()
+    (dp,) = report["data_parallel"]
+    assert dp["stage"] == "embed" and dp["batches"] == 4
+    assert sorted(d["track"] for d in dp["devices"]) == ["CPU/req 0", "CPU/req 2"]
+    assert sorted(d["share"] for d in dp["devices"]) == [0.5, 0.5]
+    execs = df[df["role"] == "exec"].copy()
+    part = notes[notes["key"] == "part"].set_index("event")["value"]
+    execs["part"] = part.reindex(execs.index).values
+    times = {t["batch"]: t["time_ns"] for t in report["stage_times"]}
+    for batch in range(4):
+        p = df[(df["role"] == "partition") & (df["batch"] == batch)].iloc[0]
+        m = df[(df["role"] == "merge") & (df["batch"] == batch)].iloc[0]
+        e = execs[execs["batch"] == batch]
+        walls = [(g["ts_ns"] + g["dur_ns"]).max() - g["ts_ns"].min() for _, g in e.groupby("part")]
+        assert len(walls) == 2
+        assert times[batch] == p["dur_ns"] + max(walls) + m["dur_ns"]
+    prof.close()
 
 
 def test_single_executor_stage_has_no_partition_or_merge(core, weights):

@@ -1,6 +1,11 @@
 """Profiler.subscribe: live spans from Python, as an iterator and through a
-callback, equal to what the session records; bad roles are refused."""
+callback, equal to what the session records; bad roles are refused; a close
+from the callback is refused and a forked child closes without hanging."""
+import os
+import signal
 import threading
+import time
+import warnings
 
 import pytest
 
@@ -75,3 +80,73 @@ def test_bad_role_and_ring_session_are_refused():
 def test_decode_refuses_foreign_bytes():
     with pytest.raises(ValueError, match="not a pipeprof subscription record"):
         decode(bytes(256))
+
+
+def test_close_from_its_own_callback_raises_and_changes_nothing():
+    """The consumer thread cannot wait for itself: close() from the callback
+    raises PipeprofError (before, the C close freed the queue the callback
+    was being handed: a use after free); close() from the program's thread
+    then ends the subscription with every span delivered."""
+    errors, seen, holder = [], [], []
+
+    def on_record(rec):
+        seen.append(rec)
+        if not errors:
+            try:
+                holder[0].close()
+            except pipeprof.PipeprofError as e:
+                errors.append(str(e))
+            else:
+                errors.append("no error")
+
+    prof = pipeprof.Profiler().start()
+    holder.append(prof.subscribe(roles=("exec",), callback=on_record))
+    record_execs(prof, 10)
+    prof.stop()
+    assert holder[0].close() == {"delivered": 10, "lost": 0, "session_dropped": 0}
+    assert len(errors) == 1 and "own callback" in errors[0]
+    assert len(seen) == 10
+    prof.close()
+
+
+def wait_child(pid, seconds=30):
+    """The child's exit status; None when it had to be killed (a hang)."""
+    for _ in range(seconds * 100):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+@pytest.mark.parametrize("closing", ["subscription", "profiler"])
+def test_forked_child_closes_without_hanging(closing):
+    """A child forked while a subscription is open closes it (sub.close(), or
+    Profiler.close(), which closes its subscriptions) and exits at once;
+    before, it waited for ever for a consumer thread that stayed in the
+    parent. The parent's subscription still gets every span."""
+    prof = pipeprof.Profiler().start()
+    sub = prof.subscribe(roles=("exec",))
+    statuses = []
+    for k in range(5):  # forks at different points of the consumer's period
+        record_execs(prof, 2)
+        time.sleep(0.003 * k)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: the point
+            pid = os.fork()
+        if pid == 0:
+            signal.alarm(10)  # a hang ends as SIGALRM
+            try:
+                if closing == "subscription":
+                    sub.close()
+                else:
+                    prof.close()
+            finally:
+                os._exit(0)
+        statuses.append(wait_child(pid))
+    assert statuses == [0] * 5
+    prof.stop()
+    assert len(sub.close_and_drain()) == 10
+    prof.close()

@@ -118,13 +118,17 @@ def test_host_threads_have_busy_time(trace, analyze_json):
     assert w["start_ns"] == min(s for _, _, s, _ in ev)
     stage_spans = [(t, s, e) for n, t, s, e in ev
                    if re.match(r"^Stage[0-9]_[A-Za-z]+(/batch[0-9]+)?$", n)]
+    # the host's busy time holds the Partition and Merge spans too: splitting
+    # and joining the batch is host CPU work (docs/analysis.md, busy(d))
+    brackets = [(t, s, e) for n, t, s, e in ev if n in ("Partition", "Merge")]
     (host,) = [d for d in report["devices"] if d["name"] == "CPU (host)"]
-    assert host["busy_ns"] == union([(s, e) for _, s, e in stage_spans])
+    assert host["busy_ns"] == union([(s, e) for _, s, e in stage_spans + brackets])
     assert host["execs"] == len(stage_spans) == 4 * BATCHES
     assert host["hw_quality"] == ["host"]
     main = [t for t in report["tracks"] if t["name"].startswith("CPU (host)/thread %d" % main_tid)]
     assert len(main) == 1
-    assert main[0]["busy_ns"] == union([(s, e) for t, s, e in stage_spans if t == main_tid])
+    assert main[0]["busy_ns"] == union([(s, e) for t, s, e in stage_spans + brackets
+                                        if t == main_tid])
     (dp,) = report["data_parallel"]
     assert len(dp["devices"]) == 2 and all(d["track"] for d in dp["devices"])
     assert all(d["batches"] == BATCHES for d in dp["devices"])
@@ -141,6 +145,78 @@ def test_text_report_names_host_work(trace, cli):
                                                   "Stage3_Classifier"].index(s)))
     assert 'Bottleneck: stage "%s" limits %d of %d cycles' % (top, counts[top], BATCHES) in out
     assert "CPU (host)" in out and "Cycles (%d batches, %d complete)" % (BATCHES, BATCHES) in out
+
+
+def test_ops_inside_host_stages_match_the_trace(trace, analyze_json):
+    """The cpu_op events nested in each stage instance on its thread,
+    per stage and name: count and total time, from the trace's events."""
+    events = json.loads(trace.read_text(), parse_float=str)["traceEvents"]
+    xs = [e for e in events if e.get("ph") == "X" and e.get("cat") != "Trace"
+          and e.get("pid") not in ("Spans", "Traces")]
+    stage_of = re.compile(r"^(Stage[0-9]_[A-Za-z]+)(/batch[0-9]+)?$")
+    instances = [(e["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), stage_of.match(e["name"])[1])
+                 for e in xs if stage_of.match(e["name"])]
+    want = {}
+    for e in xs:
+        if e.get("cat") != "cpu_op":
+            continue
+        s, t = ns(e["ts"]), e["tid"]
+        end = s + ns(e["dur"])
+        holders = [st for tid, a, b, st in instances if tid == t and a <= s and end <= b]
+        if holders:
+            count, total = want.get((holders[0], e["name"]), (0, 0))
+            want[(holders[0], e["name"])] = (count + 1, total + end - s)
+    report = analyze_json(str(trace), *PATTERNS)
+    got = {(r["stage"], r["name"]): (r["count"], r["total_ns"]) for r in report["stage_ops"]}
+    assert want and all(got[k] == v for k, v in want.items()), (want, got)
+    assert all(r["self_ns"] <= r["total_ns"] for r in report["stage_ops"])
+
+
+def sign_test(k, n):
+    """Two-sided exact binomial test at p = 1/2, as docs/analysis.md says."""
+    from math import comb
+    low = min(k, n - k)
+    return min(1.0, 2 * sum(comb(n, i) for i in range(low + 1)) / 2 ** n)
+
+
+@pytest.fixture(scope="module")
+def even_trace(tmp_path_factory):
+    out = tmp_path_factory.mktemp("torch") / "even_halves.json"
+    run_traced("cpu_pipeline.py", out, EVEN_BATCHES, 6, "even", cwd=out.parent)
+    return out
+
+
+EVEN_BATCHES = 40
+
+
+def test_identical_halves_get_no_resplit_advice(even_trace, analyze_json):
+    """Two workers doing the same work: per batch, which one took longer
+    (from the trace's own worker spans), the sign test of those counts,
+    and no re-split advice unless that test and the imbalance's interval
+    say the difference is real."""
+    events = json.loads(even_trace.read_text(), parse_float=str)["traceEvents"]
+    workers = {}
+    for e in events:
+        m = re.match(r"^Stage2_Embedding/batch([0-9]+)$", e.get("name", ""))
+        if e.get("ph") == "X" and m:
+            workers.setdefault(int(m[1]), []).append((e["tid"], ns(e["dur"])))
+    tids = sorted({t for pair in workers.values() for t, _ in pair})
+    slowest = {t: 0 for t in tids}
+    for pair in workers.values():
+        (ta, da), (tb, db) = pair
+        if da != db:
+            slowest[ta if da > db else tb] += 1
+    report = analyze_json(str(even_trace), *PATTERNS)
+    (dp,) = report["data_parallel"]
+    got = {int(re.search(r"thread ([0-9]+)", d["track"])[1]): d["slowest"] for d in dp["devices"]}
+    assert got == slowest
+    k, n = max(slowest.values()), sum(slowest.values())
+    records = [f for f in report["finding_records"] if f["kind"] == "imbalance"]
+    advice = [f for f in records if f["action"]]
+    if sign_test(k, n) >= 0.05:
+        assert not advice and all(f["significant"] is False for f in records)
+    for f in advice:  # a real difference must be a significant one
+        assert f["significant"] and f["figure"]["lo"] > 1.05
 
 
 def test_without_a_pattern_the_error_shows_one(trace, cli):

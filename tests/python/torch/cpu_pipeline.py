@@ -7,9 +7,10 @@ Stage annotations on the main thread carry no batch (it comes from the
 enclosing ProfilerStep#N); the workers' annotations carry it in their names
 ("Stage2_Embedding/batch3"), since they run outside the step's nesting.
 
-usage: cpu_pipeline.py OUT.json BATCHES [PREP_LAYERS]
+usage: cpu_pipeline.py OUT.json BATCHES [PREP_LAYERS] [even]
 (PREP_LAYERS, default 6: GraphPrep's work, which a before/after comparison
-changes)"""
+changes. With "even", the two workers do the same work: the data-parallel
+halves are identical, and any difference between them is per-batch noise.)"""
 import queue
 import sys
 import threading
@@ -20,6 +21,7 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 out, batches = sys.argv[1], int(sys.argv[2])
 prep_layers = int(sys.argv[3]) if len(sys.argv) > 3 else 6
+even = sys.argv[4:] == ["even"]
 torch.set_num_threads(1)
 torch.manual_seed(0)
 W = torch.randn(128, 128)
@@ -43,7 +45,7 @@ def worker(i):
             return
         b, rows = item
         with record_function(f"Stage2_Embedding/batch{b}"):
-            y = work(rows, 4 + 2 * i)  # worker 1 does more: an imbalance to see
+            y = work(rows, 4 if even else 4 + 2 * i)  # worker 1 does more: an imbalance
         done.put(y)
 
 
