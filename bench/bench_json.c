@@ -11,6 +11,13 @@
  *                     alternative to adopting it: simdjson_model_file)
  *   json_write_vs_simdjson_MBps  pp_chrome_write from the model
  *                     (baseline: simdjson writing its DOM minified)
+ *   json_read_vs_yyjson_MBps  pp_chrome_read building the model
+ *                     (baseline: yyjson's DOM parse of the same text, already
+ *                     in memory, into memory already faulted in:
+ *                     bench/yyjson_baseline.h)
+ *   json_read_vs_yyjson_file_MBps  the same read (baseline: yyjson_read_file,
+ *                     the file read into fresh memory and parsed into a
+ *                     fresh DOM, freed: timed as pp_chrome_read is)
  *
  * The model is the pipeline of about 1.1M events of bench/pipeline_trace.h.
  * Each figure is the best of 3 rounds (the least disturbed on a shared
@@ -20,7 +27,8 @@
  * which a machine shared with other work disturbs far less, for both sides.
  * Targets: ratio >= 10 against Python, >= 1 against simdjson
  * (bench/simdjson_baseline.h; without simdjson at build time those lines
- * are left out with a note).
+ * are left out with a note) and against yyjson (left out without
+ * PIPEPROF_YYJSON_DIR).
  *
  * Usage: bench_json [json_python.py]  (default: beside this source file);
  * Python is $PP_PYTHON, else python3. */
@@ -35,6 +43,9 @@
 #include "pipeline_trace.h"
 #ifdef PP_HAVE_SIMDJSON
 #include "simdjson_baseline.h"
+#endif
+#ifdef PP_HAVE_YYJSON
+#include "yyjson_baseline.h"
 #endif
 
 #define ROUNDS 3
@@ -128,6 +139,31 @@ static void simdjson_rates(const char *path, size_t events, double *read_rate, d
 #endif
 }
 
+/* yyjson's DOM parse of the file at `path`, MB per CPU second (best of
+ * ROUNDS): into warm memory, and from the file into fresh memory in
+ * *file_rate; 0 without yyjson, with a note saying why. */
+static double yyjson_rate(const char *path, double *file_rate) {
+    *file_rate = 0;
+#ifdef PP_HAVE_YYJSON
+    struct stat st;
+    double cpu_s = 0, file_s = 0;
+    size_t values = 0;
+    if (stat(path, &st) != 0 || yyjson_dom_parse_cpu(path, ROUNDS, &cpu_s, &values) != 0 ||
+        yyjson_file_parse_cpu(path, ROUNDS, &file_s) != 0) {
+        fprintf(stderr, "bench_json: yyjson failed on %s\n", path);
+        exit(1);
+    }
+    fprintf(stderr, "bench_json: yyjson %s, %zu values\n", yyjson_baseline_version(), values);
+    *file_rate = (double)st.st_size / 1e6 / file_s;
+    return (double)st.st_size / 1e6 / cpu_s;
+#else
+    (void)path;
+    fprintf(stderr, "bench_json: yyjson's source was not given at build time (cmake "
+                    "-DPIPEPROF_YYJSON_DIR=...); the json_read_vs_yyjson line is left out\n");
+    return 0;
+#endif
+}
+
 int main(int argc, char **argv) {
     char script[4096], path[4096];
     if (argc > 1) {
@@ -175,6 +211,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_json: %zu events, %.1f MB of JSON\n", pp_model_event_count(m), mb);
     double simd_read = 0, simd_model = 0, simd_write = 0;
     simdjson_rates(path, pp_model_event_count(m), &simd_read, &simd_model, &simd_write);
+    double yy_file = 0, yy_read = yyjson_rate(path, &yy_file);
     double py_load = 0, py_dump = 0, py_load_gc = 0;
     int have_python = python_rates(script, path, &py_load, &py_dump, &py_load_gc);
     remove(path);
@@ -189,6 +226,12 @@ int main(int argc, char **argv) {
         printf("BENCH json_write_vs_simdjson_MBps value=%.1f unit=MB/cpu-s baseline=simdjson_dom_minify:%.1f "
                "ratio=%.2f\n", mb / write_cpu, simd_write, mb / write_cpu / simd_write);
     }
+    if (yy_read > 0)
+        printf("BENCH json_read_vs_yyjson_MBps value=%.1f unit=MB/cpu-s baseline=yyjson_dom_warm:%.1f "
+               "ratio=%.2f\n", mb / read_cpu, yy_read, mb / read_cpu / yy_read);
+    if (yy_file > 0)
+        printf("BENCH json_read_vs_yyjson_file_MBps value=%.1f unit=MB/cpu-s baseline=yyjson_read_file:%.1f "
+               "ratio=%.2f\n", mb / read_cpu, yy_file, mb / read_cpu / yy_file);
     if (!have_python) {
         fprintf(stderr, "bench_json: the Python baseline (%s) failed; no figures against it\n", script);
         return 1;

@@ -235,7 +235,7 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (rc == PP_OK)
         rc = an_framework_compute(r, err);
     an_beside *devices = NULL;
-    if (rc == PP_OK) /* the device step, beside the steps up to the join (beside.c) */
+    if (rc == PP_OK) /* the device step, beside the steps up to its join (beside.c) */
         rc = an_devices_start(r, &devices, err);
     /* The steps that read annotations other than the shares come before the
      * stage step, which holds the most: an owned model's annotations but the
@@ -251,6 +251,12 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     if (rc == PP_OK)
         rc = an_sched_rivals(r, err);
     an_scratch_free(r); /* the op step's, not to sit beside the stage step's */
+    /* The device step joins before the stage step, which holds the most:
+     * when it ran on until the join below, its scratch met the stage step's
+     * peak or missed it as the threads were scheduled (peaks of 380-409 MiB
+     * at 10M events, docs/analysis.md#memory) */
+    int devices_rc = an_devices_join(r, devices, rc == PP_OK ? err : NULL);
+    rc = rc == PP_OK ? devices_rc : rc;
     uint32_t kept[2] = {an_share_key(m), an_part_key(m)};
     if (rc == PP_OK && own)
         pp_model_anns_keep(own, kept, 2);
@@ -265,8 +271,6 @@ static int build(pp_model *own, const pp_model *m, const pp_analyze_options *o,
     an_scratch_free(r);
     if (rc == PP_OK && o->nisolated > 0)
         rc = an_contention_compute(r, o, err);
-    int devices_rc = an_devices_join(r, devices, rc == PP_OK ? err : NULL);
-    rc = rc == PP_OK ? devices_rc : rc;
     if (rc == PP_OK)
         rc = an_bandwidth_rates(r, err);
     if (rc == PP_OK)

@@ -18,17 +18,12 @@
 #include "core/error.h"
 #include "io/chrome_read.h"
 #include "io/trace_read.h"
+#include "model/event_blank.h"
 #include "pipeprof/io.h"
 
 /* Names repeat (every exec of a stage has the same name and stage): a small
  * cache of recent plain strings spares hashing them again. Its key is the
- * string's first eight bytes as a word (the window's padding makes the load
- * safe, json_scan.h) and its length. */
-static uint64_t head_of(const char *text, size_t len) {
-    uint64_t w = jscan_load8(text);
-    return len >= 8 ? w : w & ((1ull << (8 * len)) - 1);
-}
-
+ * string's first eight bytes as a word (jstr_word) and its length. */
 static size_t cache_slot(uint64_t head, size_t len) {
     return (size_t)(((head ^ len) * 0x9E3779B97F4A7C15ull) >> 56) & (CHROME_NAME_CACHE - 1);
 }
@@ -38,7 +33,7 @@ int chrome_intern(reader *r, jcur *c, const jstr *s, uint32_t *id) {
     size_t len;
     uint64_t head = 0;
     if (!s->escaped && s->len) {
-        head = head_of(s->s, s->len);
+        head = jstr_word(s);
         const chrome_cached_name *hit = &r->names[cache_slot(head, s->len)];
         if (hit->len == s->len && hit->head == head && hit->text &&
             (s->len <= 8 || jscan_same(hit->text + 8, s->s + 8, s->len - 8))) {
@@ -161,7 +156,7 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
     e->id = 0;
     e->args = NULL;
     e->args_done = 0;
-    pp_event_init(&e->fields);
+    e->fields = pp_event_blank();
     r->nanns = 0;
     if ((rc = jcur_expect(c, '{', "at the start of an event")))
         return rc;
@@ -174,27 +169,28 @@ static int parse_fields(reader *r, jcur *c, raw_event *e) {
         jstr key;
         if ((rc = jcur_string(c, &key)) || (rc = jcur_expect(c, ':', "after a key")))
             return rc;
-        if (jstr_eq(&key, "ph") || jstr_eq(&key, "name") || jstr_eq(&key, "cat")) {
+        uint64_t w = jstr_word(&key);
+        if (jstr_word_is(&key, w, "ph") || jstr_word_is(&key, w, "name") || jstr_word_is(&key, w, "cat")) {
             jstr *dst = key.s[0] == 'p' ? &e->ph : key.s[0] == 'n' ? &e->name : &e->cat;
             jcur_ws(c);
             if (c->p < c->end && *c->p == '"')
                 rc = jcur_string(c, dst);
             else
                 rc = jcur_skip(c); /* e.g. a numeric name: keep the event, drop the field */
-        } else if (jstr_eq(&key, "pid")) {
+        } else if (jstr_word_is(&key, w, "pid")) {
             rc = read_id(r, c, &e->pid);
-        } else if (jstr_eq(&key, "tid")) {
+        } else if (jstr_word_is(&key, w, "tid")) {
             rc = read_id(r, c, &e->tid);
-        } else if (jstr_eq(&key, "ts")) {
+        } else if (jstr_word_is(&key, w, "ts")) {
             rc = read_time(c, "ts", &e->ts_ns);
             e->has_ts = 1;
-        } else if (jstr_eq(&key, "dur")) {
+        } else if (jstr_word_is(&key, w, "dur")) {
             rc = read_time(c, "dur", &e->dur_ns);
             e->has_dur = 1;
-        } else if (jstr_eq(&key, "id")) {
+        } else if (jstr_word_is(&key, w, "id")) {
             rc = read_flow_id(r, c, &e->id);
             e->has_id = 1;
-        } else if (jstr_eq(&key, "args")) {
+        } else if (jstr_word_is(&key, w, "args")) {
             jcur_ws(c);
             e->args = c->p;
             char ph = e->ph.len == 1 ? e->ph.s[0] : 0;

@@ -193,11 +193,12 @@ static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
         jstr own = {key->s + ANNOTATION_PREFIX_LEN, key->len - ANNOTATION_PREFIX_LEN, key->escaped};
         return annotation_value(r, c, &own);
     }
-    if (jstr_eq(key, "stage") && ch == '"')
+    uint64_t w = jstr_word(key);
+    if (jstr_word_is(key, w, "stage") && ch == '"')
         return string_value(r, c, &ev->stage);
-    if ((jstr_eq(key, "batch_id") || jstr_eq(key, "batch")) && is_number_start(ch))
+    if ((jstr_word_is(key, w, "batch_id") || jstr_word_is(key, w, "batch")) && is_number_start(ch))
         return int_value(c, "batch_id", &ev->batch);
-    if (jstr_eq(key, "hw_ns") && is_number_start(ch))
+    if (jstr_word_is(key, w, "hw_ns") && is_number_start(ch))
         return u64_value(c, "hw_ns", &ev->hw_ns);
     if (jstr_eq(key, "transfer_ns") && is_number_start(ch))
         return u64_value(c, "transfer_ns", &ev->xfer_ns);
@@ -205,7 +206,7 @@ static int span_arg(reader *r, jcur *c, const jstr *key, void *ctx) {
         ev->kind = PP_EV_REGION;
         return u64_value(c, "region_id", &ev->id);
     }
-    if (jstr_eq(key, "role") && ch == '"') {
+    if (jstr_word_is(key, w, "role") && ch == '"') {
         jcur save = *c;
         jstr s;
         int rc = jcur_string(c, &s);

@@ -348,9 +348,8 @@ int jcur_expect_slow(jcur *c, char ch, const char *context) {
     return jcur_fail(c, "expected '%c' %s (got %s)", ch, context, describe(c, got, sizeof got));
 }
 
-/* Bytes that end a run of plain string characters; NUL is the window's
- * sentinel (json_scan.h). */
 const unsigned char jscan_string_stop[256] = {['"'] = 1, ['\\'] = 1, [0] = 1};
+const unsigned char jscan_space[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 const unsigned char jscan_number_char[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
@@ -365,8 +364,7 @@ int jcur_string_slow(jcur *c, jstr *out) {
     const char *s = ++c->p, *p = s;
     out->escaped = 0;
     for (;;) {
-        while (!jscan_string_stop[(unsigned char)*p])
-            p++;
+        p = jscan_string_end(p);
         if (*p != '\\' || p + 1 >= c->end)
             break;
         out->escaped = 1;

@@ -12,6 +12,7 @@
 #include "model/ann_table.h"
 #include "model/column_mem.h"
 #include "model/columns.h"
+#include "model/event_blank.h"
 #include "model/event_slots.h"
 #include "model/event_store.h"
 
@@ -157,8 +158,7 @@ pp_track_info *pp_model_track_mut(pp_model *m, uint32_t index) {
 }
 
 void pp_event_init(pp_event *e) {
-    memset(e, 0, sizeof *e);
-    e->batch = -1;
+    *e = pp_event_blank();
 }
 
 /* pp_model_add_event's rules (model.h), for the one event and the bulk
