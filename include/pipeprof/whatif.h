@@ -93,6 +93,14 @@ typedef struct pp_whatif_stage {
      * waiting, which the simulation produces itself. */
     int64_t *handoff_ns;
     size_t nhandoff;
+    /* A later stage (+1; 0: none) that one thread runs with this one, its
+     * previous batch's end before this stage's next start in every pair of
+     * consecutive batches (a serial loop: GraphPrep waits for the previous
+     * batch's Classifier): the simulation starts this stage's batch b no
+     * earlier than that stage's end of b - 1, and the hand-off is measured
+     * from it. Inferred, only from a pattern-labeled trace's instances
+     * (their tracks); a labeled trace's stages have 0. */
+    uint32_t waits_for;
 } pp_whatif_stage;
 
 /* A device that several stages use: their work contends for it. The
