@@ -284,6 +284,33 @@ static void cells_from_instances(build *b) {
     }
 }
 
+/* No span names its stage and batch in its own fields (for some stage):
+ * the cells come from the report's stage instances instead, from scratch
+ * (a partly labeled trace's cells are not mixed with them), and say so. */
+static int cells_by_instances(build *b) {
+    size_t ns = b->c->nstages;
+    for (size_t k = 0; k < ns * b->nrows; k++)
+        cell_clear(&b->cells[k]);
+    memset(b->have_items, 0, sizeof b->have_items);
+    memset(b->span_tracks, 0, sizeof b->span_tracks);
+    memset(b->part_of, -1, (ns ? ns : 1) * sizeof *b->part_of);
+    for (size_t s = 0; s < ns; s++)
+        b->c->stages[s].nparts = 0;
+    cells_from_instances(b);
+    b->c->timed = 1;
+    for (size_t s = 0; s < ns; s++)
+        b->c->timed &= b->have_items[s];
+    if (!b->c->timed)
+        return PP_OK;
+    wi_shared_threads(b);
+    return wi_note_add(b->c, wi_strdupf("no span names its stage and batch in its own fields (the "
+                                        "stages are labeled by patterns): each stage instance is "
+                                        "placed by its first and last event, its stage time is "
+                                        "its one part's wall and the rest of its hold its "
+                                        "overhead; hand-off delays, servers and the queue depth "
+                                        "come from those instances (inferred)"));
+}
+
 /* Without labeled spans or placed instances (a stage none of whose
  * instances has a track of a device): each stage one part of the report's
  * stage time, one server, no hand-off, no queue limit. */
@@ -423,39 +450,14 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
         rc = wi_error(err, PP_EINVAL,
                           "the trace has no complete batch (one with every stage) "
                           "inside the window to model");
-    int by_instances = 0;
     if (rc == PP_OK) {
         cells_fill(&b);
         b.c->timed = 1;
         for (size_t s = 0; s < ns; s++)
             b.c->timed &= b.have_items[s];
     }
-    if (rc == PP_OK && !b.c->timed) {
-        /* no span names its stage and batch in its own fields: the
-         * report's stage instances place the cells instead (from scratch:
-         * a partly labeled trace's cells are not mixed with them) */
-        by_instances = 1;
-        b.c->timed = 1;
-        for (size_t k = 0; k < ns * b.nrows; k++)
-            cell_clear(&b.cells[k]);
-        memset(b.have_items, 0, sizeof b.have_items);
-        memset(b.span_tracks, 0, sizeof b.span_tracks);
-        memset(b.part_of, -1, (ns ? ns : 1) * sizeof *b.part_of);
-        for (size_t s = 0; s < ns; s++)
-            b.c->stages[s].nparts = 0;
-        cells_from_instances(&b);
-        for (size_t s = 0; s < ns; s++)
-            b.c->timed &= b.have_items[s];
-        if (b.c->timed)
-            wi_shared_threads(&b);
-    }
-    if (rc == PP_OK && b.c->timed && by_instances)
-        rc = wi_note_add(b.c, wi_strdupf("no span names its stage and batch in its own fields (the "
-                                         "stages are labeled by patterns): each stage instance is "
-                                         "placed by its first and last event, its stage time is "
-                                         "its one part's wall and the rest of its hold its "
-                                         "overhead; hand-off delays, servers and the queue depth "
-                                         "come from those instances (inferred)"));
+    if (rc == PP_OK && !b.c->timed)
+        rc = cells_by_instances(&b);
     if (rc == PP_OK && b.c->timed) {
         for (uint32_t s = 0; rc == PP_OK && s < ns; s++)
             rc = stage_rows(&b, s);
