@@ -181,11 +181,20 @@ typedef struct pp_stage_stats {
 } pp_stage_stats;
 
 /* stage time(s, b). measured_ns = partition start .. merge end for a
- * data-parallel stage with both spans, else -1. */
+ * data-parallel stage with both spans, else -1. start_ns .. end_ns is the
+ * stage instance itself: its first event's start to its last event's end
+ * (partition and merge included; end - start is its hold time, which the
+ * hand-off adds to time_ns), however its stage and batch were labeled (in
+ * the events' own fields or by --stage-pattern / --batch-pattern), so the
+ * instances of a pattern-labeled trace are placed in time too. track is
+ * the model track (as pp_track_stats.track) of its first exec, in (device,
+ * track) order: the one it ran on, unless it is data parallel. */
 typedef struct pp_stage_time {
     uint32_t stage;
     int64_t batch;
     int64_t time_ns, measured_ns;
+    int64_t start_ns, end_ns;
+    uint32_t track;
 } pp_stage_time;
 
 typedef struct pp_batch_stats {
@@ -279,8 +288,8 @@ const char *pp_report_source(const pp_report *r);
 const pp_device_stats *pp_report_devices(const pp_report *r, size_t *n);
 const pp_track_stats *pp_report_tracks(const pp_report *r, size_t *n);
 const pp_stage_stats *pp_report_stages(const pp_report *r, size_t *n);
-/* The stage times, sorted by (batch, stage). The report keeps them in 16
- * bytes each; this public table of 32-byte rows is made on the first call
+/* The stage times, sorted by (batch, stage). The report keeps them in 36
+ * bytes each; this public table of 56-byte rows is made on the first call
  * and lives until pp_report_free. That first call writes into the report:
  * not from two threads at once. NULL and *n = 0 on no memory (or none). */
 const pp_stage_time *pp_report_stage_times(const pp_report *r, size_t *n);

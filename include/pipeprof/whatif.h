@@ -93,6 +93,14 @@ typedef struct pp_whatif_stage {
      * waiting, which the simulation produces itself. */
     int64_t *handoff_ns;
     size_t nhandoff;
+    /* A later stage (+1; 0: none) that one thread runs with this one, its
+     * previous batch's end before this stage's next start in every pair of
+     * consecutive batches (a serial loop: GraphPrep waits for the previous
+     * batch's Classifier): the simulation starts this stage's batch b no
+     * earlier than that stage's end of b - 1, and the hand-off is measured
+     * from it. Inferred, only from a pattern-labeled trace's instances
+     * (their tracks); a labeled trace's stages have 0. */
+    uint32_t waits_for;
 } pp_whatif_stage;
 
 /* A device that several stages use: their work contends for it. The
@@ -130,8 +138,11 @@ typedef struct pp_whatif_costs {
                             * (inferred; what extra requests can run beside each other) */
     uint32_t queue_depth;  /* batches that may wait between two stages */
     int queue_depth_inferred; /* 1: the most batches seen waiting (a lower bound) */
-    int timed;             /* 1: per-batch start times known (hand-off, servers, queue);
-                            * 0: stage times alone (stages labeled by patterns only) */
+    int timed;             /* 1: per-batch start times known (hand-off, servers, queue):
+                            * from the labeled spans, or for stages labeled by patterns
+                            * only from the report's stage instances (a note says so);
+                            * 0: stage times alone (a stage with no instance on a
+                            * device's track) */
     int exclusive;         /* 1: a device runs one part at a time, whatever the stage
                             * (isolated times: a plan's, pp_plan_costs); 0: each wall
                             * already holds its wait for the device (a trace's) */

@@ -17,8 +17,9 @@
  * The first stage has no upstream: its input counts as ready, so its idle
  * time is blocked (output not taken) or a wait for its source (the rest);
  * never a wait for upstream work. A few integers a stage, in one pass with
- * the stage step: nothing is held per batch but the hold times, which the
- * summaries take and free. */
+ * the stage step: nothing is held per batch but each stage time's first and
+ * last event and its track, which the report keeps (an_stage_time gives
+ * them as the instance's start_ns, end_ns and track). */
 #include <stdlib.h>
 
 #include "analyze/report.h"
@@ -31,10 +32,10 @@ int an_flow_start(pp_report *r, size_t ntimes_bound) {
     r->flow_prev_end = malloc(ns * sizeof *r->flow_prev_end);
     r->flow_blocked = calloc(ns, sizeof *r->flow_blocked);
     r->flow_starved = calloc(ns, sizeof *r->flow_starved);
-    r->time_hold = an_alloc(ntimes_bound ? ntimes_bound : 1, sizeof *r->time_hold);
+    r->time_at = an_alloc(ntimes_bound ? ntimes_bound : 1, sizeof *r->time_at);
+    r->time_track = an_alloc(ntimes_bound ? ntimes_bound : 1, sizeof *r->time_track);
     if (!r->flow_last_b || !r->flow_last_start || !r->flow_last_end || !r->flow_prev_end ||
-        !r->flow_blocked ||
-        !r->flow_starved || !r->time_hold)
+        !r->flow_blocked || !r->flow_starved || !r->time_at || !r->time_track)
         return PP_ENOMEM;
     for (size_t s = 0; s < ns; s++)
         r->flow_last_b[s] = SIZE_MAX, r->flow_prev_end[s] = INT64_MIN;
@@ -46,8 +47,10 @@ static int64_t span_len(int64_t lo, int64_t hi) {
     return hi > lo ? hi - lo : 0;
 }
 
-void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end) {
-    r->time_hold[r->ntimes - 1] = end - start; /* the cell just timed */
+void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end,
+                  uint32_t track) {
+    r->time_at[r->ntimes - 1] = (an_time_at){start, end}; /* the cell just timed */
+    r->time_track[r->ntimes - 1] = track;
     size_t prev = r->flow_last_b[s];
     if (prev != SIZE_MAX && start > r->flow_last_end[s]) {
         int64_t gap_lo = r->flow_last_end[s], gap_hi = start;
@@ -101,7 +104,7 @@ int an_flow_finish(pp_report *r) {
         r->stages[s].blocked_ns = r->flow_blocked ? r->flow_blocked[s] : 0;
         r->stages[s].starved_ns = r->flow_starved ? r->flow_starved[s] : 0;
     }
-    if (r->time_hold) { /* hold times grouped by stage, as the stage times are */
+    if (r->time_at) { /* hold times grouped by stage, as the stage times are */
         size_t *at = calloc(r->nstages + 2, sizeof *at);
         int64_t *vals = at ? malloc((r->ntimes ? r->ntimes : 1) * sizeof *vals) : NULL;
         rc = vals ? PP_OK : PP_ENOMEM;
@@ -110,21 +113,25 @@ int an_flow_finish(pp_report *r) {
         for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
             at[s + 2] += at[s + 1];
         for (size_t i = 0; rc == PP_OK && i < r->ntimes; i++)
-            vals[at[r->times[i].stage + 1]++] = r->time_hold[i];
-        free(r->time_hold); /* grouped in vals: not beside the hand-offs */
-        r->time_hold = NULL;
+            vals[at[r->times[i].stage + 1]++] = r->time_at[i].end_ns - r->time_at[i].start_ns;
         rc = rc == PP_OK ? handoffs(r, at, vals) : rc;
         for (size_t s = 0; rc == PP_OK && s < r->nstages; s++)
             rc = an_summary(r, vals + at[s], at[s + 1] - at[s], &r->stages[s].hold);
         free(at), free(vals);
     }
     an_flow_free(r);
+    /* the instances' starts, ends and tracks are kept (an_stage_time), at
+     * the size that was filled */
+    an_time_at *at = realloc(r->time_at, (r->ntimes ? r->ntimes : 1) * sizeof *at);
+    uint32_t *track = realloc(r->time_track, (r->ntimes ? r->ntimes : 1) * sizeof *track);
+    r->time_at = at ? at : r->time_at; /* a failed shrink keeps the larger table */
+    r->time_track = track ? track : r->time_track;
     return rc;
 }
 
 void an_flow_free(pp_report *r) {
     free(r->flow_last_b), free(r->flow_last_start), free(r->flow_last_end), free(r->flow_prev_end);
-    free(r->flow_blocked), free(r->flow_starved), free(r->time_hold);
+    free(r->flow_blocked), free(r->flow_starved);
     r->flow_last_b = NULL, r->flow_last_start = r->flow_last_end = r->flow_prev_end = NULL;
-    r->flow_blocked = r->flow_starved = r->time_hold = NULL;
+    r->flow_blocked = r->flow_starved = NULL;
 }

@@ -324,6 +324,7 @@ void pp_report_free(pp_report *r) {
     free(r->stages);
     free(r->times);
     free(r->times_public);
+    free(r->time_at), free(r->time_track);
     free(r->dp_time);
     free(r->dp_rank);
     free(r->dp_measured);

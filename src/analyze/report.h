@@ -30,7 +30,8 @@
  * Memory: the analysis's own tables refer to the model rather than copy it:
  * an exec (8 bytes) and a host span (16) keep their event index and read
  * their times, track and batch from the model's columns; stage cells hold
- * 4-byte references (4 bytes a batch), a stage time is 16 bytes (an_time),
+ * 4-byte references (4 bytes a batch), a stage time is 16 bytes (an_time)
+ * and 20 for its start, end and track (an_time_at, r->time_track),
  * a data-parallel row 16 and a bit of its stage time; a device bubble is
  * two varints (gaps.c) and a decomposed exec its 4-byte cell. docs/analysis.md ("Memory") gives the
  * bytes per event. */
@@ -160,9 +161,10 @@ typedef struct an_gap_cursor {
 an_gap_cursor an_gaps_of(const pp_report *r, uint32_t d);
 int an_gap_next(an_gap_cursor *c, an_gap *g);
 
-/* A stage time as the report keeps it (16 bytes; the public pp_stage_time
- * is 32): its stage, its batch as an index in r->bmap (which the report
- * keeps) and its time. measured_ns, which only a data-parallel cell with
+/* A stage time as the report keeps it (16 bytes, and 20 for its start, end
+ * and track in r->time_at and r->time_track; the public pp_stage_time is
+ * 56): its stage, its batch as an index in r->bmap (which the report keeps)
+ * and its time. measured_ns, which only a data-parallel cell with
  * both a partition and a merge has, is kept apart: r->dp_measured holds it
  * for each data-parallel time (a time marked in r->dp_time), by the time's
  * rank among the marked ones. an_stage_time gives the public struct. */
@@ -170,6 +172,12 @@ typedef struct an_time {
     uint32_t stage, batch;
     int64_t time_ns;
 } an_time;
+/* A stage time's first event start and last event end (flow.c): kept beside
+ * r->times, with its track (4 bytes more), for an_stage_time's start_ns,
+ * end_ns and track. */
+typedef struct an_time_at {
+    int64_t start_ns, end_ns;
+} an_time_at;
 pp_stage_time an_stage_time(const pp_report *r, size_t t);
 
 /* A batch is kept as where its stage times start in r->times
@@ -223,12 +231,15 @@ typedef struct an_dp_sums {
 int an_dp_part_add(pp_report *r, uint32_t s, uint32_t device, uint32_t track, int64_t wall,
                    double share, int recorded);
 /* Between a stage's batches (flow.c): an_flow_start before the cells are
- * timed (room for ntimes_bound hold times), an_flow_cell after each cell of
- * stage s in batch index b is timed (its first and last event), in (batch,
+ * timed (room for ntimes_bound stage times), an_flow_cell after each cell
+ * of stage s in batch index b is timed (its first and last event, and the
+ * model track of its first exec), in (batch,
  * stage) order; an_flow_finish fills each stage's blocked_ns, starved_ns
- * and hold summary and frees the state (an_flow_free on a failure). */
+ * and hold summary and frees the state but the kept r->time_at and
+ * r->time_track (an_flow_free on a failure; pp_report_free frees those). */
 int an_flow_start(pp_report *r, size_t ntimes_bound);
-void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end);
+void an_flow_cell(pp_report *r, uint32_t s, size_t b, int64_t start, int64_t end,
+                  uint32_t track);
 int an_flow_finish(pp_report *r);
 void an_flow_free(pp_report *r);
 
@@ -312,10 +323,11 @@ struct pp_report {
     an_time *times;            /* sorted by (batch, stage) */
     /* flow.c, during the stage step only: per stage, its last batch index
      * timed (SIZE_MAX: none) and that cell's first and last event, its
-     * blocked and starved sums; per time, its hold time (first to last event) */
+     * blocked and starved sums */
     size_t *flow_last_b;
     int64_t *flow_last_start, *flow_last_end, *flow_prev_end, *flow_blocked, *flow_starved;
-    int64_t *time_hold;
+    an_time_at *time_at;       /* per time: its first event start, last event end (kept) */
+    uint32_t *time_track;      /* per time: the model track of its first exec (kept) */
     pp_interval_3 *handoff;    /* per stage: mean hand-off a batch (hold - stage time), 95% interval */
     size_t ntimes;
     pp_stage_time *times_public; /* pp_report_stage_times' copy, made on its first call */

@@ -223,6 +223,7 @@ typedef struct cell_parts {
     int64_t part_start, part_end, merge_start, merge_end; /* INT64_MAX start: none */
     int64_t exec_start, exec_end;
     size_t ndev, ntracks;
+    uint32_t track;                /* the first exec's model track */
     int pattern_bracket, all_host; /* a partition / merge from a pattern; only host execs */
 } cell_parts;
 
@@ -233,7 +234,8 @@ static void hull(int64_t *s, int64_t *e, const cell_item *it) {
 
 /* The n items of a cell, in order: it[kv[k].val]. */
 static cell_parts cell_scan(const cell_item *it, const an_kv *kv, size_t n) {
-    cell_parts p = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0, 0, 1};
+    cell_parts p = {INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0,
+                    AN_NONE, 0, 1};
     const cell_item *prev = NULL;
     for (size_t k = 0; k < n; k++) {
         const cell_item *x = &it[kv[k].val];
@@ -246,6 +248,7 @@ static cell_parts cell_scan(const cell_item *it, const an_kv *kv, size_t n) {
             p.all_host &= x->split;
             p.ndev += !prev || prev->device != x->device;
             p.ntracks += !prev || prev->device != x->device || prev->track != x->track;
+            p.track = prev ? p.track : x->track;
             prev = x;
         }
     }
@@ -352,7 +355,8 @@ static int cell_time(pp_report *r, cells *c, cell_item *it, an_kv *kv, size_t n,
     *t = (an_time){.stage = s, .batch = (uint32_t)b};
     an_flow_cell(r, s, b, p.part_start < p.exec_start ? p.part_start : p.exec_start,
                  p.merge_start != INT64_MAX && p.merge_end > p.exec_end ? p.merge_end
-                                                                         : p.exec_end);
+                                                                         : p.exec_end,
+                 p.track);
     if (nparts == 1) {
         t->time_ns = p.exec_end - p.exec_start;
         return PP_OK;
@@ -402,8 +406,11 @@ pp_stage_time an_stage_time(const pp_report *r, size_t t) {
         size_t rank = r->dp_rank[t / 64] + (size_t)__builtin_popcountll(word & below);
         measured = r->dp_measured[rank];
     }
+    const an_time_at *at = &r->time_at[t];
     return (pp_stage_time){.stage = x->stage, .batch = an_batch_number(&r->bmap, x->batch),
-                           .time_ns = x->time_ns, .measured_ns = measured};
+                           .time_ns = x->time_ns, .measured_ns = measured,
+                           .start_ns = at->start_ns, .end_ns = at->end_ns,
+                           .track = r->time_track[t]};
 }
 
 /* Every timed cell in (batch, stage) order. A batch's items are gathered

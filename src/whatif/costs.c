@@ -10,8 +10,10 @@
  * From the cells come the per-batch rows the simulation resamples, and from
  * consecutive cells the hand-off delays, the servers and the queue depth.
  * A trace whose stages only the user's patterns label (a torch.profiler
- * export) has no stage in its spans' own fields: then the stage times of
- * the report are all there is, and the model says so (`timed` = 0). */
+ * export) has no stage in its spans' own fields: then the cells come from
+ * the report's stage instances instead (pp_stage_time: each one's time,
+ * first event start, last event end and track), and the model says so in
+ * a note. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,14 @@ void pp_whatif_costs_free(pp_whatif_costs *c) {
         free(c->notes[i]);
     free(c->notes);
     free(c);
+}
+
+static void cell_clear(cell *cl) {
+    memset(cl, 0, sizeof *cl);
+    cl->span_start = cl->any_start = 1, cl->span_end = cl->any_end = 0; /* empty */
+    for (size_t p = 0; p < PP_WHATIF_MAX_PARTS; p++)
+        cl->part_start[p] = 1, cl->part_end[p] = 0;
+    /* part_hw, part_fixed: 0 from the memset */
 }
 
 static size_t row_of(const build *b, int64_t batch) {
@@ -238,8 +248,72 @@ static void parts_split(build *b, uint32_t s) {
     }
 }
 
-/* Without labeled spans (patterns alone): each stage one part of the
- * report's stage time, one server, no hand-off, no queue limit. */
+/* Without labeled spans (patterns alone), the cells from the report's stage
+ * instances: each one's first event .. last event is its server time and
+ * its hull; its stage time is the wall of its one part, on the device of
+ * its track, from its start (the rest of its hold becomes the stage's
+ * overhead, as for a labeled span beyond its execs). */
+static void cells_from_instances(build *b) {
+    const pp_window *w = pp_report_window(b->r);
+    size_t nt = 0;
+    const pp_stage_time *t = pp_report_stage_times(b->r, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        size_t j = row_of(b, t[i].batch);
+        uint32_t s = t[i].stage, track = t[i].track;
+        if (j == SIZE_MAX || s >= b->c->nstages || t[i].start_ns < w->start_ns ||
+            t[i].end_ns > w->end_ns || t[i].end_ns < t[i].start_ns)
+            continue;
+        uint32_t d1 = track < pp_model_track_count(b->m) ? b->track_device[track] : 0;
+        int p = d1 ? part_index(b, s, d1 - 1) : -1;
+        if (p < 0)
+            continue;
+        cell *cl = &b->cells[s * b->nrows + j];
+        b->have_items[s] = 1;
+        cl->span_start = cl->any_start = t[i].start_ns;
+        cl->span_end = cl->any_end = t[i].end_ns;
+        cl->span_track = track + 1;
+        int64_t wall = t[i].time_ns < t[i].end_ns - t[i].start_ns ? t[i].time_ns
+                                                                  : t[i].end_ns - t[i].start_ns;
+        cl->part_start[p] = t[i].start_ns, cl->part_end[p] = t[i].start_ns + wall;
+        cl->part_execs[p] = 1;
+        cl->part_hw[p] = -1; /* no hardware time: the wall is all there is */
+        if (b->span_tracks[s] == 0)
+            b->span_tracks[s] = 1, b->first_track[s] = track;
+        else if (b->first_track[s] != track)
+            b->span_tracks[s] = 2;
+    }
+}
+
+/* No span names its stage and batch in its own fields (for some stage):
+ * the cells come from the report's stage instances instead, from scratch
+ * (a partly labeled trace's cells are not mixed with them), and say so. */
+static int cells_by_instances(build *b) {
+    size_t ns = b->c->nstages;
+    for (size_t k = 0; k < ns * b->nrows; k++)
+        cell_clear(&b->cells[k]);
+    memset(b->have_items, 0, sizeof b->have_items);
+    memset(b->span_tracks, 0, sizeof b->span_tracks);
+    memset(b->part_of, -1, (ns ? ns : 1) * sizeof *b->part_of);
+    for (size_t s = 0; s < ns; s++)
+        b->c->stages[s].nparts = 0;
+    cells_from_instances(b);
+    b->c->timed = 1;
+    for (size_t s = 0; s < ns; s++)
+        b->c->timed &= b->have_items[s];
+    if (!b->c->timed)
+        return PP_OK;
+    wi_shared_threads(b);
+    return wi_note_add(b->c, wi_strdupf("no span names its stage and batch in its own fields (the "
+                                        "stages are labeled by patterns): each stage instance is "
+                                        "placed by its first and last event, its stage time is "
+                                        "its one part's wall and the rest of its hold its "
+                                        "overhead; hand-off delays, servers and the queue depth "
+                                        "come from those instances (inferred)"));
+}
+
+/* Without labeled spans or placed instances (a stage none of whose
+ * instances has a track of a device): each stage one part of the report's
+ * stage time, one server, no hand-off, no queue limit. */
 static int untimed_rows(build *b) {
     size_t nt = 0;
     const pp_stage_time *t = pp_report_stage_times(b->r, &nt);
@@ -275,9 +349,10 @@ static int untimed_rows(build *b) {
     b->c->queue_depth = 64;
     b->c->queue_depth_inferred = 1;
     return wi_note_add(b->c, wi_strdupf("no span names its stage and batch in its own fields (the "
-                                     "stages are labeled by patterns): per-batch start times are "
-                                     "unknown, so hand-off delays, servers and queues are not "
-                                     "modeled; each stage is its report stage time"));
+                                     "stages are labeled by patterns) and a stage has no instance "
+                                     "on a device's track: per-batch start times are unknown, so "
+                                     "hand-off delays, servers and queues are not modeled; each "
+                                     "stage is its report stage time"));
 }
 
 /* The shares of data-parallel parts: the report's recorded split, else
@@ -353,14 +428,8 @@ static int setup(build *b) {
     b->cells = malloc((ns ? ns : 1) * (b->nrows ? b->nrows : 1) * sizeof *b->cells);
     if (!b->cells)
         return PP_ENOMEM;
-    for (size_t k = 0; k < ns * b->nrows; k++) {
-        cell *cl = &b->cells[k];
-        memset(cl, 0, sizeof *cl);
-        cl->span_start = cl->any_start = 1, cl->span_end = cl->any_end = 0; /* empty */
-        for (size_t p = 0; p < PP_WHATIF_MAX_PARTS; p++)
-            cl->part_start[p] = 1, cl->part_end[p] = 0;
-        /* part_hw, part_fixed: 0 from the memset */
-    }
+    for (size_t k = 0; k < ns * b->nrows; k++)
+        cell_clear(&b->cells[k]);
     return PP_OK;
 }
 
@@ -387,6 +456,8 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
         for (size_t s = 0; s < ns; s++)
             b.c->timed &= b.have_items[s];
     }
+    if (rc == PP_OK && !b.c->timed)
+        rc = cells_by_instances(&b);
     if (rc == PP_OK && b.c->timed) {
         for (uint32_t s = 0; rc == PP_OK && s < ns; s++)
             rc = stage_rows(&b, s);

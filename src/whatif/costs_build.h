@@ -50,6 +50,8 @@ static inline int64_t cell_end(const cell *cl) {
 int wi_note_add(pp_whatif_costs *c, char *text);
 /* Servers and hand-offs of stage s (after the queue depth). */
 int wi_stage_timing(build *b, uint32_t s);
+/* Which stages wait for a later one on their thread (pattern-labeled). */
+void wi_shared_threads(build *b);
 /* The recorded queue depth, else the inferred one. */
 void wi_queue_depth(build *b);
 /* Each device's units. */

@@ -56,6 +56,10 @@ int wi_stage_timing(build *b, uint32_t s) {
         if (j > 0 && most == 1 && b->row_batch[j] == b->row_batch[j - 1] + 1) {
             int64_t prev = cell_end(&cs[j - 1]);
             ready = prev > ready ? prev : ready;
+            if (st->waits_for) { /* its thread was busy with a later stage's batch before */
+                int64_t later = cell_end(&b->cells[(st->waits_for - 1) * n + j - 1]);
+                ready = later > ready ? later : ready;
+            }
             if (down && j >= depth + 1 &&
                 b->row_batch[j - 1 - depth] == b->row_batch[j] - 1 - (int64_t)depth) {
                 int64_t room = cell_start(&down[j - 1 - depth]);
@@ -68,6 +72,35 @@ int wi_stage_timing(build *b, uint32_t s) {
     }
     st->nhandoff = n;
     return PP_OK;
+}
+
+/* For a pattern-labeled trace (costs.c): each stage's waits_for, the last
+ * later stage whose instances are all on the one track of this stage's
+ * and whose end of each batch came before this stage's start of the next
+ * (a thread running both in a loop). */
+void wi_shared_threads(build *b) {
+    size_t n = b->nrows;
+    for (uint32_t s = 0; s < b->c->nstages; s++) {
+        if (b->span_tracks[s] != 1)
+            continue;
+        for (uint32_t d = (uint32_t)b->c->nstages; d-- > s + 1;) {
+            if (b->span_tracks[d] != 1 || b->first_track[d] != b->first_track[s])
+                continue;
+            const cell *cs = &b->cells[s * n], *cd = &b->cells[d * n];
+            size_t pairs = 0, before = 0;
+            for (size_t j = 1; j < n; j++) {
+                if (b->row_batch[j] != b->row_batch[j - 1] + 1 || cs[j].span_end < cs[j].span_start ||
+                    cd[j - 1].span_end < cd[j - 1].span_start)
+                    continue;
+                pairs++;
+                before += cell_end(&cd[j - 1]) <= cell_start(&cs[j]);
+            }
+            if (pairs > 0 && before == pairs) {
+                b->c->stages[s].waits_for = d + 1;
+                break;
+            }
+        }
+    }
 }
 
 /* The recorded queue depth (pipeprof's runtime writes a "queue_depth"

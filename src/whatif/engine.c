@@ -145,14 +145,15 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
     interval *iv = malloc(B * nparts * sizeof *iv);
     uint64_t *bottleneck = calloc(S, sizeof *bottleneck);
     double(*free_at)[64] = calloc(S, sizeof *free_at); /* each server's next free time */
-    if (!pop || !cycle || !e2e || !iv || !bottleneck || !free_at) {
-        free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
+    double *last_end = calloc(S, sizeof *last_end); /* each stage's end of the batch before */
+    if (!pop || !cycle || !e2e || !iv || !bottleneck || !free_at || !last_end) {
+        free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at), free(last_end);
         return PP_ENOMEM;
     }
     int dev_of[PP_WHATIF_MAX_STAGES][PP_WHATIF_MAX_PARTS]; /* part -> device, looked up once */
     booking *bk = calloc(PP_WHATIF_MAX_DEVICES, sizeof *bk); /* exclusive devices */
     if (!bk) {
-        free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
+        free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at), free(last_end);
         return PP_ENOMEM;
     }
     int rc = PP_OK;
@@ -191,6 +192,10 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
             for (uint32_t j = 1; j < nserv; j++)
                 k = free_at[s][j] < free_at[s][k] ? j : k;
             double ready = arrival > free_at[s][k] ? arrival : free_at[s][k];
+            /* its thread also runs a later stage: free once that stage ended b - 1 */
+            if (b > 0 && st->waits_for > s + 1 && st->waits_for <= S &&
+                last_end[st->waits_for - 1] > ready)
+                ready = last_end[st->waits_for - 1];
             pop[s * B + b] = ready;
             double start = ready + handoff, parts_at = start + partition, slowest = 0;
             if (sp->move_samples) {
@@ -219,6 +224,7 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
             if (s + 1 < S && b >= depth && pop[(s + 1) * B + b - depth] > depart)
                 depart = pop[(s + 1) * B + b - depth];
             free_at[s][k] = depart;
+            last_end[s] = end;
             arrival = depart;
             if (stage_time > slowest_stage) /* upstream on ties */
                 slowest_stage = stage_time, bott = s;
@@ -253,7 +259,7 @@ int wi_simulate(const pp_whatif_costs *c, const wi_plan *p, uint64_t seed, uint6
     for (size_t d = 0; d < PP_WHATIF_MAX_DEVICES; d++)
         free(bk[d].at);
     free(bk);
-    free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at);
+    free(pop), free(cycle), free(e2e), free(iv), free(bottleneck), free(free_at), free(last_end);
     if (rc != PP_OK)
         memset(out, 0, sizeof *out);
     return rc;

@@ -25,6 +25,9 @@ static void text_model(const pp_whatif_costs *c, FILE *out) {
                 fprintf(out, " %.2f", st->parts[p].share);
             fprintf(out, ")");
         }
+        if (st->waits_for > s + 1 && st->waits_for <= c->nstages) /* inferred: costs_timing.c */
+            fprintf(out, ", its thread's next batch after %s (inferred)",
+                    c->stages[st->waits_for - 1].name);
         fprintf(out, "\n");
     }
     for (size_t i = 0; i < c->nnotes; i++)

@@ -4,7 +4,9 @@
 #include "builder.h"
 
 /* embed, batch 0: partition 100, CPU wall 500, NPU wall 1000, merge 50.
- * Formula = 100 + 1000 + 50; measured = partition start .. merge end. */
+ * Formula = 100 + 1000 + 50; measured = partition start .. merge end; the
+ * instance lies from the partition's start to the merge's end, its first
+ * exec (device order: CPU, the first device) on the CPU's track. */
 static void test_data_parallel_stage(void) {
     pp_model *m = b_model();
     uint32_t host = b_thread(m, "embed"), cpu = b_device(m, "CPU", 0, 0);
@@ -23,6 +25,9 @@ static void test_data_parallel_stage(void) {
     EXPECT_EQ_U64(n, 1);
     EXPECT_EQ_I64(t[0].time_ns, 1150);
     EXPECT_EQ_I64(t[0].measured_ns, 1200);
+    EXPECT_EQ_I64(t[0].start_ns, 0);
+    EXPECT_EQ_I64(t[0].end_ns, 1200);
+    EXPECT_EQ_U64(t[0].track, cpu);
     const pp_dp_stats *dp = pp_report_dp(r, &n);
     EXPECT_EQ_U64(n, 1);
     EXPECT_EQ_I64(dp->partition.mean, 100);
