@@ -272,6 +272,9 @@ typedef struct pp_framework_stats {
     uint32_t stage;            /* index into the stage table; UINT32_MAX: the whole device */
     uint64_t tasks;            /* execs (and, for a device row, partitions and merges) */
     int64_t wall_ns, hw_ns;    /* sum of their walls, of their hw_ns (0 where unknown) */
+    uint64_t hw_known;         /* tasks with a known hw_ns; with none (host work, a trace
+                                * without hardware times) the two hw figures are undefined:
+                                * every renderer shows them empty, never as 0% / all wall */
     double hw_utilization_pct; /* "HW Utilization %" = 100 * hw / wall */
     int64_t concurrency_penalty_ns; /* "Concurrency penalty" = wall - hw */
     uint64_t bubbles;          /* gaps > 0 from one task's end to the next one's start, in

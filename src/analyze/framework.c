@@ -53,6 +53,7 @@ static pp_framework_stats row_of(const task *t, size_t n, uint32_t stage) {
     for (size_t i = 0; i < n; i++) {
         s.wall_ns += t[i].end - t[i].start;
         s.hw_ns += t[i].hw;
+        s.hw_known += t[i].hw > 0;
         if (i > 0 && t[i].start > t[i - 1].end) { /* the previous task in start order */
             s.bubbles++;
             gaps += (double)(t[i].start - t[i - 1].end);

@@ -144,11 +144,17 @@ static void framework(const pp_report *r, pp_outfile *o) {
         put(o, ",");
         if (f->stage != UINT32_MAX)
             field(o, r->stage_names[f->stage]);
-        put(o, ",%llu,%lld,%lld,%.17g,%llu,", (unsigned long long)f->tasks, (long long)f->wall_ns,
-            (long long)f->hw_ns, f->hw_utilization_pct, (unsigned long long)f->bubbles);
+        put(o, ",%llu,%lld,%lld,", (unsigned long long)f->tasks, (long long)f->wall_ns,
+            (long long)f->hw_ns);
+        if (f->hw_known)
+            put(o, "%.17g", f->hw_utilization_pct);
+        put(o, ",%llu,", (unsigned long long)f->bubbles);
         if (f->bubbles)
             put(o, "%.17g", f->bubble_mean_ns);
-        put(o, ",%lld\n", (long long)f->concurrency_penalty_ns);
+        put(o, ",");
+        if (f->hw_known)
+            put(o, "%lld", (long long)f->concurrency_penalty_ns);
+        put(o, "\n");
     }
 }
 

@@ -124,14 +124,21 @@ static void framework(const pp_report *r, FILE *out) {
         fprintf(out, ", \"tasks\": %llu, ", (unsigned long long)f->tasks);
         i64(out, "wall_ns", f->wall_ns), fputs(", ", out);
         i64(out, "hw_ns", f->hw_ns), fputs(", ", out);
-        dbl(out, "hw_utilization_pct", f->hw_utilization_pct), fputs(", ", out);
+        if (f->hw_known)
+            dbl(out, "hw_utilization_pct", f->hw_utilization_pct);
+        else
+            fputs("\"hw_utilization_pct\": null", out);
+        fputs(", ", out);
         fprintf(out, "\"bubbles\": %llu, ", (unsigned long long)f->bubbles);
         if (f->bubbles)
             dbl(out, "bubble_mean_ns", f->bubble_mean_ns);
         else
             fputs("\"bubble_mean_ns\": null", out);
         fputs(", ", out);
-        i64(out, "concurrency_penalty_ns", f->concurrency_penalty_ns);
+        if (f->hw_known)
+            i64(out, "concurrency_penalty_ns", f->concurrency_penalty_ns);
+        else
+            fputs("\"concurrency_penalty_ns\": null", out);
         fputc('}', out);
     }
     fputc(']', out);

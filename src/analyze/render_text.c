@@ -162,10 +162,13 @@ static void framework(const pp_report *r, FILE *out) {
             } else {
                 continue;
             }
-            fprintf(out, " %5llu %16.1f %10s %4llu %19s\n", (unsigned long long)f->tasks,
-                    f->hw_utilization_pct,
+            char hw[24] = "-";
+            if (f->hw_known)
+                snprintf(hw, sizeof hw, "%.1f", f->hw_utilization_pct);
+            fprintf(out, " %5llu %16s %10s %4llu %19s\n", (unsigned long long)f->tasks, hw,
                     f->bubbles ? ns((int64_t)(f->bubble_mean_ns + 0.5), b1) : "-",
-                    (unsigned long long)f->bubbles, ns(f->concurrency_penalty_ns, b2));
+                    (unsigned long long)f->bubbles,
+                    f->hw_known ? ns(f->concurrency_penalty_ns, b2) : "-");
         }
     }
 }
