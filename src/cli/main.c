@@ -102,9 +102,11 @@ int cli_unknown_option(const char *cmd, const char *arg) {
 }
 
 /* SIGINT, SIGTERM or SIGHUP while pipeprof writes a file: the half-written
- * FILE.tmp.PID goes, then pipeprof dies of the signal as it would have. */
+ * FILE.tmp.PID goes, and so does the staging directory of `report -o DIR`;
+ * then pipeprof dies of the signal as it would have. */
 static void on_terminating_signal(int sig) {
     pp_outfile_remove_pending();
+    cli_out_dir_remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
