@@ -8,7 +8,6 @@
 #include <glob.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -353,8 +352,7 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx) {
  * On failure the errno goes up the close-on-exec pipe. */
 static void exec_child(char **command, int report_fd, const struct sigaction *saved,
                        const sigset_t *saved_mask, pid_t parent) {
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
-        _exit(127); /* pipeprof is already gone */
+    cli_die_with_parent(parent);
     for (size_t k = 0; k < NFORWARDED; k++)
         sigaction(forwarded[k], &saved[k], NULL);
     sigprocmask(SIG_SETMASK, saved_mask, NULL);
