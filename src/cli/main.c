@@ -105,8 +105,10 @@ int cli_unknown_option(const char *cmd, const char *arg) {
  * FILE.tmp.PID goes, and so does the staging directory of `report -o DIR`;
  * then pipeprof dies of the signal as it would have. */
 static void on_terminating_signal(int sig) {
+    int saved = errno; /* the removals may fail; the interrupted code keeps its errno */
     pp_outfile_remove_pending();
     cli_out_dir_remove_pending();
+    errno = saved;
     signal(sig, SIG_DFL);
     raise(sig);
 }
