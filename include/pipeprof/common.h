@@ -42,6 +42,13 @@ typedef struct pp_error {
 const char *pp_version(void);
 const char *pp_features(void);
 
+/* sizeof the public struct or union named `type` ("pp_session_config",
+ * "pp_analyze_options", ...) as this library was built; 0 for a name it
+ * does not know. Bindings that mirror the structs (python/pipeprof/_lib.py)
+ * compare their sizes with these at load, so a mirror that drifted from
+ * its header is an error, not memory corruption. */
+size_t pp_struct_size(const char *type);
+
 #ifdef __cplusplus
 }
 #endif

@@ -98,7 +98,8 @@ typedef struct pp_model_meta {
     int level;                 /* recording level, -1 if unknown (foreign trace) */
     uint32_t process_name;     /* string */
     uint64_t dropped_records;  /* sum over threads of records lost to the budget */
-    uint64_t truncated_bytes;  /* bytes of a truncated input that could not be read */
+    uint64_t truncated_bytes;  /* bytes of a truncated input that could not be read, and
+                                  bytes cut from names over PP_NAME_MAX_BYTES (pp_intern) */
     uint64_t ignored_events;   /* foreign events of kinds the reader does not model */
     uint64_t unmatched_ends;   /* begin/end pairs that did not match (counted, dropped) */
     /* The clock of the timestamps (docs/merging.md): "CLOCK_MONOTONIC" for a

@@ -124,9 +124,8 @@ size_t pp_subrec_size(void);
 /* How many whole records `bytes` bytes hold. */
 size_t pp_subrec_count(size_t bytes);
 /* 1 when record i starts with the record size and layout version this
- * library writes and each of its texts ends (NUL) inside its field; a
- * reader of a raw stream checks it first, and reads the texts of valid
- * records only. */
+ * library writes, is of a known kind and its texts end inside their
+ * fields; a reader of a raw stream (anyone can write one) checks it first. */
 int pp_subrec_valid(const void *buf, size_t i);
 pp_subrec_kind pp_subrec_kind_of(const void *buf, size_t i);
 /* Texts are NUL-terminated inside the record ("" when absent). */

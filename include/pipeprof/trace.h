@@ -159,9 +159,16 @@ int pp_session_stats_get(pp_session *s, pp_session_stats *out);
 /* Session clock: CLOCK_MONOTONIC in nanoseconds. */
 int64_t pp_now(void);
 
+/* The longest name a trace keeps, in bytes (1 MiB). */
+#define PP_NAME_MAX_BYTES ((size_t)1 << 20)
+
 /* Interns a NUL-terminated string process-wide; same text, same id, in every
  * session. Slow path (takes a lock): call it once per name, not per event.
- * Returns 0 only for "" or on allocation failure. */
+ * Returns 0 only for "" or on allocation failure. A text longer than
+ * PP_NAME_MAX_BYTES is cut to fit, on a UTF-8 character boundary, and ends
+ * in "...[cut from N bytes]"; the bytes cut are counted in the trace's data
+ * loss (meta.truncated_bytes), so that one hostile name cannot make a trace
+ * that no format holds. */
 pp_str pp_intern(const char *text);
 /* The text of an interned id ("" for unknown ids). */
 const char *pp_str_text(pp_str id);

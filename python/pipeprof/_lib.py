@@ -383,3 +383,31 @@ pp_executor_release = _proto("pp_executor_release", None, EX, RQ)
 pp_executor_wait_all = _proto("pp_executor_wait_all", c_int, EX, POINTER(ExecWindow), ERR)
 pp_request_input = _proto("pp_request_input", c_void_p, RQ)
 pp_request_output = _proto("pp_request_output", c_void_p, RQ)
+
+
+# ---- the mirrors above against the library's own sizes ----
+pp_struct_size = _proto("pp_struct_size", c_size_t, c_char_p)
+MIRRORS = {"pp_error": Error, "pp_session_config": SessionConfig, "pp_span_rec": SpanRec,
+           "pp_session_stats": SessionStats, "pp_event_columns": EventColumns,
+           "pp_track_info": TrackInfo, "pp_model_meta": ModelMeta, "pp_annotation": Annotation,
+           "pp_analyze_options": AnalyzeOptions, "pp_workload": Workload,
+           "pp_stage_config": StageConfig, "pp_stage_timing": StageTiming,
+           "pp_executor_config": ExecutorConfig, "pp_exec_window": ExecWindow}
+
+
+def check_mirrors(mirrors):
+    """Raises ImportError naming every ctypes mirror whose size is not the
+    library's sizeof of its C struct: a mirror that drifted from its header
+    would make every call that passes it read or write the wrong bytes."""
+    wrong = []
+    for name, mirror in mirrors.items():
+        size = pp_struct_size(name.encode())
+        if size != ctypes.sizeof(mirror):
+            wrong.append(f"{name}: {ctypes.sizeof(mirror)} bytes here, "
+                         + (f"{size} in the library" if size else "unknown to the library"))
+    if wrong:
+        raise ImportError(f"pipeprof: the Python package does not match {lib._name}: "
+                          + "; ".join(wrong) + " (install the package and library together)")
+
+
+check_mirrors(MIRRORS)

@@ -133,6 +133,13 @@ class _Run:
                 self.error = (step.name, batch, exc)
             self.cond.notify_all()
 
+    def stop(self):
+        """Makes every stage drain its queue without running the batches."""
+        with self.cond:
+            if self.error is None:
+                self.error = ("(the caller)", self.fed, None)
+            self.cond.notify_all()
+
     def stage_main(self, k):
         step, prof = self.steps[k], self.prof
         last = k + 1 == len(self.steps)
@@ -156,7 +163,9 @@ class _Run:
                     # model of the run reads it: docs/whatif.md)
                     prof.counter("queue_depth", self.pipeline.queue_depth, ts_ns=start,
                                  track=track)
-            except Exception as e:  # raised again by run(), on the caller's thread
+            except BaseException as e:  # noqa: BLE001 - raised again by run(), on the caller's thread
+                # BaseException too: a stage's SystemExit or KeyboardInterrupt
+                # once killed its thread and left the feeder blocked forever.
                 self.fail(step, batch, e)
                 continue
             if k == 0 and batch == self.warmup:
@@ -204,6 +213,12 @@ class _Run:
                 if region is not None:
                     region.__exit__(None, None, None)
             self.feed(inputs, None)
+        except BaseException:
+            # Ctrl-C (or an error of the inputs) on the caller's thread: the
+            # stages drop what is queued instead of running it, so the run
+            # ends after the batches they are on, and the caller sees it.
+            self.stop()
+            raise
         finally:
             self.queues[0].put(_DONE)
             for t in threads:

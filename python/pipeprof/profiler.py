@@ -73,6 +73,9 @@ def _closed(what):
     return PipeprofError(_lib.PP_ESTATE, f"{what}: the Profiler is closed")
 
 
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+
+
 def _recorded(code, what):
     # A drop (PP_EFULL) is counted by the session and shown in every output;
     # raising for it would turn a full budget into a crash of the program.
@@ -225,9 +228,19 @@ class Profiler:
     def __enter__(self):
         return self.start()
 
-    def __exit__(self, *exc):
-        if self._session is not None:
+    def __exit__(self, exc_type, exc, tb):
+        if self._session is None:
+            return False
+        if exc is None:
             self.stop()
+            return False
+        # The block's own exception is what the program must see; a stop
+        # that fails too (a full disk, say) is told as a note on it.
+        try:
+            self.stop()
+        except Exception as stop_error:  # noqa: BLE001 - any failure, told not raised
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"and then Profiler.stop failed: {stop_error}")
         return False
 
     @property
@@ -410,7 +423,12 @@ class Profiler:
         elif isinstance(value, float):
             rc = _lib.pp_annotate_double(s.ptr, k, value)
         else:
-            rc = _lib.pp_annotate_int(s.ptr, k, int(value))
+            value = int(value)
+            if not _INT64_MIN <= value <= _INT64_MAX:  # ctypes would wrap it silently
+                raise OverflowError(
+                    f"Profiler.annotate {key!r}: {value} does not fit an int64 "
+                    f"({_INT64_MIN} .. {_INT64_MAX}); pass str(value) to keep it as text")
+            rc = _lib.pp_annotate_int(s.ptr, k, value)
         _recorded(rc, f"annotation {key!r}")
 
     def mark(self, name, ts_ns=None, track=None):

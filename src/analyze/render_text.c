@@ -3,15 +3,62 @@
  * cycle, data-parallel, contention, decomposition, scheduler split, bandwidth and op tables. Every line fits 80 columns and no
  * name is ever cut: a name longer than its column stands on a line of its
  * own, and its figures follow on the next line under the columns. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
 
 #define WIDTH 80
 
-/* Writes `text` wrapped at WIDTH, first line after `lead`, the rest indented. */
+/* Labels are built here: a name is printed whole whatever its length, so
+ * the buffer grows to fit it. A growth that fails is remembered and
+ * reported (PP_ENOMEM) once the report is written. */
+typedef struct {
+    char *s;
+    size_t cap;
+    int nomem;
+} label_buf;
+
+/* b's buffer with room for `need` bytes, or NULL (remembered) without memory. */
+static char *room(label_buf *b, size_t need) {
+    if (need > b->cap) {
+        char *s = realloc(b->s, need);
+        if (!s) {
+            b->nomem = 1;
+            return NULL;
+        }
+        b->s = s;
+        b->cap = need;
+    }
+    return b->s;
+}
+
+/* `before`, device d's label (an_device_label), then `after`; "" when
+ * there is no memory for it. */
+static const char *device_label(label_buf *b, const pp_report *r, uint32_t d, const char *before,
+                                const char *after) {
+    size_t pre = strlen(before), n = an_device_label(r, d, NULL, 0), post = strlen(after);
+    if (!room(b, pre + n + post + 1))
+        return "";
+    memcpy(b->s, before, pre);
+    an_device_label(r, d, b->s + pre, n + 1);
+    memcpy(b->s + pre + n, after, post + 1);
+    return b->s;
+}
+
+/* A data-parallel part's label (an_dp_part_label), or "" without memory. */
+static const char *part_label(label_buf *b, const pp_report *r, const pp_dp_device *part) {
+    size_t need = an_dp_part_label(r, part, NULL, 0) + 1;
+    if (!room(b, need))
+        return "";
+    an_dp_part_label(r, part, b->s, need);
+    return b->s;
+}
+
+/* Writes `text` wrapped at WIDTH, first line after `lead`, the rest
+ * indented under it (by 4 when the lead is a long name). */
 static void wrap(FILE *out, const char *lead, const char *text) {
-    size_t indent = strlen(lead), col = indent;
+    size_t col = strlen(lead), indent = col > WIDTH / 2 ? 4 : col;
     fputs(lead, out);
     while (*text) {
         size_t word = strcspn(text, " ");
@@ -45,8 +92,8 @@ static const char *ns(int64_t v, char *buf) {
     return buf;
 }
 
-static void header(const pp_report *r, FILE *out) {
-    char b[16], name[160], text[512];
+static void header(const pp_report *r, FILE *out, label_buf *lb) {
+    char b[16], text[512];
     const pp_window *w = &r->window;
     fprintf(out, "pipeprof analyze: %s\n", r->source);
     snprintf(text, sizeof text, "%s (%s), %lld .. %lld ns", ns(w->end_ns - w->start_ns, b),
@@ -70,20 +117,25 @@ static void header(const pp_report *r, FILE *out) {
                  r->meta.alignment_error_ns < 0 ? "not known" : ns(r->meta.alignment_error_ns, b2));
         wrap(out, "merged, clock alignment: ", text);
     }
-    text[0] = '\0';
-    for (uint32_t d = 0; d < r->ndevices; d++) {
-        if (!r->devices[d].simulated)
-            continue;
-        an_device_label(r, d, name, sizeof name);
-        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", text[0] ? ", " : "",
-                 name);
+    char *list = NULL; /* names of any length, so a list of any length */
+    size_t len = 0, listed = 0;
+    FILE *f = open_memstream(&list, &len);
+    if (!f) {
+        lb->nomem = 1;
+        return;
     }
-    if (text[0])
-        wrap(out, "simulated devices: ", text);
+    for (uint32_t d = 0; d < r->ndevices; d++)
+        if (r->devices[d].simulated)
+            fputs(device_label(lb, r, d, listed++ ? ", " : "", ""), f);
+    if (fclose(f) != 0)
+        lb->nomem = 1;
+    else if (listed)
+        wrap(out, "simulated devices: ", list);
+    free(list);
 }
 
-static void devices(const pp_report *r, FILE *out) {
-    char name[160], b1[16], b2[16], b3[16];
+static void devices(const pp_report *r, FILE *out, label_buf *lb) {
+    char b1[16], b2[16], b3[16];
     fprintf(out, "\nDevices (busy%% = union over streams / W; hw%% = mean over its streams of "
                  "hw / W;\n eff%%, xfer%%, pen%% over execs with known hw; * = hw not per run, "
                  "see below)\n");
@@ -91,10 +143,8 @@ static void devices(const pp_report *r, FILE *out) {
             "hw%", "eff%", "xfer%", "pen%", "bubbles", "bub.mean");
     for (uint32_t d = 0; d < r->ndevices; d++) {
         const pp_device_stats *v = &r->devices[d];
-        an_device_label(r, d, name, sizeof name);
-        if (v->hw_quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL | PP_HW_IS_WALL))
-            strcat(name, "*");
-        name_col(out, "", name, 18);
+        int starred = (v->hw_quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL | PP_HW_IS_WALL)) != 0;
+        name_col(out, "", device_label(lb, r, d, "", starred ? "*" : ""), 18);
         if ((v->hw_quality & PP_HW_HOST) && v->hw_util == 0) /* host work only: no hw at all */
             fprintf(out, " %6llu %5.1f %5s %5s %5s %5s %7llu %10s\n",
                     (unsigned long long)v->execs, 100 * v->wall_util, "-", "-", "-", "-",
@@ -110,8 +160,7 @@ static void devices(const pp_report *r, FILE *out) {
     for (uint32_t d = 0; d < r->ndevices; d++) {
         const pp_device_stats *v = &r->devices[d];
         char b4[16], b5[16];
-        an_device_label(r, d, name, sizeof name);
-        name_col(out, "", name, 20);
+        name_col(out, "", device_label(lb, r, d, "", ""), 20);
         fprintf(out, " %10s %10s %10s %10s %10s\n", ns(v->busy_ns, b1),
                 ns(v->idle_ns, b2), ns(v->bubbles.leading_ns, b3),
                 ns(v->bubbles.trailing_ns, b4), ns(v->bubbles.max, b5));
@@ -130,10 +179,7 @@ static void devices(const pp_report *r, FILE *out) {
         char quality[200];
         if (!an_hw_quality_text(r->devices[d].hw_quality, quality, sizeof quality))
             continue;
-        an_device_label(r, d, name, sizeof name);
-        char lead[200];
-        snprintf(lead, sizeof lead, "* %s: ", name);
-        wrap(out, lead, quality);
+        wrap(out, device_label(lb, r, d, "* ", ": "), quality);
     }
 }
 
@@ -237,8 +283,8 @@ static void cycles(const pp_report *r, FILE *out) {
             c->throughput_bound, c->throughput_bound_complete, c->throughput_measured);
 }
 
-static void data_parallel(const pp_report *r, FILE *out) {
-    char b[5][16], name[200];
+static void data_parallel(const pp_report *r, FILE *out, label_buf *lb) {
+    char b[5][16];
     for (size_t i = 0; i < r->ndp; i++) {
         const pp_dp_stats *v = &r->dp[i];
         fprintf(out, "\nData-parallel stage \"%s\" (%llu batches, imbalance %.2fx)\n",
@@ -255,8 +301,7 @@ static void data_parallel(const pp_report *r, FILE *out) {
                 "batches", "wall", "share", "suggested", "slowest");
         for (size_t d = 0; d < v->ndevices; d++) {
             const pp_dp_device *dd = &v->devices[d];
-            an_dp_part_label(r, dd, name, sizeof name);
-            name_col(out, "  ", name, 30);
+            name_col(out, "  ", part_label(lb, r, dd), 30);
             char suggested[16] = "-";
             if (dd->suggested_share > 0)
                 snprintf(suggested, sizeof suggested, "%.3f", dd->suggested_share);
@@ -272,10 +317,10 @@ static void data_parallel(const pp_report *r, FILE *out) {
     }
 }
 
-static void contention(const pp_report *r, FILE *out) {
+static void contention(const pp_report *r, FILE *out, label_buf *lb) {
     if (!r->has_contention)
         return;
-    char b[2][16], name[160];
+    char b[2][16];
     fprintf(out, "\nContention (mean hw in the pipeline / hw alone, from the lookup table)\n");
     if (r->ncontention == 0) {
         fprintf(out, "  no stage and device of the table has execs with hardware time here\n");
@@ -285,9 +330,8 @@ static void contention(const pp_report *r, FILE *out) {
             "alone", "factor");
     for (size_t i = 0; i < r->ncontention; i++) {
         const pp_contention_stats *v = &r->contention[i];
-        an_device_label(r, v->device, name, sizeof name);
         name_col(out, "  ", r->stages[v->stage].name, 16);
-        name_col(out, " ", name, 20);
+        name_col(out, " ", device_label(lb, r, v->device, "", ""), 20);
         fprintf(out, " %6llu %11s %11s %6.2fx\n", (unsigned long long)v->execs, ns(v->mean_hw_ns, b[0]),
                 ns(v->isolated_hw_ns, b[1]), v->factor);
     }
@@ -295,10 +339,10 @@ static void contention(const pp_report *r, FILE *out) {
 
 /* The wall decomposition per stage and device as shares of exec wall,
  * then how each device's own clock was aligned (docs/analysis.md). */
-static void decomposition(const pp_report *r, FILE *out) {
+static void decomposition(const pp_report *r, FILE *out, label_buf *lb) {
     if (r->ndecomp == 0)
         return;
-    char name[160], b[16];
+    char b[16];
     uint64_t execs = 0, split = 0;
     fprintf(out, "\nWall decomposition (%% of exec wall; xfer is part of device)\n");
     fprintf(out, "%-14s %-16s %6s %6s %6s %6s %6s %6s %6s\n", "stage", "device", "execs", "submit",
@@ -307,9 +351,8 @@ static void decomposition(const pp_report *r, FILE *out) {
         const pp_decomp_stats *v = &r->decomp[i];
         const pp_wall_parts *t = &v->total;
         double w = t->wall_ns > 0 ? 100.0 / (double)t->wall_ns : 0.0;
-        an_device_label(r, v->device, name, sizeof name);
         name_col(out, "", v->stage == AN_NONE ? "-" : r->stages[v->stage].name, 14);
-        name_col(out, " ", name, 16);
+        name_col(out, " ", device_label(lb, r, v->device, "", ""), 16);
         fprintf(out, " %6llu %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f\n", (unsigned long long)v->execs,
                 w * (double)t->submit_ns,
                 w * (double)t->queue_ns, w * (double)t->device_ns, w * (double)t->xfer_ns,
@@ -326,14 +369,14 @@ static void decomposition(const pp_report *r, FILE *out) {
         const pp_decomp_stats *v = &r->decomp[i];
         if (!v->has_contention || v->total.device_ns <= 0)
             continue;
-        an_device_label(r, v->device, name, sizeof name);
         fprintf(out, "contention: %s on %s: %.1f%% of device time is over the isolated time\n",
-                v->stage == AN_NONE ? "-" : r->stages[v->stage].name, name,
+                v->stage == AN_NONE ? "-" : r->stages[v->stage].name,
+                device_label(lb, r, v->device, "", ""),
                 100.0 * (double)v->total.contention_ns / (double)v->total.device_ns);
     }
     for (size_t i = 0; i < r->nclocks; i++) {
-        an_device_label(r, r->clocks[i].device, name, sizeof name);
-        fprintf(out, "clock: %s aligned by %s, error <= %s\n", name, r->clocks[i].method,
+        fprintf(out, "clock: %s aligned by %s, error <= %s\n",
+                device_label(lb, r, r->clocks[i].device, "", ""), r->clocks[i].method,
                 ns(r->clocks[i].error_ns, b));
     }
 }
@@ -410,8 +453,7 @@ static void bandwidth_row(FILE *out, const char *name, const pp_bandwidth *b) {
 
 /* Bytes moved per device, track and stage (docs/analysis.md, bandwidth);
  * only where execs carry bytes. */
-static void bandwidth(const pp_report *r, FILE *out) {
-    char name[160];
+static void bandwidth(const pp_report *r, FILE *out, label_buf *lb) {
     int any = 0;
     for (uint32_t d = 0; d < r->ndevices; d++)
         any |= r->devices[d].bandwidth.execs > 0;
@@ -424,11 +466,9 @@ static void bandwidth(const pp_report *r, FILE *out) {
         fprintf(out, "%-20s %6s %9s %9s %7s %7s %7s %7s\n", heads[part], "execs", "read",
                 "written", "read/s", "write/s", "total/s", "xfer/s");
         if (part == 0)
-            for (uint32_t d = 0; d < r->ndevices; d++) {
-                an_device_label(r, d, name, sizeof name);
+            for (uint32_t d = 0; d < r->ndevices; d++)
                 if (r->devices[d].bandwidth.execs)
-                    bandwidth_row(out, name, &r->devices[d].bandwidth);
-            }
+                    bandwidth_row(out, device_label(lb, r, d, "", ""), &r->devices[d].bandwidth);
         for (size_t t = 0; part == 1 && t < r->ntracks; t++)
             if (r->tracks[t].bandwidth.execs)
                 bandwidth_row(out, r->tracks[t].name, &r->tracks[t].bandwidth);
@@ -440,16 +480,17 @@ static void bandwidth(const pp_report *r, FILE *out) {
 
 /* One op table, in sections per device (the device's name is the section
  * heading, so it is never cut); at most 10 rows per device. */
-static void op_table(const pp_report *r, FILE *out, const pp_op_stats *o, size_t n, int by_type) {
-    char b[5][16], name[160];
+static void op_table(const pp_report *r, FILE *out, label_buf *lb, const pp_op_stats *o, size_t n,
+                     int by_type) {
+    char b[5][16];
     for (uint32_t d = 0; d < r->ndevices; d++) {
         size_t rows = 0, shown = 0;
         for (size_t i = 0; i < n; i++)
             rows += o[i].device == d;
         if (rows == 0)
             continue;
-        an_device_label(r, d, name, sizeof name);
-        fprintf(out, "\nOps on %s by %s (top %zu of %zu by total)\n", name,
+        fprintf(out, "\nOps on %s by %s (top %zu of %zu by total)\n",
+                device_label(lb, r, d, "", ""),
                 by_type ? "type" : "name", rows < 10 ? rows : (size_t)10, rows);
         if (by_type)
             fprintf(out, "%-14s %-14s %6s %10s %10s %10s %10s\n", "type", "exec type", "count",
@@ -501,33 +542,35 @@ static void stage_ops(const pp_report *r, FILE *out) {
     }
 }
 
-static void ops(const pp_report *r, FILE *out) {
-    op_table(r, out, r->ops, r->nops, 0);
+static void ops(const pp_report *r, FILE *out, label_buf *lb) {
+    op_table(r, out, lb, r->ops, r->nops, 0);
     int typed = 0;
     for (size_t i = 0; i < r->nop_types; i++)
         typed |= r->op_types[i].type[0] || r->op_types[i].exec_type[0];
     if (typed) /* without type annotations the table would repeat the totals */
-        op_table(r, out, r->op_types, r->nop_types, 1);
+        op_table(r, out, lb, r->op_types, r->nop_types, 1);
 }
 
 int pp_report_write_text(const pp_report *r, FILE *out) {
-    header(r, out);
+    label_buf lb = {0};
+    header(r, out, &lb);
     fprintf(out, "\nFindings\n");
     for (size_t i = 0; i < r->nfindings; i++) {
         char lead[32];
         snprintf(lead, sizeof lead, "%2zu. ", i + 1);
         wrap(out, lead, r->findings[i]);
     }
-    devices(r, out);
+    devices(r, out, &lb);
     framework(r, out);
     stages(r, out);
     cycles(r, out);
-    data_parallel(r, out);
-    contention(r, out);
-    decomposition(r, out);
+    data_parallel(r, out, &lb);
+    contention(r, out, &lb);
+    decomposition(r, out, &lb);
     sched_split(r, out);
-    bandwidth(r, out);
-    ops(r, out);
+    bandwidth(r, out, &lb);
+    ops(r, out, &lb);
     stage_ops(r, out);
-    return ferror(out) ? PP_EIO : PP_OK;
+    free(lb.s);
+    return lb.nomem ? PP_ENOMEM : ferror(out) ? PP_EIO : PP_OK;
 }

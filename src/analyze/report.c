@@ -31,8 +31,10 @@ double an_ratio(int64_t num, int64_t den) {
     return den == 0 ? 0.0 : (double)num / (double)den;
 }
 
-void an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len) {
-    snprintf(buf, len, "%s%s", r->devices[d].name, r->devices[d].simulated ? " (simulated)" : "");
+size_t an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len) {
+    int n = snprintf(buf, len, "%s%s", r->devices[d].name,
+                     r->devices[d].simulated ? " (simulated)" : "");
+    return n > 0 ? (size_t)n : 0;
 }
 
 int an_hw_quality_text(unsigned flags, char *buf, size_t len) {
@@ -70,11 +72,11 @@ void an_hw_quality_words(unsigned flags, char sep, char *buf, size_t len) {
         }
 }
 
-void an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len) {
-    if (part->track != UINT32_MAX)
-        snprintf(buf, len, "%s", r->tracks[part->track].name);
-    else
-        an_device_label(r, part->device, buf, len);
+size_t an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len) {
+    if (part->track == UINT32_MAX)
+        return an_device_label(r, part->device, buf, len);
+    int n = snprintf(buf, len, "%s", r->tracks[part->track].name);
+    return n > 0 ? (size_t)n : 0;
 }
 
 void an_format_ns(int64_t ns, char *buf, size_t len) {

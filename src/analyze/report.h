@@ -687,16 +687,19 @@ char *an_strdupf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/* "NPU (simulated)" or "GPU": how every output names device d. */
-void an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len);
+/* "NPU (simulated)" or "GPU": how every output names device d. Like
+ * snprintf: writes at most `len` bytes (none with buf NULL and len 0) and
+ * returns the label's whole length, so a caller can make room for it. */
+size_t an_device_label(const pp_report *r, uint32_t d, char *buf, size_t len);
 /* For people: what a device's PP_HW_* flags mean ("" and 0 when its
  * hardware times are per-run measurements, or it has none). */
 int an_hw_quality_text(unsigned flags, char *buf, size_t len);
 /* For machines: the flags as words ("running_mean", "above_wall",
  * "is_wall", "host") joined by `sep`; "" for none (per-run hardware times). */
 void an_hw_quality_words(unsigned flags, char sep, char *buf, size_t len);
-/* "NPU (simulated)", or "CPU (host)/thread 12" for a part that is a track. */
-void an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len);
+/* "NPU (simulated)", or "CPU (host)/thread 12" for a part that is a track;
+ * writes and returns like an_device_label. */
+size_t an_dp_part_label(const pp_report *r, const pp_dp_device *part, char *buf, size_t len);
 /* A byte count for people, in decimal units: "812 B", "12.35 kB", "1.23 MB",
  * "2.50 GB" (bandwidth.c). */
 void an_format_bytes(uint64_t bytes, char *buf, size_t len);

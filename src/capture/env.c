@@ -14,6 +14,10 @@
  *                         appends its line to (what it recorded and wrote)
  *   PIPEPROF_DEFAULT_COPIES  set here: "PID:COUNT", how many copies of
  *                         libpipeprof in process PID have a default session
+ *   PIPEPROF_RECORD_FD    set by `pipeprof record`: a pipe on which the
+ *                         library says 'a' once its session is up and 'f'
+ *                         when writing the trace failed, so that record's
+ *                         own words after the run fit what happened
  *
  * A .pptrace output under the drop policy is a flight recording: written
  * while the program runs (pptrace_stream.h), so that even SIGKILL or a crash
@@ -139,12 +143,35 @@ static void log_default_session(const char *written, int rc) {
         close(fd);
 }
 
+static int record_fd = -1; /* PIPEPROF_RECORD_FD, taken at activation */
+
+/* One byte to `pipeprof record` ('a' activated, 'f' the write failed). */
+static void tell_record(char what) {
+    if (record_fd >= 0 && write(record_fd, &what, 1) != 1) {
+        /* record then says less precisely what happened; nothing to do */
+    }
+}
+
+/* PIPEPROF_RECORD_FD names an open descriptor: kept (close-on-exec, and the
+ * variable removed, so a program this one runs does not write to whatever
+ * that number is in it). */
+static void take_record_fd(void) {
+    const char *v = getenv("PIPEPROF_RECORD_FD");
+    char *end;
+    long fd = v && *v ? strtol(v, &end, 10) : -1;
+    if (fd >= 0 && fd <= 1 << 20 && *end == '\0' && fcntl((int)fd, F_SETFD, FD_CLOEXEC) == 0)
+        record_fd = (int)fd;
+    unsetenv("PIPEPROF_RECORD_FD");
+}
+
 static void write_default_session(void) {
     pp_error err = {{0}};
     char written[4096];
     int rc = pp_session_stop_written(default_session, written, sizeof written, &err);
-    if (rc != PP_OK)
+    if (rc != PP_OK) {
         fprintf(stderr, "pipeprof: %s\n", err.msg);
+        tell_record('f');
+    }
     log_default_session(written, rc);
     pp_env_live_close();
 }
@@ -243,6 +270,7 @@ __attribute__((constructor)) static void env_activate(void) {
     pp_session *s = NULL;
     if ((!out || !*out) && !pp_env_live_requested())
         return;
+    take_record_fd();
     if (env_config(&cfg) != 0)
         return;
     static char part[4096];
@@ -268,6 +296,7 @@ __attribute__((constructor)) static void env_activate(void) {
     pp_env_live_open(s);
     default_session = s;
     default_pid = getpid();
+    tell_record('a');
     atexit(flush_default_session);
     if (start_signal_watcher() == 0) {
         install_if_default(SIGINT);

@@ -19,6 +19,7 @@
 
 #include "capture/pptrace_stream.h"
 #include "capture/pptrace_stream_impl.h"
+#include "core/names.h"
 #include "io/outfile.h"
 #include "model/ann_table.h"
 
@@ -109,6 +110,7 @@ static void write_end(stream *st) {
     meta->dropped_records += st->late_annotations;
     meta->unmatched_ends = st->unmatched + st->begins.n + st->ends.n;
     meta->ignored_events = st->ignored;
+    meta->truncated_bytes += pp_names_cut_bytes(); /* over-long names (pp_intern) */
     pp_stream_write_batch(st); /* the thread names */
     pptrace_totals totals = {pp_model_string_count(st->m), pp_model_track_count(st->m),
                              pp_model_thread_count(st->m), st->events_out, st->annotations_out};

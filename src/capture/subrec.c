@@ -93,20 +93,20 @@ size_t pp_subrec_size(void) {
     return PP_SUBREC_SIZE;
 }
 
-/* 1 when the field of `len` bytes at `off` holds a NUL: its text ends there. */
-static int text_ends(const unsigned char *r, int off, size_t len) {
-    return memchr(r + off, 0, len) != NULL;
+/* A text field of `len` bytes ends inside itself. */
+static int text_ends(const unsigned char *field, size_t len) {
+    return memchr(field, '\0', len) != NULL;
 }
 
-/* Also checks that every text ends inside its field: the text accessors
- * return pointers into the record, and a stream from a program the reader
- * does not trust may hold anything (fuzz/fuzz_subrec.c). */
 int pp_subrec_valid(const void *buf, size_t i) {
     const unsigned char *r = at(buf, i);
+    /* a stream is anyone's: the texts must end in their fields, or the
+     * accessors' strings would run on into the next field or record */
     return get_le(r + OFF_SIZE, 4) == PP_SUBREC_SIZE && r[OFF_VERSION] == LAYOUT_VERSION &&
-           text_ends(r, OFF_NAME, LEN_NAME) && text_ends(r, OFF_TYPE, LEN_SHORT) &&
-           text_ends(r, OFF_DEVICE, LEN_SHORT) && text_ends(r, OFF_STAGE, LEN_SHORT) &&
-           text_ends(r, OFF_TRACK, LEN_SHORT);
+           (r[OFF_KIND] == PP_SUBREC_SPAN || r[OFF_KIND] == PP_SUBREC_STATUS) &&
+           text_ends(r + OFF_NAME, LEN_NAME) && text_ends(r + OFF_TYPE, LEN_SHORT) &&
+           text_ends(r + OFF_DEVICE, LEN_SHORT) && text_ends(r + OFF_STAGE, LEN_SHORT) &&
+           text_ends(r + OFF_TRACK, LEN_SHORT);
 }
 
 size_t pp_subrec_count(size_t bytes) {

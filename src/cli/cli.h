@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BADINPUT = 2 };
 
@@ -80,6 +81,12 @@ typedef struct cli_out_dir {
 int cli_out_dir_open(const char *cmd, const char *dir, cli_out_dir *o);
 /* The malloc'd path of `name` in the staging directory; NULL on no memory. */
 char *cli_out_dir_path(const cli_out_dir *o, const char *name);
+/* In a forked child, before exec: the child gets SIGTERM when pipeprof
+ * (`parent`, its pid before the fork) dies; exits 127 if it already has. */
+void cli_die_with_parent(pid_t parent);
+/* From a signal handler (async-signal-safe): removes the staging directory
+ * being filled, if any, and the files in it. */
+void cli_out_dir_remove_pending(void);
 /* Moves the staged files into DIR and removes the staging directory. */
 int cli_out_dir_commit(const char *cmd, cli_out_dir *o);
 /* Removes the staging directory and everything in it. */

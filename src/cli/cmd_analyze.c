@@ -90,15 +90,23 @@ typedef struct analyze_args {
     pp_analyze_options opt;
 } analyze_args;
 
-/* "NODES,EDGES" */
+/* "NODES,EDGES", each part as strict as every number of the CLI
+ * (cli_parse_u64: digits only, in range). */
 static int parse_size(const char *text, int64_t *nodes, int64_t *edges) {
-    long long n, e;
-    char tail;
-    if (sscanf(text, "%lld,%lld%c", &n, &e, &tail) != 2 || n < 1 || e < 0) {
+    const char *comma = strchr(text, ',');
+    char head[32];
+    size_t len = comma ? (size_t)(comma - text) : 0;
+    if (!comma || len >= sizeof head) {
         cli_error("analyze: --lookup-size \"%s\": expected NODES,EDGES, e.g. 1024,8192", text);
         return -1;
     }
-    *nodes = n, *edges = e;
+    memcpy(head, text, len);
+    head[len] = '\0';
+    uint64_t n, e;
+    if (cli_parse_u64("analyze", "--lookup-size NODES", head, 1, INT64_MAX, &n) ||
+        cli_parse_u64("analyze", "--lookup-size EDGES", comma + 1, 0, INT64_MAX, &e))
+        return -1;
+    *nodes = (int64_t)n, *edges = (int64_t)e;
     return 0;
 }
 

@@ -8,7 +8,6 @@
 #include <glob.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -357,8 +356,7 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx) {
  * On failure the errno goes up the close-on-exec pipe. */
 static void exec_child(char **command, int report_fd, const struct sigaction *saved,
                        const sigset_t *saved_mask, pid_t parent) {
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
-        _exit(127); /* pipeprof is already gone */
+    cli_die_with_parent(parent);
     for (size_t k = 0; k < NFORWARDED; k++)
         sigaction(forwarded[k], &saved[k], NULL);
     sigprocmask(SIG_SETMASK, saved_mask, NULL);
@@ -474,10 +472,30 @@ static int record_summary(const char *cmd, const char *path) {
     return rc == PP_OK ? 0 : CLI_FAIL;
 }
 
+/* What the program's library said on PIPEPROF_RECORD_FD (env.c). */
+typedef struct lib_said {
+    int activated, write_failed;
+} lib_said;
+
+/* Reads what the library wrote to the pipe, without waiting: the program
+ * has ended, and a grandchild that inherited the pipe is not waited for. */
+static lib_said read_lib_said(int fd) {
+    lib_said said = {0};
+    char buf[64];
+    ssize_t n;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            said.activated |= buf[i] == 'a';
+            said.write_failed |= buf[i] == 'f';
+        }
+    return said;
+}
+
 /* Says which traces the run wrote (one line each) or that it wrote none;
  * returns 0 or a CLI_* code. */
 static int record_report(const record_opts *o, const char *abs, const file_set *before,
-                         int status) {
+                         int status, lib_said said) {
     int code = exit_code_of(status), rc = 0, wrote = 0;
     file_set after;
     if ((rc = file_set_scan(abs, &after)) != 0)
@@ -492,14 +510,22 @@ static int record_report(const record_opts *o, const char *abs, const file_set *
         rc = rc ? rc : r;
     }
     file_set_free(&after);
+    if (!wrote && said.write_failed) { /* the library has printed why */
+        cli_error("record: %s could not write its trace to %s (the error is above)",
+                  o->command[0], o->output);
+        return code ? code : CLI_FAIL;
+    }
     if (!wrote) {
         char why[64] = "";
         if (WIFSIGNALED(status))
             snprintf(why, sizeof why, " (it was killed by signal %d)", WTERMSIG(status));
         else if (code != 0)
             snprintf(why, sizeof why, " (it exited with status %d)", code);
-        cli_error("%s wrote no trace to %s%s: does it use libpipeprof, NVTX or ITT?", o->command[0],
-                  o->output, why);
+        if (said.activated) /* it recorded, and ended before it wrote */
+            cli_error("%s recorded but wrote no trace to %s%s", o->command[0], o->output, why);
+        else
+            cli_error("%s wrote no trace to %s%s: does it use libpipeprof, NVTX or ITT?",
+                      o->command[0], o->output, why);
         return code ? code : CLI_FAIL;
     }
     return code ? code : rc;
@@ -515,21 +541,37 @@ static int record_run(int argc, char **argv) {
     if (!abs)
         return CLI_FAIL;
     char log[4096] = "";
+    /* the library's word on how it went (env.c): the write end goes to
+     * the program, the read end stays here */
+    int said_pipe[2] = {-1, -1};
+    char said_fd[16];
+    if (pipe(said_pipe) != 0 || fcntl(said_pipe[0], F_SETFD, FD_CLOEXEC) != 0) {
+        cli_error("record: cannot create a pipe: %s", strerror(errno));
+        free(abs);
+        return CLI_FAIL;
+    }
+    snprintf(said_fd, sizeof said_fd, "%d", said_pipe[1]);
     if ((rc = check_output_dir(o.output, abs)) != 0 || (rc = file_set_scan(abs, &before)) != 0 ||
         (rc = record_setenv(&o, abs)) != 0 || (rc = inject_setenv(&o.inject)) != 0 ||
+        (rc = setenv("PIPEPROF_RECORD_FD", said_fd, 1) != 0 ? CLI_FAIL : 0) != 0 ||
         (rc = record_log_open(log, sizeof log)) != 0 || (rc = run_child(o.command, &status)) != 0) {
         if (log[0])
             unlink(log);
+        close(said_pipe[0]);
+        close(said_pipe[1]);
         file_set_free(&before);
         free(abs);
         return rc;
     }
+    close(said_pipe[1]);
+    lib_said said = read_lib_said(said_pipe[0]);
+    close(said_pipe[0]);
     /* the traces of several libpipeprof copies in one process merged first;
      * a trace one session wrote and another replaced is a failure, loudly */
     record_log sessions;
     record_log_read(log, &sessions);
     int merged = record_log_merge(o.command[0], &sessions);
-    rc = record_report(&o, abs, &before, status);
+    rc = record_report(&o, abs, &before, status, said);
     int lost = record_log_check(o.command[0], &sessions);
     record_log_free(&sessions);
     rc = rc ? rc : merged ? merged : lost;

@@ -108,13 +108,33 @@ static int top_parse(int argc, char **argv, top_opts *o) {
 
 /* ---- the view loop ---- */
 
-/* Reads records from fd until end of file, redrawing every interval;
- * draws the last view at the end. */
-static void watch(int fd, const top_opts *o, const char *what) {
+/* What ended a watch. */
+typedef enum { WATCH_EOF, WATCH_CHILD_EXITED, WATCH_VIEW_CLOSED } watch_end;
+
+/* The longest poll while a child is watched: how soon its exit is seen. */
+#define CHILD_CHECK_MS 50
+
+/* Writes the view; 0 when the reader of stdout went away (EPIPE: SIGPIPE
+ * is ignored while top watches, `top ... | head` closes it). */
+static int view_out(top_view *v, int64_t at, const char *title, int tty) {
+    if (tty)
+        fputs("\033[H\033[J", stdout);
+    top_view_render(v, at, title, stdout);
+    if (!tty)
+        fputc('\n', stdout);
+    return fflush(stdout) == 0 || errno != EPIPE;
+}
+
+/* Reads records from fd until end of file, or, with child > 0, until that
+ * child has exited (what is in the pipe then is read, but a grandchild that
+ * inherited the pipe is not waited for; *status gets the child's status),
+ * redrawing every interval; draws the last view at the end. */
+static watch_end watch(int fd, const top_opts *o, const char *what, pid_t child, int *status) {
+    watch_end end_of = WATCH_EOF;
     top_view *v = top_view_create(o->window_ns);
     if (!v) {
         cli_error("top: out of memory");
-        return;
+        return end_of;
     }
     int tty = isatty(STDOUT_FILENO);
     unsigned char buf[64 * PP_SUBREC_SIZE];
@@ -124,11 +144,17 @@ static void watch(int fd, const top_opts *o, const char *what) {
     for (int eof = 0; !eof;) {
         int64_t now = pp_now();
         int wait_ms = now < next ? (int)((next - now + 999999) / 1000000) : 0;
+        if (child > 0 && wait_ms > CHILD_CHECK_MS)
+            wait_ms = CHILD_CHECK_MS;
+        if (child > 0 && end_of == WATCH_EOF && waitpid(child, status, WNOHANG) == child) {
+            end_of = WATCH_CHILD_EXITED; /* read what it left in the pipe, then stop */
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        }
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, wait_ms) > 0) {
+        if (end_of == WATCH_CHILD_EXITED || poll(&p, 1, wait_ms) > 0) {
             ssize_t n = read(fd, buf + have, sizeof buf - have);
-            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-                eof = 1;
+            if (n == 0 || (n < 0 && errno != EINTR)) {
+                eof = n == 0 || errno != EAGAIN || end_of == WATCH_CHILD_EXITED;
             } else if (n > 0) {
                 have += (size_t)n;
                 size_t whole = pp_subrec_count(have);
@@ -140,28 +166,28 @@ static void watch(int fd, const top_opts *o, const char *what) {
         now = pp_now();
         if (now >= next && !eof) {
             snprintf(title, sizeof title, "%s, running for %.1f s", what, (double)(now - started) / 1e9);
-            if (tty)
-                fputs("\033[H\033[J", stdout);
-            top_view_render(v, now, title, stdout);
-            if (!tty)
-                fputc('\n', stdout);
-            fflush(stdout);
+            if (!view_out(v, now, title, tty)) {
+                top_view_free(v);
+                return WATCH_VIEW_CLOSED;
+            }
             next = now + (int64_t)o->interval_ms * 1000000;
         }
     }
     /* The last view covers the end of the run, not the moment it was drawn. */
     int64_t end = top_view_received(v) ? top_view_last_end(v) : pp_now();
     snprintf(title, sizeof title, "%s, finished after %.1f s", what, (double)(pp_now() - started) / 1e9);
-    if (tty)
-        fputs("\033[H\033[J", stdout);
-    top_view_render(v, end, title, stdout);
+    if (!view_out(v, end, title, tty)) {
+        top_view_free(v);
+        return WATCH_VIEW_CLOSED;
+    }
     if (top_view_received(v) == 0)
         printf("\nno spans arrived: is the program linked with libpipeprof and recording "
                "into its default session (docs/recording.md)?\n");
     if (bad)
-        printf("\n%zu records were not pipeprof subscription records and were skipped\n", bad);
-    fflush(stdout);
+        printf("\n%zu records were not valid pipeprof subscription records and were skipped\n",
+               bad);
     top_view_free(v);
+    return fflush(stdout) != 0 && errno == EPIPE ? WATCH_VIEW_CLOSED : end_of;
 }
 
 /* ---- watching a command ---- */
@@ -182,9 +208,11 @@ static int watch_command(const top_opts *o) {
         return CLI_FAIL;
     }
     int tty = isatty(STDOUT_FILENO);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         close(report[0]);
+        cli_die_with_parent(parent); /* top killed, even by SIGKILL: CMD goes too */
         if (tty) { /* the view owns the terminal */
             int null = open("/dev/null", O_WRONLY);
             dup2(null, STDOUT_FILENO);
@@ -223,12 +251,20 @@ static int watch_command(const top_opts *o) {
         return exec_errno == ENOENT ? CLI_BADINPUT : CLI_FAIL;
     }
     /* Ctrl-C reaches CMD too (same process group); the view then shows
-     * what CMD sent before it ended. */
+     * what CMD sent before it ended. A closed view (`top ... | head`) is
+     * an EPIPE, not a SIGPIPE that would leave CMD running on its own. */
     signal(SIGINT, SIG_IGN);
-    watch(fds[0], o, o->command[0]);
+    signal(SIGPIPE, SIG_IGN);
+    int status = 0;
+    watch_end end_of = watch(fds[0], o, o->command[0], pid, &status);
     close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    if (end_of == WATCH_VIEW_CLOSED) { /* nobody watches: CMD ends, quietly */
+        kill(pid, SIGTERM);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        return 128 + SIGPIPE; /* as a viewer killed by SIGPIPE would */
+    }
+    while (end_of != WATCH_CHILD_EXITED && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
@@ -290,7 +326,9 @@ static int watch_demo(const top_opts *o) {
         pp_pipeline_free(d.p);
         return cli_exit_code(rc);
     }
-    watch(fds[0], o, "demo pipeline (CPU + simulated NPU/GPU)");
+    signal(SIGPIPE, SIG_IGN); /* a closed view is an EPIPE: the demo is run out unwatched */
+    int unused;
+    watch(fds[0], o, "demo pipeline (CPU + simulated NPU/GPU)", 0, &unused);
     pthread_join(th, NULL);
     close(fds[0]);
     pp_session_close(d.s);

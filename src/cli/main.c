@@ -106,9 +106,13 @@ int cli_unknown_option(const char *cmd, const char *arg) {
 }
 
 /* SIGINT, SIGTERM or SIGHUP while pipeprof writes a file: the half-written
- * FILE.tmp.PID goes, then pipeprof dies of the signal as it would have. */
+ * FILE.tmp.PID goes, and so does the staging directory of `report -o DIR`;
+ * then pipeprof dies of the signal as it would have. */
 static void on_terminating_signal(int sig) {
+    int saved = errno; /* the removals may fail; the interrupted code keeps its errno */
     pp_outfile_remove_pending();
+    cli_out_dir_remove_pending();
+    errno = saved;
     signal(sig, SIG_DFL);
     raise(sig);
 }

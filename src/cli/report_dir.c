@@ -7,16 +7,55 @@
  * commit move them: the staging directory onto DIR when DIR is new (one
  * rename: the directory appears complete), else each file into DIR (each
  * rename replaces one file whole). A failure before commit removes the
- * staging directory and leaves DIR as it was. */
+ * staging directory and leaves DIR as it was, and so does SIGINT, SIGTERM
+ * or SIGHUP (cli_out_dir_remove_pending, from main's handler). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+
+/* The staging directory being filled now, for a signal handler: set once
+ * it exists, emptied before its path is freed. */
+static _Atomic(char *) pending_staging;
+
+/* Removes the files of `dir` and then `dir`, with system calls only
+ * (async-signal-safe: no opendir, whose buffer is malloc'd). Entries are
+ * read again after each pass, since unlinking while reading may skip some. */
+static void remove_dir_signal_safe(const char *dir) {
+    for (int pass = 0; pass < 8 && rmdir(dir) != 0 && errno == ENOTEMPTY; pass++) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return;
+        char buf[4096] __attribute__((aligned(8)));
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long at = 0; at < n;) {
+                /* struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name */
+                unsigned short reclen;
+                memcpy(&reclen, buf + at + 16, sizeof reclen);
+                const char *name = buf + at + 19;
+                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+                    unlinkat(fd, name, 0) != 0 && errno == EISDIR)
+                    unlinkat(fd, name, AT_REMOVEDIR);
+                at += reclen;
+            }
+        close(fd);
+    }
+}
+
+void cli_out_dir_remove_pending(void) {
+    const char *dir = atomic_load(&pending_staging);
+    if (dir)
+        remove_dir_signal_safe(dir);
+}
 
 int cli_out_dir_open(const char *cmd, const char *dir, cli_out_dir *o) {
     *o = (cli_out_dir){.dir = dir};
@@ -45,6 +84,7 @@ int cli_out_dir_open(const char *cmd, const char *dir, cli_out_dir *o) {
         o->staging = NULL;
         return CLI_FAIL;
     }
+    atomic_store(&pending_staging, o->staging);
     /* mkdtemp makes it private (0700); DIR gets the mode mkdir would give it */
     mode_t mask = umask(0);
     umask(mask);
@@ -96,6 +136,7 @@ void cli_out_dir_abort(cli_out_dir *o) {
         return;
     each_file(o, remove_file);
     rmdir(o->staging);
+    atomic_store(&pending_staging, NULL);
     free(o->staging);
     o->staging = NULL;
 }
@@ -112,6 +153,7 @@ int cli_out_dir_commit(const char *cmd, cli_out_dir *o) {
         cli_out_dir_abort(o);
         return CLI_FAIL;
     }
+    atomic_store(&pending_staging, NULL);
     free(o->staging);
     o->staging = NULL;
     return CLI_OK;

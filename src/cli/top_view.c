@@ -45,14 +45,66 @@ uint64_t top_view_received(const top_view *v) {
     return v->received;
 }
 
+/* The bytes of a well-formed UTF-8 character at s that is printable (not a
+ * C1 control, U+0080..U+009F), or 0. */
+static size_t printable_utf8(const unsigned char *s) {
+    size_t n = s[0] >= 0xF5 ? 0 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+    if (n == 0)
+        return 0;
+    for (size_t k = 1; k < n; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    if ((n == 3 && s[0] == 0xE0 && s[1] < 0xA0) || (n == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
+        (n == 4 && s[0] == 0xF0 && s[1] < 0x90) || (n == 4 && s[0] == 0xF4 && s[1] >= 0x90))
+        return 0; /* overlong, a surrogate, or past U+10FFFF */
+    if (n == 2 && s[0] == 0xC2 && s[1] < 0xA0)
+        return 0; /* C1 controls */
+    return n;
+}
+
+/* Copies a text of a record for the terminal: printable ASCII and
+ * printable UTF-8 as they are, every other byte (ESC, BEL, 0xff, ...) as
+ * \xHH, so no record can move the cursor, clear the screen or set the
+ * title; cut where the next piece would not fit. */
 static void copy_text(char *dst, size_t cap, const char *src) {
-    snprintf(dst, cap, "%s", src);
+    const unsigned char *s = (const unsigned char *)src;
+    size_t used = 0;
+    while (*s) {
+        size_t n = *s >= 0x20 && *s < 0x7f ? 1 : printable_utf8(s);
+        if (n > 0) {
+            if (used + n >= cap)
+                break;
+            memcpy(dst + used, s, n);
+            used += n;
+            s += n;
+        } else {
+            if (used + 4 >= cap)
+                break;
+            snprintf(dst + used, 5, "\\x%02x", *s++);
+            used += 4;
+        }
+    }
+    dst[used] = '\0';
+}
+
+/* Loss totals above this are no session's (2^56 records: 100 M a second
+ * for 22 years): a record that says so is not believed. */
+#define TOTAL_MAX ((uint64_t)1 << 56)
+
+/* A record top can show: a span from the session clock's start on that does
+ * not end before it starts; a status with believable totals. */
+static int record_sane(const void *records, size_t i) {
+    if (pp_subrec_kind_of(records, i) == PP_SUBREC_STATUS)
+        return pp_subrec_lost(records, i) <= TOTAL_MAX &&
+               pp_subrec_session_dropped(records, i) <= TOTAL_MAX;
+    int64_t start = pp_subrec_start_ns(records, i), end = pp_subrec_end_ns(records, i);
+    return start >= 0 && end >= start;
 }
 
 size_t top_view_add(top_view *v, const void *records, size_t n) {
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!pp_subrec_valid(records, i)) {
+        if (!pp_subrec_valid(records, i) || !record_sane(records, i)) {
             bad++;
             continue;
         }

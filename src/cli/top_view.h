@@ -22,7 +22,9 @@ typedef struct top_view top_view;
 top_view *top_view_create(int64_t window_ns);
 void top_view_free(top_view *v);
 /* Takes `n` records (n * PP_SUBREC_SIZE bytes); returns how many were not
- * valid records (a stream that is not pipeprof's). */
+ * valid records (a stream that is not pipeprof's, a span that ends before
+ * it starts, loss totals no session reaches), which are skipped. Names are
+ * kept escaped for a terminal (\xHH for control and non-UTF-8 bytes). */
 size_t top_view_add(top_view *v, const void *records, size_t n);
 /* Writes the view at time `now_ns` (session clock), `title` on its first
  * line. */

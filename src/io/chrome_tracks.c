@@ -10,33 +10,56 @@
 static uint64_t id_hash(chrome_id pid, chrome_id tid) {
     uint64_t h = (uint64_t)pid.v * 0x9E3779B97F4A7C15ull ^ (uint64_t)pid.is_str;
     h ^= ((uint64_t)tid.v + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2)) ^ (uint64_t)tid.is_str << 1;
-    return h * 0xBF58476D1CE4E5B9ull;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 31); /* the table takes the low bits: let the high ones reach them */
 }
 
 static int id_eq(chrome_id a, chrome_id b) {
     return a.is_str == b.is_str && a.v == b.v;
 }
 
+/* A process is keyed by its pid alone: the hash of (pid, no tid). */
+static const chrome_id no_tid = {.is_str = 2, .v = 0};
+
 void chrome_tracks_free(chrome_tracks *t) {
     free(t->tracks);
-    free(t->slots);
+    free(t->track_slots.slots);
     free(t->procs);
+    free(t->proc_slots.slots);
     memset(t, 0, sizeof *t);
 }
 
-static int rehash(chrome_tracks *t, size_t nslots) {
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
+static uint64_t track_hash(const chrome_tracks *t, size_t i) {
+    return id_hash(t->tracks[i].pid, t->tracks[i].tid);
+}
+
+static uint64_t proc_hash(const chrome_tracks *t, size_t i) {
+    return id_hash(t->procs[i].pid, no_tid);
+}
+
+/* Stores entry i (of hash h) in the first free slot from h on. */
+static void slot_put(chrome_slots *s, uint64_t h, size_t i) {
+    size_t at = h & (s->n - 1);
+    while (s->slots[at])
+        at = (at + 1) & (s->n - 1);
+    s->slots[at] = (uint32_t)i + 1;
+}
+
+/* Makes room for entry `count` (the table holds count - 1 entries): the
+ * table doubles before it is half full, so a lookup probes O(1) slots on
+ * average and N entries cost O(N) in all. */
+static int slots_fit(const chrome_tracks *t, chrome_slots *s, size_t count,
+                     uint64_t (*hash)(const chrome_tracks *, size_t)) {
+    if (count * 2 <= s->n)
+        return PP_OK;
+    size_t n = s->n ? s->n * 2 : 64;
+    chrome_slots grown = {.slots = calloc(n, sizeof *grown.slots), .n = n};
+    if (!grown.slots)
         return PP_ENOMEM;
-    for (size_t i = 0; i < t->ntracks; i++) {
-        size_t h = id_hash(t->tracks[i].pid, t->tracks[i].tid) & (nslots - 1);
-        while (slots[h])
-            h = (h + 1) & (nslots - 1);
-        slots[h] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
+    for (size_t i = 0; i + 1 < count; i++)
+        slot_put(&grown, hash(t, i), i);
+    free(s->slots);
+    *s = grown;
     return PP_OK;
 }
 
@@ -48,33 +71,39 @@ static void id_text(const pp_model *m, chrome_id id, const char *prefix, char *b
 }
 
 chrome_process *chrome_tracks_process(chrome_tracks *t, chrome_id pid) {
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (id_eq(t->procs[i].pid, pid))
-            return &t->procs[i];
-    if (pp_grow((void **)&t->procs, &t->capprocs, t->nprocs, sizeof *t->procs))
+    uint64_t h = id_hash(pid, no_tid);
+    chrome_slots *s = &t->proc_slots;
+    for (size_t at = s->n ? h & (s->n - 1) : 0; s->n && s->slots[at]; at = (at + 1) & (s->n - 1)) {
+        t->probes++;
+        if (id_eq(t->procs[s->slots[at] - 1].pid, pid))
+            return &t->procs[s->slots[at] - 1];
+    }
+    if (slots_fit(t, s, t->nprocs + 1, proc_hash) ||
+        pp_grow((void **)&t->procs, &t->capprocs, t->nprocs, sizeof *t->procs))
         return NULL;
-    chrome_process *p = &t->procs[t->nprocs++];
+    chrome_process *p = &t->procs[t->nprocs];
     memset(p, 0, sizeof *p);
     p->pid = pid;
+    slot_put(s, h, t->nprocs++);
     return p;
 }
 
 int chrome_tracks_get(chrome_tracks *t, pp_model *m, chrome_id pid, chrome_id tid, uint32_t *index) {
-    if (t->nslots == 0 && rehash(t, 64))
-        return PP_ENOMEM;
-    size_t h = id_hash(pid, tid) & (t->nslots - 1);
-    for (; t->slots[h]; h = (h + 1) & (t->nslots - 1)) {
-        const chrome_track *c = &t->tracks[t->slots[h] - 1];
+    uint64_t h = id_hash(pid, tid);
+    chrome_slots *s = &t->track_slots;
+    for (size_t at = s->n ? h & (s->n - 1) : 0; s->n && s->slots[at]; at = (at + 1) & (s->n - 1)) {
+        t->probes++;
+        const chrome_track *c = &t->tracks[s->slots[at] - 1];
         if (id_eq(c->pid, pid) && id_eq(c->tid, tid)) {
-            *index = t->slots[h] - 1;
+            *index = s->slots[at] - 1;
             return PP_OK;
         }
     }
-    if (!chrome_tracks_process(t, pid))
+    if (!chrome_tracks_process(t, pid) || slots_fit(t, s, t->ntracks + 1, track_hash) ||
+        pp_grow((void **)&t->tracks, &t->cap, t->ntracks, sizeof *t->tracks))
         return PP_ENOMEM;
-    if (pp_grow((void **)&t->tracks, &t->cap, t->ntracks, sizeof *t->tracks))
-        return PP_ENOMEM;
-    /* Added now with neutral names; chrome_tracks_finish names it. */
+    /* Added now with neutral names; chrome_tracks_finish names it. The
+     * model has no other tracks, so the two indexes agree. */
     pp_track_info info;
     pp_track_info_init(&info);
     uint32_t model_index;
@@ -85,12 +114,7 @@ int chrome_tracks_get(chrome_tracks *t, pp_model *m, chrome_id pid, chrome_id ti
     memset(c, 0, sizeof *c);
     c->pid = pid;
     c->tid = tid;
-    t->ntracks++;
-    if (t->ntracks * 2 > t->nslots && rehash(t, t->nslots * 2))
-        return PP_ENOMEM;
-    for (h = id_hash(pid, tid) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
-        ;
-    t->slots[h] = (uint32_t)model_index + 1;
+    slot_put(s, h, t->ntracks++);
     *index = model_index;
     return PP_OK;
 }

@@ -34,13 +34,24 @@ typedef struct chrome_process {
     int32_t sort_index;
 } chrome_process;
 
+/* An open-addressing hash of entry indexes (slot = index + 1, 0 = free),
+ * never more than half full. */
+typedef struct chrome_slots {
+    uint32_t *slots;
+    size_t n; /* a power of two, or 0 before the first entry */
+} chrome_slots;
+
+/* Tracks and processes are both found by hash: a file with N distinct
+ * (pid, tid) pairs costs O(N) lookups' worth of probes on average, never
+ * the O(N^2) of a list scan (tests/io/test_chrome_tracks.c counts them). */
 typedef struct chrome_tracks {
     chrome_track *tracks;   /* index = model track index */
     size_t ntracks, cap;
-    uint32_t *slots;        /* hash: track index + 1 */
-    size_t nslots;
+    chrome_slots track_slots; /* by (pid, tid) */
     chrome_process *procs;
     size_t nprocs, capprocs;
+    chrome_slots proc_slots;  /* by pid */
+    uint64_t probes;        /* occupied slots looked at by lookups: the bound's evidence */
 } chrome_tracks;
 
 void chrome_tracks_free(chrome_tracks *t);

@@ -19,6 +19,7 @@
 #include "io/chrome_arg_keys.h"
 #include "io/json_check.h"
 #include "io/json_emit.h"
+#include "io/json_scan.h"
 #include "io/outfile.h"
 #include "io/track_tids.h"
 #include "io/trace_write.h"
@@ -49,6 +50,7 @@ typedef struct chrome_file {
     unsigned char *proc_simulated;
     unsigned char *reserved; /* string id -> RESERVED_* (chrome_arg_keys.h) */
     int any_event; /* an event is written: the next one needs a ',' */
+    size_t events_before; /* events of the earlier chunks, for messages */
 } chrome_file;
 typedef chrome_file writer;
 
@@ -529,7 +531,11 @@ static size_t event_max(const writer *w, const pp_cols *c, size_t i,
     return need;
 }
 
-static int write_events(writer *w, const pp_model *chunk) {
+/* Writes the events of `chunk`. An event whose JSON is longer than the
+ * readers take for one value (JSON_MAX_VALUE_BYTES: megabytes of strings
+ * that escape to six bytes a byte can get there) is refused, so the writer
+ * never leaves a file its own reader rejects. */
+static int write_events(writer *w, const pp_model *chunk, pp_error *err) {
     pp_cols c;
     size_t nanns;
     const pp_ann *ann = pp_model_anns(chunk, &nanns), *a = ann;
@@ -541,10 +547,18 @@ static int write_events(writer *w, const pp_model *chunk) {
             a_end++;
         int rc = reserve(w, event_max(w, &c, i, a, a_end));
         if (rc)
-            return rc;
-        w->p = put_event(w, put_separator(w, w->p), &c, i, a, a_end);
+            return pp_set_error(err, rc, "%s: out of memory", w->out.path);
+        char *start = put_separator(w, w->p);
+        w->p = put_event(w, start, &c, i, a, a_end);
+        if ((size_t)(w->p - start) > JSON_MAX_VALUE_BYTES)
+            return pp_set_error(err, PP_EINVAL,
+                                "%s: event %zu of the trace is %zu bytes of JSON; readers take "
+                                "at most %u MiB for one event (write .pptrace instead)",
+                                w->out.path, w->events_before + i, (size_t)(w->p - start),
+                                JSON_MAX_VALUE_BYTES >> 20);
         a = a_end;
     }
+    w->events_before += c.count;
     return PP_OK;
 }
 
@@ -602,9 +616,7 @@ static int chrome_open(void **out, const pp_model *head, const char *path, pp_er
 }
 
 static int chrome_events(void *file, const pp_model *chunk, pp_error *err) {
-    chrome_file *w = file;
-    int rc = write_events(w, chunk);
-    return rc ? pp_set_error(err, rc, "%s: out of memory", w->out.path) : PP_OK;
+    return write_events(file, chunk, err);
 }
 
 static int chrome_close(void *file, int commit, pp_error *err) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/grow.h"
+#include "core/names.h"
 #include "core/record.h"
 #include "model/record_event.h"
 #include "pipeprof/model.h"
@@ -307,6 +308,7 @@ int pp_model_from_session(pp_session *s, pp_model **out) {
             rc = b.rc;
     }
     meta->unmatched_ends = b.unmatched;
+    meta->truncated_bytes += pp_names_cut_bytes(); /* over-long names (pp_intern) */
     if (rc == PP_OK)
         rc = pp_model_sort_by_time(b.m);
     free(b.ranges);

@@ -46,9 +46,16 @@ check "demo leaves no .tmp" test -z "$(ls demo 2>/dev/null | grep '\.tmp\.')"
 # is about 2 KiB)
 for ext in json pptrace pftrace; do
     limited 1 "$P" record -o "rec.$ext" -- "$PP_BINARY_DIR/examples/record_basic"
-    expect "record -o rec.$ext past ulimit -f" 1 "rec.$ext: write failed: File too large"
+    expect "record -o rec.$ext past ulimit -f" 1 "rec.$ext: write failed: File too large" \
+        "could not write its trace to rec.$ext (the error is above)"
+    # the program does use libpipeprof: asking whether it does misleads
+    check "record -o rec.$ext past ulimit -f asks nothing after the real error" \
+        test "${out/does it use libpipeprof/}" = "$out"
     nothing_left "record -o rec.$ext" "rec.$ext"
 done
+# a program the library never came up in is still asked about
+run "$P" record -o none.json -- true
+expect "record of a program without libpipeprof" 1 "wrote no trace to none.json: does it use libpipeprof, NVTX or ITT?"
 
 # the sweep's raw.jsonl append and its tables
 cat >sweep.json <<'EOF'

@@ -66,4 +66,13 @@ cat small.json >>bom.json
 run "$P" analyze bom.json --json
 expect "a trace with a UTF-8 BOM is read" 0 '"stages"'
 check "and reads as the same trace" test "$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["stages"])' "$out")" = "$want"
+
+# --lookup-size is parsed as strictly as every other number: no blanks or
+# signs (sscanf took " +5"), no value past int64 (sscanf overflowed).
+for size in " +5,3" "5, 3" "+5,3" "5,99999999999999999999" "0,3" "5,3x" "5" "5,3,1"; do
+    run "$P" analyze small.json --lookup-size "$size"
+    expect "--lookup-size \"$size\" is refused" 2 "--lookup-size"
+done
+run "$P" analyze small.json --lookup-size 5,3
+expect "--lookup-size 5,3 is taken" 0 "Findings"
 finish

@@ -4,6 +4,7 @@
  * no annotations at all (NULL + 0 under UBSan). Each once corrupted a trace,
  * took unbounded memory, leaked or was undefined behaviour. */
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "pipeprof/io.h"
@@ -149,10 +150,41 @@ static void test_model_without_annotations(void) {
     pp_model_free(m);
 }
 
+/* An event whose JSON would pass the readers' 64 MiB bound for one value
+ * (12 MiB of control characters, each escaped to 6 bytes) is refused by the
+ * writer, naming the event, and no file is left: once the writer wrote a
+ * .json its own reader refused. The same annotation written as .pptrace
+ * (no escapes) reads back. */
+static void test_event_beyond_the_readers_bound_is_refused(void) {
+    size_t len = 12u << 20;
+    char *text = malloc(len);
+    memset(text, 0x01, len);
+    pp_model *m = one_exec();
+    uint32_t id = 0;
+    EXPECT_EQ_I64(pp_model_intern(m, text, len, &id), PP_OK);
+    pp_annotation a = {.event = 0, .key = str(m, "blob"), .type = PP_VALUE_STR, .v.s = id};
+    EXPECT_EQ_I64(pp_model_add_annotation(m, &a), PP_OK);
+    pp_error err = {{0}};
+    const char *json = pp_test_path("huge_event.json");
+    remove(json);
+    EXPECT_EQ_I64(pp_trace_write(m, json, &err), PP_EINVAL);
+    EXPECT_CONTAINS(err.msg, "event 0");
+    EXPECT_CONTAINS(err.msg, "64 MiB");
+    EXPECT(access(json, F_OK) != 0);
+    const char *pptrace = pp_test_path("huge_event.pptrace");
+    EXPECT_EQ_I64(pp_trace_write(m, pptrace, &err), PP_OK);
+    pp_model *back = NULL;
+    EXPECT_EQ_I64(pp_trace_read(pptrace, &back, &err), PP_OK);
+    pp_model_free(back);
+    pp_model_free(m);
+    free(text);
+}
+
 int main(void) {
     RUN(test_annotation_keys_never_become_fields);
     RUN(test_one_huge_value_is_refused);
     RUN(test_bad_escape_in_counter_key);
     RUN(test_model_without_annotations);
+    RUN(test_event_beyond_the_readers_bound_is_refused);
     return pp_test_finish();
 }
