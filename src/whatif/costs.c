@@ -102,6 +102,17 @@ static int64_t exec_fixed(build *b, size_t i) {
     return sum > 0 ? sum : 0;
 }
 
+/* Whether device d's hardware times are each request's own: a running
+ * mean (OpenVINO's CPU plugin), times above wall or a foreign trace's
+ * kernel duration say nothing of how much of one request's wall is its
+ * work, so its whole wall counts as work there (a speed-up then shortens
+ * all of it, not a mean's share of it). */
+static int hw_per_run(const build *b, uint32_t d) {
+    size_t n;
+    const pp_device_stats *ds = pp_report_devices(b->r, &n);
+    return d < n && (ds[d].hw_quality & (PP_HW_RUNNING_MEAN | PP_HW_ABOVE_WALL)) == 0;
+}
+
 /* The pass over the model's events. */
 static void cells_fill(build *b) {
     const pp_window *w = pp_report_window(b->r);
@@ -129,7 +140,8 @@ static void cells_fill(build *b) {
                 widen(&cl->part_start[p], &cl->part_end[p], start, end);
                 cl->part_execs[p]++;
                 uint64_t hw = ev->hw_ns[i];
-                if (hw == 0 || (int64_t)hw > ev->dur_ns[i] || cl->part_hw[p] < 0)
+                if (hw == 0 || (int64_t)hw > ev->dur_ns[i] || cl->part_hw[p] < 0 ||
+                    !hw_per_run(b, d1 - 1))
                     cl->part_hw[p] = -1;
                 else
                     cl->part_hw[p] += (int64_t)hw;
@@ -455,6 +467,8 @@ int pp_whatif_costs_from_report(const pp_report *r, const pp_model *m, pp_whatif
         b.c->timed = 1;
         for (size_t s = 0; s < ns; s++)
             b.c->timed &= b.have_items[s];
+        if (b.c->timed) /* stages one thread runs in a loop (a serial Python program) */
+            wi_shared_threads(&b);
     }
     if (rc == PP_OK && !b.c->timed)
         rc = cells_by_instances(&b);
