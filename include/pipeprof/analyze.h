@@ -427,9 +427,10 @@ const pp_sched_process *pp_report_sched_process(const pp_report *r);
  * rests on with a 95% bootstrap interval across batches where one applies
  * (docs/analysis.md, "Uncertainty"), and, when it suggests an action, the
  * action and a slot for the predicted effect of that action, which the
- * what-if layer fills (pp_report_set_finding_prediction): `pipeprof
- * analyze` fills it when that layer is present; until then advice reads
- * "predicted effect: not computed". The thresholds a finding depends on are
+ * what-if layer fills (pp_whatif_advise in pipeprof/whatif.h, through
+ * pp_report_set_finding_prediction; `pipeprof analyze` and the Python
+ * package call it); a report it did not see reads "Predicted effect: not
+ * computed". The thresholds a finding depends on are
  * the PP_FINDING_* constants below, each with its reason in
  * docs/analysis.md ("Findings"). */
 
