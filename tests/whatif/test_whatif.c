@@ -213,16 +213,18 @@ static void test_speedup(void) {
 }
 
 /* Q data parallel over B (2 ms) and C (1 ms) at 0.5 / 0.5, with 0.1 ms
- * partition and merge: 2.2 ms, the slowest. Re-split 1:3, B takes 1 ms
- * and C 1.5 ms: Q is 1.7 ms and still the slowest. */
+ * partition and merge: 2.2 ms, the slowest stage. */
+static const stage_def dp_middle[] = {
+    {.name = "P", .device = {"A"}, .part_ns = {1 * MS}},
+    {.name = "Q", .device = {"B", "C"}, .part_ns = {2 * MS, 1 * MS}, .dp = 1,
+     .partition_ns = 100 * US, .merge_ns = 100 * US},
+    {.name = "R", .device = {"D"}, .part_ns = {1 * MS}},
+};
+
+/* dp_middle re-split 1:3: B takes 1 ms and C 1.5 ms, so Q is 1.7 ms and
+ * still the slowest. */
 static void test_split(void) {
-    const stage_def st[] = {
-        {.name = "P", .device = {"A"}, .part_ns = {1 * MS}},
-        {.name = "Q", .device = {"B", "C"}, .part_ns = {2 * MS, 1 * MS}, .dp = 1,
-         .partition_ns = 100 * US, .merge_ns = 100 * US},
-        {.name = "R", .device = {"D"}, .part_ns = {1 * MS}},
-    };
-    fixture f = make(st, 3, 2, 0);
+    fixture f = make(dp_middle, 3, 2, 0);
     EXPECT(f.c->stages[1].data_parallel);
     EXPECT_EQ_U64(f.c->stages[1].nparts, 2);
     EXPECT_NEAR(f.c->stages[1].parts[0].share, 0.5, 1e-9);
@@ -372,13 +374,7 @@ static void test_determinism_and_errors(void) {
  * take 4/3 ms: Q's period goes from 2.2 + hand-off to 1.533 + hand-off.
  * The list ends with the stage worth optimizing: Q, the bottleneck. */
 static void test_advise_resplit(void) {
-    const stage_def st[] = {
-        {.name = "P", .device = {"A"}, .part_ns = {1 * MS}},
-        {.name = "Q", .device = {"B", "C"}, .part_ns = {2 * MS, 1 * MS}, .dp = 1,
-         .partition_ns = 100 * US, .merge_ns = 100 * US},
-        {.name = "R", .device = {"D"}, .part_ns = {1 * MS}},
-    };
-    fixture f = make(st, 3, 2, 0);
+    fixture f = make(dp_middle, 3, 2, 0);
     pp_error err = {{0}};
     EXPECT(pp_whatif_advise(f.r, f.m, NULL, &err) == PP_OK);
     size_t n;
