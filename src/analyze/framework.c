@@ -46,28 +46,40 @@ static int by_stage(const void *a, const void *b) {
     return (x->end > y->end) - (x->end < y->end);
 }
 
+__extension__ typedef __int128 i128;
+
+/* A sum or difference of times, saturated at the int64 range: hostile
+ * hardware times near 2^64 read as the largest time, never as a wrapped
+ * negative one (as the other steps' sums, percentiles.c). */
+static int64_t saturate(i128 v) {
+    return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 /* One row over tasks [t, t + n), already in start order. */
 static pp_framework_stats row_of(const task *t, size_t n, uint32_t stage) {
     pp_framework_stats s = {.device = t[0].device, .stage = stage, .tasks = n};
     double gaps = 0;
+    i128 wall = 0, hw = 0;
     for (size_t i = 0; i < n; i++) {
-        s.wall_ns += t[i].end - t[i].start;
-        s.hw_ns += t[i].hw;
-        s.hw_known += t[i].hw > 0;
+        wall += (i128)t[i].end - t[i].start;
+        hw += t[i].hw;
+        s.hw_known += t[i].hw != 0;
         if (i > 0 && t[i].start > t[i - 1].end) { /* the previous task in start order */
             s.bubbles++;
             gaps += (double)(t[i].start - t[i - 1].end);
         }
     }
+    s.wall_ns = saturate(wall), s.hw_ns = saturate(hw);
     s.hw_utilization_pct = s.wall_ns > 0 ? 100.0 * (double)s.hw_ns / (double)s.wall_ns : 0;
-    s.concurrency_penalty_ns = s.wall_ns - s.hw_ns;
+    s.concurrency_penalty_ns = saturate(wall - hw);
     s.bubble_mean_ns = s.bubbles ? gaps / (double)s.bubbles : 0;
     return s;
 }
 
 static task task_of(const pp_report *r, size_t event, uint32_t device, uint32_t stage) {
+    uint64_t hw = pp_cols_hw(&r->c, event); /* unsigned: 2^63 and more are the largest time */
     return (task){device, stage, an_start(r, event), an_end(r, event),
-                  (int64_t)pp_cols_hw(&r->c, event)};
+                  hw > INT64_MAX ? INT64_MAX : (int64_t)hw};
 }
 
 int an_framework_compute(pp_report *r, pp_error *err) {

@@ -32,6 +32,12 @@ def summary(report):
 def test_unchanged_program_records_every_thread(tmp_path, analyze_json):
     if not os.environ.get("PP_CLI"):
         pytest.skip("PP_CLI is not set (run through ctest)")
+    if os.environ.get("PP_SANITIZE") == "address":
+        # record injects this build's ITT collector into torch's process,
+        # and an ASan-built library needs the ASan runtime loaded first,
+        # which a torch process cannot have (clean_env drops the preload)
+        pytest.skip("the ASan-built ITT collector cannot load into an uninstrumented torch "
+                    "process; the other suites run this test")
     site = torch_site()
     out = tmp_path / "recorded.json"
     env = clean_env(site)
