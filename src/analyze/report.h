@@ -469,8 +469,8 @@ static inline int an_labeled_by_fields(const pp_cols *c, size_t i) {
  * is found as for one a pattern named (host_execs.c). */
 static inline int an_bracket_by_fields(const pp_cols *c, size_t i) {
     uint8_t role = c->role[i];
-    return (c->kind[i] == PP_EV_SPAN) & (pp_cols_stage(c, i) == 0) & (pp_cols_batch(c, i) >= 0) &
-           ((role == PP_ROLE_PARTITION) | (role == PP_ROLE_MERGE));
+    return c->kind[i] == PP_EV_SPAN && (role == PP_ROLE_PARTITION || role == PP_ROLE_MERGE) &&
+           pp_cols_stage(c, i) == 0 && pp_cols_batch(c, i) >= 0;
 }
 
 /* A span of role op (an op of ops.c, whatever its track and time). */
