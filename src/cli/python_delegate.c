@@ -27,6 +27,10 @@ enum { MISSING = 3, NO_PYTHON = 127 };
 
 int cli_python_delegate(const char *command, const char *extra, int argc, char **argv) {
     const char *python = getenv("PIPEPROF_PYTHON");
+#ifdef PP_BUILD_PYTHON
+    if ((!python || !*python) && access(PP_BUILD_PYTHON, X_OK) == 0)
+        python = PP_BUILD_PYTHON; /* the build's venv (CMakeLists.txt) */
+#endif
     if (!python || !*python)
         python = "python3";
     char **args = calloc((size_t)argc + 5, sizeof *args);
@@ -56,7 +60,7 @@ int cli_python_delegate(const char *command, const char *extra, int argc, char *
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
     if (code == NO_PYTHON)
         cli_error("%s runs in Python: cannot run \"%s\" (PIPEPROF_PYTHON names the Python, "
-                  "default python3)", command, python);
+                  "default: the build's venv Python, else python3)", command, python);
     if (code == NO_PYTHON || code == MISSING) {
         cli_error("%s needs a Python with the pipeprof package and its extras (pip install "
                   "\"pipeprof[%s]\", or scripts/setup for the project venv)", command, extra);
