@@ -523,6 +523,7 @@ typedef struct pp_finding {
 #define PP_FINDING_STARVED_SHARE 0.05      /* idle before a stage worth a word: of its time */
 #define PP_FINDING_WALL_PART_SHARE (1.0 / 3.0) /* a non-device part's share of the wall */
 #define PP_FINDING_HANDOFF_SHARE 0.25      /* hand-off's share of the hold time */
+#define PP_FINDING_MIN_GAIN_PCT 1.0        /* advice predicted to gain less is withdrawn */
 
 const char *pp_finding_kind_name(pp_finding_kind k);          /* "imbalance", ... */
 const char *pp_finding_action_name(pp_finding_action_kind k); /* "resplit", ... */

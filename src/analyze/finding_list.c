@@ -60,11 +60,13 @@ void an_finding_figure(pp_finding *f, const char *name, const char *unit, double
     f->figure = (pp_finding_figure){.name = name, .unit = unit, .est = est, .lo = lo, .hi = hi};
 }
 
-/* Whether a prediction withdraws the advice: refused, or no gain outside
- * its interval. */
+/* Whether a prediction withdraws the advice: refused, no gain outside
+ * its interval, or a gain under PP_FINDING_MIN_GAIN_PCT, which reruns of
+ * one configuration vary by more than (docs/whatif.md, "Measured error"). */
 static int withdrawn(const pp_finding_prediction *p) {
     return p->state == PP_PREDICTION_REFUSED ||
-           (p->state == PP_PREDICTION_PREDICTED && !(p->lo_pct > 0));
+           (p->state == PP_PREDICTION_PREDICTED &&
+            (!(p->lo_pct > 0) || p->change_pct < PP_FINDING_MIN_GAIN_PCT));
 }
 
 /* The line of finding f: its sentence, and for advice its predicted
@@ -81,8 +83,10 @@ static char *line_of(const pp_finding *f) {
                           f->sentence, why);
     if (withdrawn(p))
         return an_strdupf("%s No change advised: the predicted throughput change, %+.1f%% "
-                          "(%+.1f .. %+.1f%%), includes no gain.",
-                          f->sentence, p->change_pct, p->lo_pct, p->hi_pct);
+                          "(%+.1f .. %+.1f%%), %s.",
+                          f->sentence, p->change_pct, p->lo_pct, p->hi_pct,
+                          p->lo_pct > 0 ? "is under the 1% gain worth a change"
+                                        : "includes no gain");
     return an_strdupf("%s Predicted effect: %+.1f%% throughput (%+.1f .. %+.1f%%).", f->sentence,
                       p->change_pct, p->lo_pct, p->hi_pct);
 }

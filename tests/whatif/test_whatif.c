@@ -407,6 +407,38 @@ static void test_advise_resplit(void) {
     fixture_free(&f);
 }
 
+/* Where a re-split cannot pay, the advice is withdrawn: P takes 3 ms and
+ * bounds every cycle, so balancing Q (2.2 ms) changes nothing; the
+ * analysis still sees Q's constant imbalance and proposes the split, and
+ * the prediction's interval reaches 0. The worth-optimizing stage is P. */
+static void test_advise_withdrawn_off_the_bottleneck(void) {
+    const stage_def st[] = {
+        {.name = "P", .device = {"A"}, .part_ns = {3 * MS}},
+        dp_middle[1],
+        dp_middle[2],
+    };
+    fixture f = make(st, 3, 2, 0);
+    pp_error err = {{0}};
+    EXPECT(pp_whatif_advise(f.r, f.m, NULL, &err) == PP_OK);
+    size_t n;
+    const pp_finding *fl = pp_report_finding_list(f.r, &n);
+    const pp_finding *resplit = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (fl[i].action.kind == PP_ACTION_RESPLIT)
+            resplit = &fl[i];
+    EXPECT(resplit != NULL);
+    if (resplit) {
+        EXPECT_EQ_U64(resplit->prediction.state, PP_PREDICTION_PREDICTED);
+        EXPECT(resplit->prediction.change_pct < PP_FINDING_MIN_GAIN_PCT); /* withdrawn */
+        EXPECT_NEAR(resplit->prediction.change_pct, 0, 0.5);
+        EXPECT_CONTAINS(resplit->text, "No change advised");
+    }
+    EXPECT(n > 0 && fl[n - 1].kind == PP_FINDING_WORTH_OPTIMIZING);
+    if (n > 0)
+        EXPECT_EQ_U64(fl[n - 1].stage, 0); /* P */
+    fixture_free(&f);
+}
+
 /* A model that cannot replay gives no advice a prediction: every advice is
  * refused with the reason, and the last finding says why nothing was
  * predicted. Two threads take turns at P (6 ms from b * 5 ms), so P has two
@@ -451,6 +483,7 @@ int main(void) {
     RUN(test_pattern_labeled_replay);
     RUN(test_determinism_and_errors);
     RUN(test_advise_resplit);
+    RUN(test_advise_withdrawn_off_the_bottleneck);
     RUN(test_advise_refused);
     return pp_test_finish();
 }
